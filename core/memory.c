@@ -1,0 +1,131 @@
+/* Guest virtual memory reads: page walk + frame cache, with a tiny TLB that
+ * lives only for one pause (the guest cannot remap while paused). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_impl.h"
+#include "frame_cache.h"
+#include "paging.h"
+#include "uniprof/memory.h"
+
+#define TLB_SIZE 16
+
+struct tlb_entry {
+	uint64_t vpage;    /* va >> 12, plus 1 so 0 means empty */
+	uint64_t root;     /* cr3 | kind | paging, to tell vCPUs apart */
+	uint64_t frame;    /* a frame, not a pointer: the cache may evict */
+};
+
+struct up_mem {
+	struct frame_cache *cache;
+	struct tlb_entry tlb[TLB_SIZE];
+};
+
+int up_mem_new(struct up_mem **out, struct up_target *t, size_t cache_frames)
+{
+	struct up_mem *m = calloc(1, sizeof(*m));
+	int rc;
+
+	if (!m)
+		return up_fail(UP_ENOMEM, "out of memory");
+	rc = frame_cache_new(&m->cache, t, cache_frames);
+	if (rc < 0) {
+		free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+void up_mem_free(struct up_mem *m)
+{
+	if (!m)
+		return;
+	frame_cache_free(m->cache);
+	free(m);
+}
+
+void up_mem_new_sample(struct up_mem *m)
+{
+	memset(m->tlb, 0, sizeof(m->tlb));
+}
+
+int up_mem_translate(struct up_mem *m, const struct up_regs *regs,
+		     uint64_t va, uint64_t *frame)
+{
+	return paging_translate(m->cache, regs, va, frame);
+}
+
+static uint64_t root_tag(const struct up_regs *regs)
+{
+	return regs->cr3 ^ ((uint64_t)regs->paging << 1) ^ regs->frame_kind;
+}
+
+/* The mapped page holding va. */
+static int page_for(struct up_mem *m, const struct up_regs *regs,
+		    uint64_t va, const uint8_t **page)
+{
+	uint64_t vpage = (va >> UP_PAGE_SHIFT) + 1, root = root_tag(regs);
+	struct tlb_entry *e = &m->tlb[vpage % TLB_SIZE];
+	uint64_t frame;
+	int rc;
+
+	if (e->vpage == vpage && e->root == root)
+		return frame_cache_get(m->cache, regs->frame_kind, e->frame,
+				       page);
+	rc = paging_translate(m->cache, regs, va, &frame);
+	if (rc < 0)
+		return rc;
+	rc = frame_cache_get(m->cache, regs->frame_kind, frame, page);
+	if (rc < 0)
+		return rc;
+	e->vpage = vpage;
+	e->root = root;
+	e->frame = frame;
+	return 0;
+}
+
+int up_mem_read(struct up_mem *m, const struct up_regs *regs, uint64_t va,
+		void *buf, size_t len)
+{
+	uint8_t *out = buf;
+
+	while (len > 0) {
+		size_t off = va & (UP_PAGE_SIZE - 1);
+		size_t n = UP_PAGE_SIZE - off;
+		const uint8_t *page;
+		int rc;
+
+		if (n > len)
+			n = len;
+		rc = page_for(m, regs, va, &page);
+		if (rc < 0)
+			return rc;
+		memcpy(out, page + off, n);
+		out += n;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int up_mem_read_u64(struct up_mem *m, const struct up_regs *regs,
+		    uint64_t va, uint64_t *val)
+{
+	uint8_t b[8];
+	int rc = up_mem_read(m, regs, va, b, sizeof(b));
+
+	if (rc < 0)
+		return rc;
+	*val = 0;
+	for (int i = 7; i >= 0; i--)
+		*val = *val << 8 | b[i];
+	return 0;
+}
+
+void up_mem_get_stats(const struct up_mem *m, struct up_mem_stats *st)
+{
+	frame_cache_stats(m->cache, st);
+}

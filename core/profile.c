@@ -1,0 +1,210 @@
+/* Interning raw stacks: an open-addressing hash table over an arena of
+ * frames. Adding a stack that was seen before allocates nothing. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_impl.h"
+#include "uniprof/profile.h"
+
+struct stack_entry {
+	uint64_t hash;
+	uint64_t count;
+	size_t frames;      /* offset into the arena */
+	unsigned depth;
+	unsigned vcpu;
+	enum up_trunc trunc;
+};
+
+struct up_profile {
+	unsigned nr_vcpus;
+	uint64_t *vcpu_samples;
+	uint64_t samples, truncated;
+	struct stack_entry *entries;
+	size_t nr_entries, cap_entries;
+	size_t *slots;          /* entry index + 1; 0 = empty */
+	size_t nslots;
+	uint64_t *arena;
+	size_t arena_len, arena_cap;
+};
+
+int up_profile_new(struct up_profile **out, unsigned nr_vcpus)
+{
+	struct up_profile *p;
+
+	if (nr_vcpus == 0)
+		return up_fail(UP_EINVAL, "a profile needs at least one vCPU");
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return up_fail(UP_ENOMEM, "out of memory");
+	p->nr_vcpus = nr_vcpus;
+	p->nslots = 1024;
+	p->vcpu_samples = calloc(nr_vcpus, sizeof(*p->vcpu_samples));
+	p->slots = calloc(p->nslots, sizeof(*p->slots));
+	if (!p->vcpu_samples || !p->slots) {
+		up_profile_free(p);
+		return up_fail(UP_ENOMEM, "out of memory");
+	}
+	*out = p;
+	return 0;
+}
+
+void up_profile_free(struct up_profile *p)
+{
+	if (!p)
+		return;
+	free(p->vcpu_samples);
+	free(p->entries);
+	free(p->slots);
+	free(p->arena);
+	free(p);
+}
+
+static uint64_t hash_stack(unsigned vcpu, const uint64_t *f, unsigned depth,
+			   enum up_trunc trunc)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ vcpu ^ ((uint64_t)trunc << 32) ^
+		     ((uint64_t)depth << 40);
+
+	for (unsigned i = 0; i < depth; i++) {
+		h ^= f[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static int grow_slots(struct up_profile *p)
+{
+	size_t n = p->nslots * 2;
+	size_t *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < p->nr_entries; i++) {
+		size_t j = p->entries[i].hash & (n - 1);
+
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = i + 1;
+	}
+	free(p->slots);
+	p->slots = s;
+	p->nslots = n;
+	return 0;
+}
+
+static int append(struct up_profile *p, unsigned vcpu, const uint64_t *frames,
+		  unsigned depth, enum up_trunc trunc, uint64_t hash,
+		  size_t slot)
+{
+	struct stack_entry *e;
+
+	if (p->arena_len + depth > p->arena_cap) {
+		size_t cap = p->arena_cap ? p->arena_cap : 4096;
+		uint64_t *a;
+
+		while (cap < p->arena_len + depth)
+			cap *= 2;
+		a = realloc(p->arena, cap * sizeof(*a));
+		if (!a)
+			return up_fail(UP_ENOMEM, "out of memory");
+		p->arena = a;
+		p->arena_cap = cap;
+	}
+	if (p->nr_entries == p->cap_entries) {
+		size_t cap = p->cap_entries ? p->cap_entries * 2 : 256;
+		struct stack_entry *n = realloc(p->entries, cap * sizeof(*n));
+
+		if (!n)
+			return up_fail(UP_ENOMEM, "out of memory");
+		p->entries = n;
+		p->cap_entries = cap;
+	}
+	memcpy(p->arena + p->arena_len, frames, depth * sizeof(*frames));
+	e = &p->entries[p->nr_entries];
+	e->hash = hash;
+	e->count = 1;
+	e->frames = p->arena_len;
+	e->depth = depth;
+	e->vcpu = vcpu;
+	e->trunc = trunc;
+	p->arena_len += depth;
+	p->slots[slot] = ++p->nr_entries;
+	return 0;
+}
+
+int up_profile_add(struct up_profile *p, unsigned vcpu,
+		   const uint64_t *frames, unsigned depth, enum up_trunc trunc)
+{
+	uint64_t h;
+	size_t j;
+	int rc;
+
+	if (vcpu >= p->nr_vcpus || depth == 0)
+		return up_fail(UP_EINVAL, "bad stack (vCPU %u, depth %u)", vcpu,
+			       depth);
+	if ((p->nr_entries + 1) * 2 > p->nslots && (rc = grow_slots(p)) < 0)
+		return rc;
+	h = hash_stack(vcpu, frames, depth, trunc);
+	for (j = h & (p->nslots - 1); p->slots[j]; j = (j + 1) & (p->nslots - 1)) {
+		struct stack_entry *e = &p->entries[p->slots[j] - 1];
+
+		if (e->hash == h && e->depth == depth && e->vcpu == vcpu &&
+		    e->trunc == trunc &&
+		    memcmp(p->arena + e->frames, frames,
+			   depth * sizeof(*frames)) == 0) {
+			e->count++;
+			goto counted;
+		}
+	}
+	rc = append(p, vcpu, frames, depth, trunc, h, j);
+	if (rc < 0)
+		return rc;
+counted:
+	p->samples++;
+	p->vcpu_samples[vcpu]++;
+	if (trunc != UP_TRUNC_NONE)
+		p->truncated++;
+	return 0;
+}
+
+uint64_t up_profile_samples(const struct up_profile *p)
+{
+	return p->samples;
+}
+
+uint64_t up_profile_vcpu_samples(const struct up_profile *p, unsigned vcpu)
+{
+	return vcpu < p->nr_vcpus ? p->vcpu_samples[vcpu] : 0;
+}
+
+uint64_t up_profile_truncated(const struct up_profile *p)
+{
+	return p->truncated;
+}
+
+size_t up_profile_unique_stacks(const struct up_profile *p)
+{
+	return p->nr_entries;
+}
+
+unsigned up_profile_nr_vcpus(const struct up_profile *p)
+{
+	return p->nr_vcpus;
+}
+
+int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
+		       void *arg)
+{
+	for (size_t i = 0; i < p->nr_entries; i++) {
+		const struct stack_entry *e = &p->entries[i];
+		int rc = fn(e->vcpu, p->arena + e->frames, e->depth, e->trunc,
+			    e->count, arg);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

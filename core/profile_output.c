@@ -1,0 +1,290 @@
+/* Writing a profile: symbolize each distinct raw stack once, merge stacks
+ * that resolve to the same functions, and print folded stacks or a top
+ * table. Runs after sampling, never while the domain is paused. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_impl.h"
+#include "strmap.h"
+#include "uniprof/profile.h"
+
+#define NAME_MAX_LEN 512
+
+/* Return addresses point after the call; look up the call itself so a
+ * call that ends its function is not credited to the next one. */
+static void frame_name(const struct up_symtab *s, uint64_t addr,
+		       bool is_return, bool with_offset, char *buf)
+{
+	uint64_t look = is_return && addr ? addr - 1 : addr;
+	const struct up_symbol *sym = s ? up_symtab_lookup(s, look) : NULL;
+
+	if (!sym)
+		snprintf(buf, NAME_MAX_LEN, "0x%" PRIx64, addr);
+	else if (with_offset && addr != sym->addr)
+		snprintf(buf, NAME_MAX_LEN, "%s+0x%" PRIx64, sym->name,
+			 addr - sym->addr);
+	else
+		snprintf(buf, NAME_MAX_LEN, "%s", sym->name);
+	/* ';' separates frames and a newline ends a record in folded files. */
+	for (char *c = buf; *c; c++)
+		if (*c == ';' || *c == '\n' || *c == '\r')
+			*c = '_';
+}
+
+struct agg {
+	const struct up_symtab *symtab;
+	const struct up_output_opts *opts;
+	struct strmap *keys;
+	uint64_t *counts, *totals;
+	size_t cap;
+	char *line;
+	size_t line_cap;
+	unsigned *stamp;      /* top: last stack that counted a name */
+	unsigned gen;
+	int err;
+};
+
+static int ensure(struct agg *a, size_t n)
+{
+	if (n <= a->cap)
+		return 0;
+	size_t cap = a->cap ? a->cap * 2 : 256;
+
+	while (cap < n)
+		cap *= 2;
+	uint64_t *c = realloc(a->counts, cap * sizeof(*c));
+	if (c)
+		a->counts = c;
+	uint64_t *t = realloc(a->totals, cap * sizeof(*t));
+	if (t)
+		a->totals = t;
+	unsigned *s = realloc(a->stamp, cap * sizeof(*s));
+	if (s)
+		a->stamp = s;
+	if (!c || !t || !s)
+		return up_fail(UP_ENOMEM, "out of memory");
+	memset(a->counts + a->cap, 0, (cap - a->cap) * sizeof(*c));
+	memset(a->totals + a->cap, 0, (cap - a->cap) * sizeof(*t));
+	memset(a->stamp + a->cap, 0, (cap - a->cap) * sizeof(*s));
+	a->cap = cap;
+	return 0;
+}
+
+static int line_append(struct agg *a, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n + 2 > a->line_cap) {
+		size_t cap = a->line_cap ? a->line_cap * 2 : 4096;
+		char *l;
+
+		while (cap < *len + n + 2)
+			cap *= 2;
+		l = realloc(a->line, cap);
+		if (!l)
+			return up_fail(UP_ENOMEM, "out of memory");
+		a->line = l;
+		a->line_cap = cap;
+	}
+	if (*len)
+		a->line[(*len)++] = ';';
+	memcpy(a->line + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
+static int visit_folded(unsigned vcpu, const uint64_t *frames, unsigned depth,
+			enum up_trunc trunc, uint64_t count, void *arg)
+{
+	struct agg *a = arg;
+	char name[NAME_MAX_LEN];
+	size_t len = 0;
+	long idx;
+	int rc = 0;
+
+	if (a->opts->vcpu >= 0 && (unsigned)a->opts->vcpu != vcpu)
+		return 0;
+	if (a->opts->vcpu_root) {
+		snprintf(name, sizeof(name), "vcpu%u", vcpu);
+		rc = line_append(a, &len, name);
+	}
+	if (rc == 0 && trunc != UP_TRUNC_NONE)
+		rc = line_append(a, &len, "[truncated]");
+	for (unsigned i = depth; rc == 0 && i-- > 0;) {
+		frame_name(a->symtab, frames[i], i > 0, a->opts->with_offsets,
+			   name);
+		rc = line_append(a, &len, name);
+	}
+	if (rc < 0)
+		return a->err = rc;
+	idx = strmap_intern(a->keys, a->line);
+	if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
+		return a->err = UP_ENOMEM;
+	a->counts[idx] += count;
+	return 0;
+}
+
+static const struct strmap *sort_keys;
+
+static int key_cmp(const void *x, const void *y)
+{
+	return strcmp(strmap_key(sort_keys, *(const size_t *)x),
+		      strmap_key(sort_keys, *(const size_t *)y));
+}
+
+static void agg_release(struct agg *a)
+{
+	strmap_free(a->keys);
+	free(a->counts);
+	free(a->totals);
+	free(a->stamp);
+	free(a->line);
+}
+
+static const struct up_output_opts default_opts = { .vcpu = -1 };
+
+int up_profile_write_folded(const struct up_profile *p,
+			    const struct up_symtab *symtab,
+			    const struct up_output_opts *opts, FILE *out)
+{
+	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
+	size_t *order = NULL, n;
+	int rc;
+
+	rc = strmap_new(&a.keys);
+	if (rc == 0)
+		rc = up_profile_foreach(p, visit_folded, &a);
+	if (rc == 0) {
+		n = strmap_count(a.keys);
+		order = malloc((n ? n : 1) * sizeof(*order));
+		if (!order)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	}
+	if (rc == 0) {
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		sort_keys = a.keys;   /* output is single-threaded */
+		qsort(order, n, sizeof(*order), key_cmp);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s %" PRIu64 "\n",
+				strmap_key(a.keys, order[i]),
+				a.counts[order[i]]);
+		if (ferror(out))
+			rc = up_fail(UP_EIO, "write error");
+	}
+	free(order);
+	agg_release(&a);
+	return rc;
+}
+
+static int visit_top(unsigned vcpu, const uint64_t *frames, unsigned depth,
+		     enum up_trunc trunc, uint64_t count, void *arg)
+{
+	struct agg *a = arg;
+	char name[NAME_MAX_LEN];
+
+	(void)trunc;
+	if (a->opts->vcpu >= 0 && (unsigned)a->opts->vcpu != vcpu)
+		return 0;
+	a->gen++;
+	for (unsigned i = 0; i < depth; i++) {
+		long idx;
+
+		frame_name(a->symtab, frames[i], i > 0, false, name);
+		idx = strmap_intern(a->keys, name);
+		if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
+			return a->err = UP_ENOMEM;
+		if (i == 0)
+			a->counts[idx] += count;
+		if (a->stamp[idx] != a->gen) {   /* recursion counts once */
+			a->stamp[idx] = a->gen;
+			a->totals[idx] += count;
+		}
+	}
+	return 0;
+}
+
+static int top_cmp(const void *x, const void *y)
+{
+	const struct up_top_entry *a = x, *b = y;
+
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void up_top_free(struct up_top_entry *entries, size_t count)
+{
+	if (!entries)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free(entries[i].name);
+	free(entries);
+}
+
+int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
+		   const struct up_output_opts *opts,
+		   struct up_top_entry **entries, size_t *count)
+{
+	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
+	struct up_top_entry *e = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = strmap_new(&a.keys);
+	if (rc == 0)
+		rc = up_profile_foreach(p, visit_top, &a);
+	if (rc == 0) {
+		n = strmap_count(a.keys);
+		e = calloc(n ? n : 1, sizeof(*e));
+		if (!e)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		e[i].name = strdup(strmap_key(a.keys, i));
+		e[i].self = a.counts[i];
+		e[i].total = a.totals[i];
+		if (!e[i].name)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	}
+	agg_release(&a);
+	if (rc < 0) {
+		up_top_free(e, n);
+		return rc;
+	}
+	qsort(e, n, sizeof(*e), top_cmp);
+	*entries = e;
+	*count = n;
+	return 0;
+}
+
+int up_profile_write_top(const struct up_profile *p,
+			 const struct up_symtab *symtab,
+			 const struct up_output_opts *opts, size_t n,
+			 FILE *out)
+{
+	const struct up_output_opts *o = opts ? opts : &default_opts;
+	uint64_t total = o->vcpu >= 0 ?
+			 up_profile_vcpu_samples(p, (unsigned)o->vcpu) :
+			 up_profile_samples(p);
+	struct up_top_entry *e;
+	size_t count;
+	int rc = up_profile_top(p, symtab, o, &e, &count);
+
+	if (rc < 0)
+		return rc;
+	fprintf(out, "%7s %7s %9s  %s\n", "self%", "total%", "samples",
+		"function");
+	for (size_t i = 0; i < count && i < n; i++)
+		fprintf(out, "%6.2f%% %6.2f%% %9" PRIu64 "  %s\n",
+			total ? 100.0 * (double)e[i].self / (double)total : 0.0,
+			total ? 100.0 * (double)e[i].total / (double)total : 0.0,
+			e[i].self, e[i].name);
+	up_top_free(e, count);
+	return ferror(out) ? up_fail(UP_EIO, "write error") : 0;
+}

@@ -1,0 +1,301 @@
+/* The sampling loop. Per sample: sleep to an absolute deadline, pause, read
+ * registers and walk every vCPU's stack into preallocated buffers, unpause;
+ * only then count the stacks and record how long the domain stood still. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error_impl.h"
+#include "uniprof/sampler.h"
+
+#define NSEC 1000000000ULL
+#define UNPAUSE_TRIES 5
+
+const char *up_stop_reason_name(enum up_stop_reason r)
+{
+	switch (r) {
+	case UP_STOP_DURATION: return "duration reached";
+	case UP_STOP_REQUESTED: return "stopped by signal";
+	case UP_STOP_SHUTDOWN: return "domain shut down";
+	case UP_STOP_GONE: return "domain destroyed";
+	case UP_STOP_MAX_SAMPLES: return "sample limit reached";
+	case UP_STOP_ERROR: return "error";
+	}
+	return "unknown";
+}
+
+void up_sampler_config_init(struct up_sampler_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->hz = UP_SAMPLER_DEFAULT_HZ;
+	c->vcpu = -1;
+	c->unwind.max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
+	c->unwind.max_stack_bytes = UP_UNWIND_DEFAULT_MAX_STACK;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until the absolute deadline; a signal that sets *stop ends it. */
+static void sleep_until(uint64_t deadline, volatile sig_atomic_t *stop)
+{
+	struct timespec ts = { .tv_sec = (time_t)(deadline / NSEC),
+			       .tv_nsec = (long)(deadline % NSEC) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		if (stop && *stop)
+			return;
+}
+
+static int record_pause(struct up_sampler_stats *s, uint64_t ns, size_t *cap)
+{
+	if (s->nr_pause == *cap) {
+		size_t n = *cap ? *cap * 2 : 1024;
+		uint64_t *p = realloc(s->pause_ns, n * sizeof(*p));
+
+		if (!p)
+			return up_fail(UP_ENOMEM, "out of memory");
+		s->pause_ns = p;
+		*cap = n;
+	}
+	s->pause_ns[s->nr_pause++] = ns;
+	return 0;
+}
+
+static enum up_stop_reason end_reason(struct up_target *t)
+{
+	enum up_domain_state st;
+
+	if (up_target_state(t, &st) < 0)
+		return UP_STOP_GONE;
+	switch (st) {
+	case UP_STATE_RUNNING: return UP_STOP_ERROR;
+	case UP_STATE_SHUTDOWN: return UP_STOP_SHUTDOWN;
+	default: return UP_STOP_GONE;
+	}
+}
+
+struct vcpu_sample {
+	struct up_stack stack;
+	int status;            /* 0: stack, 1: offline, 2: no registers */
+};
+
+static int check_config(const struct up_target *t,
+			const struct up_sampler_config *c)
+{
+	if (!(c->hz > 0) || c->hz > UP_SAMPLER_MAX_HZ)
+		return up_fail(UP_EINVAL, "frequency %g Hz out of range (0, %g]",
+			       c->hz, UP_SAMPLER_MAX_HZ);
+	if (!(c->duration_s >= 0) || c->duration_s > 1e7)
+		return up_fail(UP_EINVAL, "duration %g s out of range",
+			       c->duration_s);
+	if (c->vcpu >= 0 && (unsigned)c->vcpu >= up_target_info(t)->max_vcpus)
+		return up_fail(UP_EINVAL, "vCPU %d does not exist (domain has %u)",
+			       c->vcpu, up_target_info(t)->max_vcpus);
+	if (c->unwind.max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
+		return up_fail(UP_EINVAL, "depth limit %u above %u",
+			       c->unwind.max_depth, UP_UNWIND_MAX_DEPTH_LIMIT);
+	return 0;
+}
+
+/* The paused window: nothing here allocates or symbolizes. */
+static int take_sample(struct up_target *t, struct up_mem *mem,
+		       const struct up_sampler_config *c, unsigned first,
+		       unsigned last, struct vcpu_sample *vs,
+		       uint64_t *pause_ns)
+{
+	uint64_t t0 = now_ns();
+	int rc = up_target_pause(t), urc = -1;
+
+	if (rc < 0)
+		return rc;
+	up_mem_new_sample(mem);
+	for (unsigned v = first; v <= last; v++) {
+		struct up_regs regs;
+
+		if (up_target_get_regs(t, v, &regs) < 0)
+			vs[v].status = 2;
+		else if (!regs.online)
+			vs[v].status = 1;
+		else
+			vs[v].status = up_unwind_fp(mem, &regs, &c->unwind,
+						    &vs[v].stack) < 0 ? 2 : 0;
+	}
+	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
+		urc = up_target_unpause(t);
+	*pause_ns = now_ns() - t0;
+	return urc;
+}
+
+int up_sample(struct up_target *t, const struct up_sampler_config *c,
+	      struct up_profile *p, volatile sig_atomic_t *stop,
+	      struct up_sampler_stats *s)
+{
+	unsigned nv = up_target_info(t)->max_vcpus;
+	unsigned first = c->vcpu >= 0 ? (unsigned)c->vcpu : 0;
+	unsigned last = c->vcpu >= 0 ? (unsigned)c->vcpu : nv - 1;
+	unsigned depth = c->unwind.max_depth ? c->unwind.max_depth :
+			 UP_UNWIND_DEFAULT_MAX_DEPTH;
+	struct vcpu_sample *vs = NULL;
+	uint64_t *frames = NULL, start, end, period, deadline;
+	struct up_mem *mem = NULL;
+	size_t pause_cap = 0;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = check_config(t, c);
+	if (rc < 0)
+		return rc;
+	if (up_profile_nr_vcpus(p) < nv)
+		return up_fail(UP_EINVAL, "profile has fewer vCPUs than the domain");
+	vs = calloc(nv, sizeof(*vs));
+	frames = calloc((size_t)nv * depth, sizeof(*frames));
+	if (!vs || !frames) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (unsigned v = 0; v < nv; v++) {
+		vs[v].stack.frames = frames + (size_t)v * depth;
+		vs[v].stack.capacity = depth;
+	}
+	rc = up_mem_new(&mem, t, c->cache_frames);
+	if (rc < 0)
+		goto out;
+
+	period = (uint64_t)llround(1e9 / c->hz);
+	if (period == 0)
+		period = 1;
+	start = deadline = now_ns();
+	end = c->duration_s > 0 ? start + (uint64_t)llround(c->duration_s * 1e9) :
+				  UINT64_MAX;
+	s->stop = UP_STOP_DURATION;
+	for (;;) {
+		uint64_t pause_ns, now;
+		enum up_domain_state st = UP_STATE_GONE;
+
+		if (stop && *stop) {
+			s->stop = UP_STOP_REQUESTED;
+			break;
+		}
+		if (c->max_samples && s->samples >= c->max_samples) {
+			s->stop = UP_STOP_MAX_SAMPLES;
+			break;
+		}
+		deadline += period;
+		now = now_ns();
+		if (now > deadline + period) {
+			/* Late (we were descheduled): skip, never burst. */
+			uint64_t missed = (now - deadline) / period;
+
+			s->missed_deadlines += missed;
+			deadline += missed * period;
+		}
+		if (deadline > end) {
+			if (now < end)
+				sleep_until(end, stop);
+			s->stop = stop && *stop ? UP_STOP_REQUESTED :
+				  UP_STOP_DURATION;
+			break;
+		}
+		sleep_until(deadline, stop);
+		if (stop && *stop) {
+			s->stop = UP_STOP_REQUESTED;
+			break;
+		}
+
+		rc = take_sample(t, mem, c, first, last, vs, &pause_ns);
+		if (rc < 0) {
+			s->stop = end_reason(t);
+			if (s->stop == UP_STOP_ERROR)
+				snprintf(s->error, sizeof(s->error), "%s",
+					 up_error_last());
+			rc = 0;
+			break;
+		}
+		/* A guest that shut down mid-sample left stale registers:
+		 * drop that sample rather than mislead. */
+		if (up_target_state(t, &st) < 0 || st != UP_STATE_RUNNING) {
+			s->stop = st == UP_STATE_SHUTDOWN ? UP_STOP_SHUTDOWN :
+							    UP_STOP_GONE;
+			break;
+		}
+		for (unsigned v = first; v <= last; v++) {
+			if (vs[v].status == 1) {
+				s->offline_vcpus++;
+			} else if (vs[v].status == 2) {
+				s->reg_failures++;
+			} else if ((rc = up_profile_add(p, v, vs[v].stack.frames,
+							vs[v].stack.depth,
+							vs[v].stack.trunc)) < 0) {
+				break;
+			}
+		}
+		if (rc == 0)
+			rc = record_pause(s, pause_ns, &pause_cap);
+		if (rc < 0) {
+			s->stop = UP_STOP_ERROR;
+			snprintf(s->error, sizeof(s->error), "%s",
+				 up_error_last());
+			rc = 0;
+			break;
+		}
+		s->samples++;
+	}
+	s->elapsed_s = (double)(now_ns() - start) / 1e9;
+out:
+	up_mem_free(mem);
+	free(frames);
+	free(vs);
+	return rc;
+}
+
+void up_sampler_stats_release(struct up_sampler_stats *s)
+{
+	free(s->pause_ns);
+	s->pause_ns = NULL;
+	s->nr_pause = 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t up_sampler_pause_percentile(const struct up_sampler_stats *s,
+				     double pct)
+{
+	uint64_t *sorted, v;
+	size_t rank;
+
+	if (s->nr_pause == 0)
+		return 0;
+	sorted = malloc(s->nr_pause * sizeof(*sorted));
+	if (!sorted)
+		return 0;
+	memcpy(sorted, s->pause_ns, s->nr_pause * sizeof(*sorted));
+	qsort(sorted, s->nr_pause, sizeof(*sorted), u64_cmp);
+	if (pct <= 0)
+		rank = 1;
+	else if (pct >= 100)
+		rank = s->nr_pause;
+	else
+		rank = (size_t)ceil(pct / 100.0 * (double)s->nr_pause);
+	if (rank < 1)
+		rank = 1;
+	v = sorted[rank - 1];
+	free(sorted);
+	return v;
+}

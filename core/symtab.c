@@ -1,0 +1,273 @@
+/* The symbol table proper: a sorted array searched by binary search, names
+ * in one arena. Loading a file goes by its contents, not its name. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "error_impl.h"
+#include "symtab_impl.h"
+
+#define MAX_SYMBOL_FILE (1ULL << 31)
+
+struct up_symtab *symtab_alloc(enum up_symtab_format format)
+{
+	struct up_symtab *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->format = format;
+	return s;
+}
+
+void up_symtab_free(struct up_symtab *s)
+{
+	if (!s)
+		return;
+	free(s->entries);
+	free(s->names);
+	free(s->syms);
+	free(s->build_id);
+	free(s);
+}
+
+static int arena_add(struct up_symtab *s, const char *name, size_t *off)
+{
+	size_t n = strlen(name) + 1;
+
+	if (s->names_len + n > s->names_cap) {
+		size_t cap = s->names_cap ? s->names_cap : 4096;
+		char *p;
+
+		while (cap < s->names_len + n)
+			cap *= 2;
+		p = realloc(s->names, cap);
+		if (!p)
+			return up_fail(UP_ENOMEM, "out of memory");
+		s->names = p;
+		s->names_cap = cap;
+	}
+	memcpy(s->names + s->names_len, name, n);
+	*off = s->names_len;
+	s->names_len += n;
+	return 0;
+}
+
+int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
+	       const char *name, int rank)
+{
+	char *demangled = symbol_demangle(name);
+	struct sym_entry *e;
+	int rc;
+
+	if (s->count == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		struct sym_entry *n = realloc(s->entries, cap * sizeof(*n));
+
+		if (!n) {
+			free(demangled);
+			return up_fail(UP_ENOMEM, "out of memory");
+		}
+		s->entries = n;
+		s->cap = cap;
+	}
+	e = &s->entries[s->count];
+	rc = arena_add(s, demangled ? demangled : name, &e->name);
+	free(demangled);
+	if (rc < 0)
+		return rc;
+	e->addr = addr;
+	e->size = size;
+	e->rank = rank;
+	s->count++;
+	return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Best alias first: higher rank, then sized, then by name offset
+	 * (stable order for reproducible output). */
+	if (x->rank != y->rank)
+		return y->rank - x->rank;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int symtab_finish(struct up_symtab *s)
+{
+	size_t n = 0;
+
+	if (s->count)
+		qsort(s->entries, s->count, sizeof(*s->entries), entry_cmp);
+	for (size_t i = 0; i < s->count; i++)
+		if (n == 0 || s->entries[n - 1].addr != s->entries[i].addr)
+			s->entries[n++] = s->entries[i];
+	s->count = n;
+	s->syms = calloc(n ? n : 1, sizeof(*s->syms));
+	if (!s->syms)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		s->syms[i].addr = s->entries[i].addr;
+		s->syms[i].size = s->entries[i].size;
+		s->syms[i].name = s->names + s->entries[i].name;
+	}
+	free(s->entries);
+	s->entries = NULL;
+	s->cap = 0;
+	return 0;
+}
+
+size_t up_symtab_count(const struct up_symtab *s)
+{
+	return s->count;
+}
+
+enum up_symtab_format up_symtab_format_of(const struct up_symtab *s)
+{
+	return s->format;
+}
+
+const char *up_symtab_build_id(const struct up_symtab *s)
+{
+	return s->build_id;
+}
+
+unsigned up_symtab_elf_machine(const struct up_symtab *s)
+{
+	return s->elf_machine;
+}
+
+unsigned up_symtab_elf_width(const struct up_symtab *s)
+{
+	return s->elf_width;
+}
+
+const struct up_symbol *up_symtab_symbol(const struct up_symtab *s, size_t i)
+{
+	return i < s->count ? &s->syms[i] : NULL;
+}
+
+const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
+					 uint64_t addr)
+{
+	size_t lo = 0, hi;
+	const struct up_symbol *sym;
+
+	if (!s || s->count == 0 || addr < s->syms[0].addr)
+		return NULL;
+	hi = s->count;
+	while (hi - lo > 1) {           /* last symbol with sym.addr <= addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	sym = &s->syms[lo];
+	if (sym->size)
+		return addr - sym->addr < sym->size ? sym : NULL;
+	if (lo + 1 < s->count)
+		return sym;                 /* unsized: up to the next symbol */
+	/* The last unsized symbol: up to the end of its section (ELF) or the
+	 * highest address in the map (nm), else one page. */
+	return addr < (s->end > sym->addr ? s->end : sym->addr + 4096) ?
+	       sym : NULL;
+}
+
+int up_symtab_format(const struct up_symtab *s, uint64_t addr,
+		     bool with_offset, char *buf, size_t len)
+{
+	const struct up_symbol *sym = up_symtab_lookup(s, addr);
+
+	if (!sym)
+		return snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	if (with_offset && addr != sym->addr)
+		return snprintf(buf, len, "%s+0x%llx", sym->name,
+				(unsigned long long)(addr - sym->addr));
+	return snprintf(buf, len, "%s", sym->name);
+}
+
+int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
+		       const char *what)
+{
+	if (len >= 4 && memcmp(buf, "\177ELF", 4) == 0)
+		return symtab_load_elf(out, buf, len, what);
+	return symtab_load_nm(out, buf, len, what);
+}
+
+/* Read a whole file, through zlib when it is gzip-compressed (kernel images
+ * often are); gzread passes plain files through unchanged. */
+static int read_file(const char *path, uint8_t **out, size_t *len)
+{
+	gzFile gz;
+	uint8_t *buf = NULL;
+	size_t n = 0, cap = 0;
+	int got;
+
+	gz = gzopen(path, "rb");
+	if (!gz)
+		return up_fail(errno == ENOENT ? UP_ENOENT : UP_EIO,
+			       "cannot open symbol file %s: %s", path,
+			       strerror(errno ? errno : ENOMEM));
+	gzbuffer(gz, 128 * 1024);
+	for (;;) {
+		if (n == cap) {
+			uint8_t *nb;
+
+			cap = cap ? cap * 2 : 1 << 20;
+			if (cap > MAX_SYMBOL_FILE) {
+				free(buf);
+				gzclose(gz);
+				return up_fail(UP_EFORMAT,
+					       "symbol file %s is larger than 2 GiB",
+					       path);
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				gzclose(gz);
+				return up_fail(UP_ENOMEM, "out of memory");
+			}
+			buf = nb;
+		}
+		got = gzread(gz, buf + n, (unsigned)(cap - n));
+		if (got < 0) {
+			int zerr;
+			const char *msg = gzerror(gz, &zerr);
+
+			up_fail(UP_EFORMAT, "cannot read %s: %s", path,
+				zerr == Z_ERRNO ? strerror(errno) : msg);
+			free(buf);
+			gzclose(gz);
+			return UP_EFORMAT;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	gzclose(gz);
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int up_symtab_load(struct up_symtab **out, const char *path)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc = read_file(path, &buf, &len);
+
+	if (rc < 0)
+		return rc;
+	rc = up_symtab_load_mem(out, buf, len, path);
+	free(buf);
+	return rc;
+}

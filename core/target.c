@@ -1,0 +1,85 @@
+/* Target dispatch, and the pause bookkeeping the crash guard relies on. */
+#include "config.h"
+
+#include "error_impl.h"
+#include "target_impl.h"
+#include "uniprof/crash_guard.h"
+
+void target_init(struct up_target *t, const struct up_target_ops *ops)
+{
+	t->ops = ops;
+	t->paused = &t->paused_local;
+}
+
+void up_target_close(struct up_target *t)
+{
+	if (!t)
+		return;
+	if (*t->paused)
+		up_target_unpause(t);
+	up_crash_guard_release(t);
+	t->ops->close(t);
+}
+
+const struct up_target_info *up_target_info(const struct up_target *t)
+{
+	return &t->info;
+}
+
+int up_target_pause(struct up_target *t)
+{
+	int rc;
+
+	if (*t->paused)
+		return 0;
+	/* Mark first: a crash between the hypercall and the store must still
+	 * unpause. An extra unpause of a running domain is harmless. */
+	*t->paused = 1;
+	rc = t->ops->pause(t);
+	if (rc < 0)
+		*t->paused = 0;
+	return rc;
+}
+
+int up_target_unpause(struct up_target *t)
+{
+	int rc;
+
+	if (!*t->paused)
+		return 0;
+	rc = t->ops->unpause(t);
+	if (rc == 0)
+		*t->paused = 0;
+	return rc;
+}
+
+bool up_target_paused_by_us(const struct up_target *t)
+{
+	return t && *t->paused;
+}
+
+int up_target_get_regs(struct up_target *t, unsigned vcpu,
+		       struct up_regs *out)
+{
+	if (vcpu >= t->info.max_vcpus)
+		return up_fail(UP_EINVAL, "vCPU %u does not exist (domain has %u)",
+			       vcpu, t->info.max_vcpus);
+	return t->ops->get_regs(t, vcpu, out);
+}
+
+int up_target_map_frame(struct up_target *t, enum up_frame_kind kind,
+			uint64_t frame, const void **page)
+{
+	return t->ops->map_frame(t, kind, frame, page);
+}
+
+void up_target_unmap_frame(struct up_target *t, const void *page)
+{
+	if (page)
+		t->ops->unmap_frame(t, page);
+}
+
+int up_target_state(struct up_target *t, enum up_domain_state *state)
+{
+	return t->ops->state(t, state);
+}

@@ -1,0 +1,33 @@
+/* What a target implementation provides (see include/uniprof/target.h). */
+#ifndef UP_TARGET_IMPL_H
+#define UP_TARGET_IMPL_H
+
+#include "uniprof/target.h"
+
+struct up_target_ops {
+	int (*pause)(struct up_target *t);
+	int (*unpause)(struct up_target *t);
+	int (*get_regs)(struct up_target *t, unsigned vcpu,
+			struct up_regs *out);
+	int (*map_frame)(struct up_target *t, enum up_frame_kind kind,
+			 uint64_t frame, const void **page);
+	void (*unmap_frame)(struct up_target *t, const void *page);
+	int (*state)(struct up_target *t, enum up_domain_state *state);
+	void (*close)(struct up_target *t);
+	/* Unpause from a separate process, with fresh handles (watchdog). */
+	int (*emergency_unpause)(uint32_t domid);
+};
+
+struct up_target {
+	const struct up_target_ops *ops;
+	struct up_target_info info;
+	/* Whether we hold the domain paused. Points into memory shared with
+	 * the crash guard's watchdog once it is installed. */
+	volatile int *paused;
+	volatile int paused_local;
+};
+
+/* Called by each target's open function. */
+void target_init(struct up_target *t, const struct up_target_ops *ops);
+
+#endif

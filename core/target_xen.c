@@ -1,0 +1,313 @@
+/* The Xen target: a live domain through libxenctrl (pause, registers,
+ * domain info) and libxenforeignmemory (read-only frame mappings). Only the
+ * libraries' stable calls are used, no raw domctls, so a hypervisor
+ * interface bump does not break us. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <xenctrl.h>
+#include <xenforeignmemory.h>
+#include <xentoollog.h>
+#include <xen/hvm/save.h>
+
+#include "error_impl.h"
+#include "target_impl.h"
+
+#define CR0_PG (1ULL << 31)
+#define CR4_PAE (1ULL << 5)
+#define CR4_LA57 (1ULL << 12)
+#define EFER_LMA (1ULL << 10)
+#define ONLINE_REFRESH_NS 1000000000ULL
+
+struct xen_target {
+	struct up_target base;
+	xentoollog_logger *log;
+	xc_interface *xch;
+	xenforeignmemory_handle *fmem;
+	bool *online;            /* HVM: vCPU up, refreshed outside pauses */
+	uint64_t online_stamp;
+};
+
+static struct xen_target *to_xen(struct up_target *t)
+{
+	return (struct xen_target *)t;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether each HVM vCPU is up: one hypercall per vCPU, so done when the
+ * domain is running again and at most once a second. */
+static void refresh_online(struct xen_target *x)
+{
+	uint64_t now = mono_ns();
+
+	if (x->base.info.type != UP_DOMAIN_HVM ||
+	    (x->online_stamp && now - x->online_stamp < ONLINE_REFRESH_NS))
+		return;
+	x->online_stamp = now;
+	for (unsigned v = 0; v < x->base.info.max_vcpus; v++) {
+		xc_vcpuinfo_t vi;
+
+		if (xc_vcpu_getinfo(x->xch, x->base.info.domid, v, &vi) == 0)
+			x->online[v] = vi.online;
+	}
+}
+
+static int xen_pause(struct up_target *t)
+{
+	struct xen_target *x = to_xen(t);
+
+	if (xc_domain_pause(x->xch, t->info.domid) < 0)
+		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
+			       "cannot pause domain %u: %s", t->info.domid,
+			       strerror(errno));
+	return 0;
+}
+
+static int xen_unpause(struct up_target *t)
+{
+	struct xen_target *x = to_xen(t);
+
+	if (xc_domain_unpause(x->xch, t->info.domid) < 0)
+		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
+			       "cannot unpause domain %u: %s", t->info.domid,
+			       strerror(errno));
+	refresh_online(x);
+	return 0;
+}
+
+static int pv_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
+{
+	vcpu_guest_context_any_t ctx;
+
+	if (xc_vcpu_getcontext(x->xch, x->base.info.domid, vcpu, &ctx) < 0)
+		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
+			       vcpu, strerror(errno));
+	r->frame_kind = UP_FRAME_MFN;   /* PV page tables hold machine frames */
+	if (x->base.info.guest_width == 8) {
+		unsigned long flags = ctx.x64.flags;
+
+		r->ip = ctx.x64.user_regs.rip;
+		r->sp = ctx.x64.user_regs.rsp;
+		r->fp = ctx.x64.user_regs.rbp;
+		r->kernel_mode = flags & VGCF_in_kernel;
+		r->online = flags & VGCF_online;
+		/* 64-bit PV keeps user-mode page tables in ctrlreg[1]. */
+		r->cr3 = (ctx.x64.ctrlreg[r->kernel_mode ? 3 : 1] >> 12)
+			 << UP_PAGE_SHIFT;
+		r->paging = UP_PAGING_X86_64;
+		r->guest_width = 8;
+	} else {
+		uint32_t cr3 = ctx.x32.ctrlreg[3];
+
+		r->ip = ctx.x32.user_regs.eip;
+		r->sp = ctx.x32.user_regs.esp;
+		r->fp = ctx.x32.user_regs.ebp;
+		r->kernel_mode = ctx.x32.flags & VGCF_in_kernel;
+		r->online = ctx.x32.flags & VGCF_online;
+		/* 32-bit PV packs the frame's high bits into the low ones. */
+		r->cr3 = (uint64_t)((cr3 >> 12) | (cr3 << 20)) << UP_PAGE_SHIFT;
+		r->paging = UP_PAGING_X86_PAE;
+		r->guest_width = 4;
+	}
+	return 0;
+}
+
+static int hvm_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
+{
+	struct hvm_hw_cpu cpu;
+
+	if (xc_domain_hvm_getcontext_partial(x->xch, x->base.info.domid,
+					     HVM_SAVE_CODE(CPU), vcpu, &cpu,
+					     sizeof(cpu)) < 0)
+		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
+			       vcpu, strerror(errno));
+	r->ip = cpu.rip;
+	r->sp = cpu.rsp;
+	r->fp = cpu.rbp;
+	r->cr3 = cpu.cr3;
+	r->frame_kind = UP_FRAME_GFN;
+	r->kernel_mode = ((cpu.cs_arbytes >> 5) & 3) == 0;
+	r->online = x->online[vcpu];
+	if (!(cpu.cr0 & CR0_PG))
+		r->paging = UP_PAGING_NONE;
+	else if (cpu.msr_efer & EFER_LMA)
+		r->paging = cpu.cr4 & CR4_LA57 ? UP_PAGING_X86_64_LA57 :
+						 UP_PAGING_X86_64;
+	else if (cpu.cr4 & CR4_PAE)
+		r->paging = UP_PAGING_X86_PAE;
+	else
+		r->paging = UP_PAGING_X86_32;
+	/* CS.L (arbytes bit 9) says the vCPU executes 64-bit code. */
+	r->guest_width = (cpu.msr_efer & EFER_LMA) && (cpu.cs_arbytes & 0x200) ?
+			 8 : 4;
+	return 0;
+}
+
+static int xen_get_regs(struct up_target *t, unsigned vcpu,
+			struct up_regs *r)
+{
+	struct xen_target *x = to_xen(t);
+
+	memset(r, 0, sizeof(*r));
+	return t->info.type == UP_DOMAIN_PV ? pv_regs(x, vcpu, r) :
+					      hvm_regs(x, vcpu, r);
+}
+
+static int xen_map_frame(struct up_target *t, enum up_frame_kind kind,
+			 uint64_t frame, const void **page)
+{
+	struct xen_target *x = to_xen(t);
+	enum up_frame_kind want = t->info.type == UP_DOMAIN_PV ?
+				  UP_FRAME_MFN : UP_FRAME_GFN;
+	xen_pfn_t pfn = (xen_pfn_t)frame;
+	int err = 0;
+	void *p;
+
+	if (kind != want)
+		return up_fail(UP_EINVAL, "%s frame asked of a %s domain",
+			       kind == UP_FRAME_MFN ? "machine" : "guest",
+			       want == UP_FRAME_MFN ? "PV" : "HVM/PVH");
+	p = xenforeignmemory_map(x->fmem, t->info.domid, PROT_READ, 1, &pfn,
+				 &err);
+	if (!p || err) {
+		if (p)
+			xenforeignmemory_unmap(x->fmem, p, 1);
+		return up_fail(UP_EFAULT, "cannot map guest frame %#llx: %s",
+			       (unsigned long long)frame,
+			       strerror(err ? -err : errno));
+	}
+	*page = p;
+	return 0;
+}
+
+static void xen_unmap_frame(struct up_target *t, const void *page)
+{
+	xenforeignmemory_unmap(to_xen(t)->fmem, (void *)page, 1);
+}
+
+static int xen_state(struct up_target *t, enum up_domain_state *state)
+{
+	xc_dominfo_t info;
+	int n = xc_domain_getinfo(to_xen(t)->xch, t->info.domid, 1, &info);
+
+	/* getinfo returns the next domain when ours is gone. */
+	if (n != 1 || info.domid != t->info.domid)
+		*state = UP_STATE_GONE;
+	else if (info.dying)
+		*state = UP_STATE_DYING;
+	else if (info.shutdown || info.crashed)
+		*state = UP_STATE_SHUTDOWN;
+	else
+		*state = UP_STATE_RUNNING;
+	return 0;
+}
+
+static void xen_close(struct up_target *t)
+{
+	struct xen_target *x = to_xen(t);
+
+	if (x->fmem)
+		xenforeignmemory_close(x->fmem);
+	if (x->xch)
+		xc_interface_close(x->xch);
+	if (x->log)
+		xtl_logger_destroy(x->log);
+	free(x->online);
+	free(x);
+}
+
+/* Runs in the watchdog process after we died: nothing of ours is usable. */
+static int xen_emergency_unpause(uint32_t domid)
+{
+	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
+	int rc;
+
+	if (!xch)
+		return -1;
+	rc = xc_domain_unpause(xch, domid);
+	xc_interface_close(xch);
+	return rc;
+}
+
+static const struct up_target_ops xen_ops = {
+	.pause = xen_pause,
+	.unpause = xen_unpause,
+	.get_regs = xen_get_regs,
+	.map_frame = xen_map_frame,
+	.unmap_frame = xen_unmap_frame,
+	.state = xen_state,
+	.close = xen_close,
+	.emergency_unpause = xen_emergency_unpause,
+};
+
+int up_target_open_xen(struct up_target **out, uint32_t domid)
+{
+	struct xen_target *x;
+	xc_dominfo_t info;
+	unsigned width = 0;
+	int rc;
+
+	if (domid == 0)
+		return up_fail(UP_EINVAL,
+			       "domain 0 is the control domain: profile a guest domain instead");
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return up_fail(UP_ENOMEM, "out of memory");
+	target_init(&x->base, &xen_ops);
+	x->base.info.domid = domid;
+	/* libxenctrl logs its own errors to stderr; we report one line. */
+	x->log = (xentoollog_logger *)xtl_createlogger_stdiostream(
+		stderr, getenv("UNIPROF_XEN_DEBUG") ? XTL_DEBUG : XTL_CRITICAL,
+		0);
+	x->xch = xc_interface_open(x->log, x->log, 0);
+	if (!x->xch) {
+		rc = up_fail(UP_EIO,
+			     "cannot open the Xen control interface: run as root in dom0 with xen-privcmd loaded");
+		goto fail;
+	}
+	x->fmem = xenforeignmemory_open(x->log, 0);
+	if (!x->fmem) {
+		rc = up_fail(UP_EIO, "cannot open xenforeignmemory: %s",
+			     strerror(errno));
+		goto fail;
+	}
+	if (xc_domain_getinfo(x->xch, domid, 1, &info) != 1 ||
+	    info.domid != domid) {
+		rc = up_fail(UP_ENOENT, "domain %u does not exist", domid);
+		goto fail;
+	}
+	if (info.dying || info.shutdown) {
+		rc = up_fail(UP_EGONE, "domain %u is shutting down", domid);
+		goto fail;
+	}
+	x->base.info.type = info.hvm ? UP_DOMAIN_HVM : UP_DOMAIN_PV;
+	x->base.info.max_vcpus = info.max_vcpu_id + 1;
+	if (xc_domain_get_guest_width(x->xch, domid, &width) < 0) {
+		rc = up_fail(UP_EIO, "cannot read the guest width of domain %u: %s",
+			     domid, strerror(errno));
+		goto fail;
+	}
+	x->base.info.guest_width = width;
+	x->online = calloc(x->base.info.max_vcpus, sizeof(*x->online));
+	if (!x->online) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto fail;
+	}
+	refresh_online(x);
+	*out = &x->base;
+	return 0;
+fail:
+	xen_close(&x->base);
+	return rc;
+}

@@ -1,0 +1,77 @@
+/* Frame-pointer unwinding for x86_64. Each frame: [fp] = caller's fp,
+ * [fp+8] = return address. The chain must stay inside [sp, sp+max_stack),
+ * be 8-byte aligned and strictly increase, so a hostile or corrupt stack
+ * ends the walk (marked truncated) instead of looping or wandering. */
+#include "config.h"
+
+#include "error_impl.h"
+#include "uniprof/unwind.h"
+
+const char *up_trunc_name(enum up_trunc t)
+{
+	switch (t) {
+	case UP_TRUNC_NONE: return "complete";
+	case UP_TRUNC_DEPTH: return "depth limit";
+	case UP_TRUNC_LOOP: return "frame pointer loop";
+	case UP_TRUNC_BOUNDS: return "frame pointer out of stack bounds";
+	case UP_TRUNC_ALIGN: return "misaligned frame pointer";
+	case UP_TRUNC_UNREADABLE: return "stack not readable";
+	case UP_TRUNC_NO_REGS: return "registers unavailable";
+	}
+	return "unknown";
+}
+
+int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
+		 const struct up_unwind_opts *opts, struct up_stack *out)
+{
+	unsigned max_depth = opts && opts->max_depth ? opts->max_depth :
+			     UP_UNWIND_DEFAULT_MAX_DEPTH;
+	uint64_t max_stack = opts && opts->max_stack_bytes ?
+			     opts->max_stack_bytes : UP_UNWIND_DEFAULT_MAX_STACK;
+	uint64_t lo = regs->sp, hi = regs->sp + max_stack;
+	uint64_t fp = regs->fp, prev = 0;
+
+	if (max_depth > out->capacity)
+		return up_fail(UP_EINVAL, "stack buffer smaller than depth limit");
+	if (max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
+		return up_fail(UP_EINVAL, "depth limit %u above %u", max_depth,
+			       UP_UNWIND_MAX_DEPTH_LIMIT);
+	if (hi < lo)               /* sp near the top of the address space */
+		hi = UINT64_MAX;
+	out->depth = 0;
+	out->trunc = UP_TRUNC_NONE;
+	out->frames[out->depth++] = regs->ip;
+
+	for (;;) {
+		uint64_t next, ret;
+
+		if (fp == 0)
+			return 0;               /* the outermost frame */
+		if (fp & 7) {
+			out->trunc = UP_TRUNC_ALIGN;
+			return 0;
+		}
+		if (fp < lo || fp > hi - 16) {
+			out->trunc = UP_TRUNC_BOUNDS;
+			return 0;
+		}
+		if (prev && fp <= prev) {
+			out->trunc = UP_TRUNC_LOOP;
+			return 0;
+		}
+		if (up_mem_read_u64(m, regs, fp, &next) < 0 ||
+		    up_mem_read_u64(m, regs, fp + 8, &ret) < 0) {
+			out->trunc = UP_TRUNC_UNREADABLE;
+			return 0;
+		}
+		if (ret == 0)
+			return 0;               /* entry code pushed a zero */
+		if (out->depth >= max_depth) {
+			out->trunc = UP_TRUNC_DEPTH;
+			return 0;
+		}
+		out->frames[out->depth++] = ret;
+		prev = fp;
+		fp = next;
+	}
+}

@@ -1,0 +1,53 @@
+/* Guest images: registers plus a set of guest frames in one small file,
+ * so tests can build guests with known page tables and stacks.
+ *
+ * Format (little-endian):
+ *   header   "UPIMAGE1", u32 version (1), u32 domain type, u32 nr_vcpus,
+ *            u32 nr_frames
+ *   vcpu     u64 ip, sp, fp, cr3; u32 paging, frame_kind, guest_width,
+ *            flags (1: online, 2: kernel mode)            -- nr_vcpus times
+ *   frame    u64 number, u32 kind, u32 reserved, 4096 data -- nr_frames times
+ */
+#ifndef UNIPROF_IMAGE_H
+#define UNIPROF_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UP_IMAGE_MAGIC "UPIMAGE1"
+#define UP_IMAGE_MAX_VCPUS 512
+#define UP_IMAGE_MAX_FRAMES (1u << 20)
+
+struct up_image;
+
+int up_image_new(struct up_image **out, enum up_domain_type type);
+void up_image_free(struct up_image *img);
+
+/* Append a vCPU; returns its number or a negative error. */
+int up_image_add_vcpu(struct up_image *img, const struct up_regs *regs);
+
+/* A zeroed frame (created on first use) that the caller may fill. */
+int up_image_frame(struct up_image *img, enum up_frame_kind kind,
+		   uint64_t number, uint8_t **data);
+
+/* Serialize; *buf is malloc'ed. */
+int up_image_serialize(const struct up_image *img, void **buf, size_t *len);
+int up_image_write(const struct up_image *img, const char *path);
+
+/* Test hooks on an image target: the domain reports shut down after
+ * shutdown_after pauses and disappears after gone_after (0: never). */
+void up_target_image_set_lifetime(struct up_target *t,
+				  uint64_t shutdown_after, uint64_t gone_after);
+
+/* Frames currently mapped and not unmapped (leak checks in tests). */
+long up_target_image_mapped(struct up_target *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

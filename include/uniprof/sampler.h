@@ -1,0 +1,69 @@
+/* The sampling loop: paced by absolute deadlines, only register reads and
+ * stack walks happen while the domain is paused, everything else after. */
+#ifndef UNIPROF_SAMPLER_H
+#define UNIPROF_SAMPLER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "profile.h"
+#include "target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UP_SAMPLER_DEFAULT_HZ 97.0
+#define UP_SAMPLER_MAX_HZ 100000.0
+
+struct up_sampler_config {
+	double hz;               /* samples per second; 0: default */
+	double duration_s;       /* 0: until *stop or the domain ends */
+	int vcpu;                /* -1: all vCPUs */
+	struct up_unwind_opts unwind;
+	size_t cache_frames;     /* 0: default */
+	uint64_t max_samples;    /* 0: unlimited */
+};
+
+enum up_stop_reason {
+	UP_STOP_DURATION = 0,
+	UP_STOP_REQUESTED,       /* *stop became non-zero (signal) */
+	UP_STOP_SHUTDOWN,        /* the guest shut down or crashed */
+	UP_STOP_GONE,            /* the domain was destroyed */
+	UP_STOP_MAX_SAMPLES,
+	UP_STOP_ERROR,
+};
+
+const char *up_stop_reason_name(enum up_stop_reason r);
+
+struct up_sampler_stats {
+	uint64_t samples;          /* pauses that produced stacks */
+	uint64_t missed_deadlines; /* deadlines skipped, not burst */
+	uint64_t offline_vcpus;    /* vCPU samples skipped: offline */
+	uint64_t reg_failures;     /* vCPU samples skipped: no registers */
+	uint64_t *pause_ns;        /* one entry per sample */
+	size_t nr_pause;
+	double elapsed_s;
+	enum up_stop_reason stop;
+	char error[256];           /* message when stop == UP_STOP_ERROR */
+};
+
+void up_sampler_config_init(struct up_sampler_config *c);
+
+/* Sample t into p until the duration, *stop, the domain's end, or an
+ * error. Whatever was collected stays in p and stats, whatever the reason.
+ * Returns 0 unless the arguments are invalid. */
+int up_sample(struct up_target *t, const struct up_sampler_config *c,
+	      struct up_profile *p, volatile sig_atomic_t *stop,
+	      struct up_sampler_stats *stats);
+
+void up_sampler_stats_release(struct up_sampler_stats *s);
+
+/* Percentile (0..100) of the pause times, in ns (nearest rank). */
+uint64_t up_sampler_pause_percentile(const struct up_sampler_stats *s,
+				     double pct);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,62 @@
+/* Symbol tables: ELF .symtab (or .dynsym) through libelf, gzip-compressed
+ * images through zlib, and `nm -n` style text maps (System.map, xenctx).
+ * Loaded once before sampling; lookups are a binary search. */
+#ifndef UNIPROF_SYMBOLS_H
+#define UNIPROF_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct up_symtab;
+
+struct up_symbol {
+	uint64_t addr;
+	uint64_t size;      /* 0 when unknown: extends to the next symbol */
+	const char *name;   /* demangled */
+};
+
+enum up_symtab_format {
+	UP_SYMTAB_ELF = 0,
+	UP_SYMTAB_NM = 1,
+};
+
+/* Load from a file: ELF (plain or gzip-compressed) or an nm text map. */
+int up_symtab_load(struct up_symtab **out, const char *path);
+
+/* The same from a buffer already in memory (copied as needed). */
+int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
+		       const char *what);
+
+void up_symtab_free(struct up_symtab *s);
+
+size_t up_symtab_count(const struct up_symtab *s);
+enum up_symtab_format up_symtab_format_of(const struct up_symtab *s);
+
+/* The GNU build-id as lowercase hex, or NULL if the file has none. */
+const char *up_symtab_build_id(const struct up_symtab *s);
+
+/* The ELF machine (EM_X86_64 ...) and class (4 or 8 bytes), or 0. */
+unsigned up_symtab_elf_machine(const struct up_symtab *s);
+unsigned up_symtab_elf_width(const struct up_symtab *s);
+
+/* Symbol i (0 .. count-1) in address order. */
+const struct up_symbol *up_symtab_symbol(const struct up_symtab *s, size_t i);
+
+/* The symbol containing addr, or NULL. */
+const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
+					 uint64_t addr);
+
+/* "name", or "name+0xoff" when with_offset, or "0x..." when unknown.
+ * Returns the length written (snprintf semantics). */
+int up_symtab_format(const struct up_symtab *s, uint64_t addr,
+		     bool with_offset, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

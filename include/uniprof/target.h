@@ -1,0 +1,105 @@
+/* A target is what the sampler needs from a guest: pause/unpause, vCPU
+ * registers, read-only access to one guest frame at a time, and the domain's
+ * state. The Xen target talks to a live domain; the image target serves a
+ * guest snapshot from a file, for tests and fuzzing. */
+#ifndef UNIPROF_TARGET_H
+#define UNIPROF_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UP_PAGE_SHIFT 12
+#define UP_PAGE_SIZE (1u << UP_PAGE_SHIFT)
+
+/* How the guest translates virtual addresses. */
+enum up_paging {
+	UP_PAGING_NONE = 0,     /* paging off: virtual == guest physical */
+	UP_PAGING_X86_64 = 1,   /* 4-level long mode */
+	UP_PAGING_X86_PAE = 2,  /* 3-level PAE: not yet supported */
+	UP_PAGING_X86_32 = 3,   /* 2-level: not yet supported */
+	UP_PAGING_X86_64_LA57 = 4, /* 5-level: not yet supported */
+};
+
+/* What a frame number in the guest's page tables names. PV guests hold
+ * machine frames; PVH/HVM guests hold guest frames (the hypervisor's p2m
+ * translates them). */
+enum up_frame_kind {
+	UP_FRAME_GFN = 0,
+	UP_FRAME_MFN = 1,
+};
+
+enum up_domain_type {
+	UP_DOMAIN_PV = 0,
+	UP_DOMAIN_HVM = 1,   /* HVM and PVH alike: translated guests */
+};
+
+enum up_domain_state {
+	UP_STATE_RUNNING = 0,   /* running, blocked or paused: alive */
+	UP_STATE_SHUTDOWN = 1,  /* shut down or crashed, not yet destroyed */
+	UP_STATE_DYING = 2,     /* being destroyed */
+	UP_STATE_GONE = 3,      /* no longer exists */
+};
+
+struct up_regs {
+	uint64_t ip;
+	uint64_t sp;
+	uint64_t fp;
+	uint64_t cr3;             /* page-table root, as a byte address */
+	enum up_paging paging;
+	enum up_frame_kind frame_kind;
+	unsigned guest_width;     /* 4 or 8 bytes */
+	bool online;
+	bool kernel_mode;
+};
+
+struct up_target;
+
+struct up_target_info {
+	uint32_t domid;
+	enum up_domain_type type;
+	unsigned max_vcpus;       /* vCPU ids are 0 .. max_vcpus-1 */
+	unsigned guest_width;
+};
+
+/* Open a live Xen domain (libxenctrl + libxenforeignmemory). dom0 is
+ * refused: pausing it would freeze the profiler itself. */
+int up_target_open_xen(struct up_target **out, uint32_t domid);
+
+/* Open a guest image file (see up_image_* in image.h for the format). */
+int up_target_open_image(struct up_target **out, const char *path);
+
+/* The same, from a buffer (copied). Used by fuzzing. */
+int up_target_open_image_mem(struct up_target **out, const void *buf,
+			     size_t len);
+
+void up_target_close(struct up_target *t);
+
+const struct up_target_info *up_target_info(const struct up_target *t);
+
+int up_target_pause(struct up_target *t);
+int up_target_unpause(struct up_target *t);
+
+/* Registers of one vCPU; only meaningful while paused. */
+int up_target_get_regs(struct up_target *t, unsigned vcpu,
+		       struct up_regs *out);
+
+/* Map one guest frame read-only. The mapping stays valid until
+ * up_target_unmap_frame; its contents are live guest memory. */
+int up_target_map_frame(struct up_target *t, enum up_frame_kind kind,
+			uint64_t frame, const void **page);
+void up_target_unmap_frame(struct up_target *t, const void *page);
+
+int up_target_state(struct up_target *t, enum up_domain_state *state);
+
+/* Is the domain currently paused by us? Used by crash handlers. */
+bool up_target_paused_by_us(const struct up_target *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+/* Building synthetic guests for unit tests: x86_64 page tables in an image,
+ * stacks with frame-pointer chains, known registers. */
+#ifndef UP_TEST_GUEST_H
+#define UP_TEST_GUEST_H
+
+#include <stdint.h>
+#include "uniprof/uniprof.h"
+
+struct test_guest {
+	struct up_image *img;
+	enum up_frame_kind kind;
+	uint64_t root;          /* PML4 frame */
+	uint64_t next_frame;
+	struct { uint64_t vpage, frame; } *pages;   /* 4K data mappings */
+	size_t nr_pages;
+};
+
+/* PV guests get machine frames, HVM guests guest frames. */
+void tg_init(struct test_guest *g, enum up_domain_type type);
+void tg_release(struct test_guest *g);
+
+uint64_t tg_alloc(struct test_guest *g);
+uint8_t *tg_data(struct test_guest *g, uint64_t frame);
+
+/* Map va (aligned to the page size) to frame (aligned likewise). */
+void tg_map_4k(struct test_guest *g, uint64_t va, uint64_t frame);
+void tg_map_2m(struct test_guest *g, uint64_t va, uint64_t frame);
+void tg_map_1g(struct test_guest *g, uint64_t va, uint64_t frame);
+
+/* Map npages fresh 4K frames at va. */
+void tg_map_fresh(struct test_guest *g, uint64_t va, unsigned npages);
+
+/* Write into memory mapped with tg_map_4k / tg_map_fresh. */
+void tg_poke64(struct test_guest *g, uint64_t va, uint64_t val);
+
+/* Registers for this guest's address space. */
+struct up_regs tg_regs(const struct test_guest *g, uint64_t ip, uint64_t sp,
+		       uint64_t fp);
+
+/* Build a frame-pointer chain on the stack: ret[0] is the caller of the
+ * IP's function. Frames are 32 bytes apart starting at sp; the last link is
+ * 0. Returns the FP to put in the registers. */
+uint64_t tg_fp_chain(struct test_guest *g, uint64_t sp, const uint64_t *ret,
+		     unsigned n);
+
+/* Serialize and open as an image target. */
+struct up_target *tg_open(struct test_guest *g);
+
+#endif

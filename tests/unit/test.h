@@ -1,0 +1,73 @@
+/* Minimal unit-test support: CHECK records a failure and goes on, so one
+ * run shows every broken assertion; the exit code is what automake reads. */
+#ifndef UP_TEST_H
+#define UP_TEST_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int test_failures;
+extern const char *test_current;
+
+#define CHECK(cond)                                                        \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			fprintf(stderr, "%s:%d: %s: CHECK failed: %s\n",   \
+				__FILE__, __LINE__, test_current, #cond);  \
+			test_failures++;                                   \
+		}                                                          \
+	} while (0)
+
+#define CHECK_U64(a, b)                                                    \
+	do {                                                               \
+		uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);           \
+		if (a_ != b_) {                                            \
+			fprintf(stderr,                                    \
+				"%s:%d: %s: %s == %#" PRIx64               \
+				", expected %s == %#" PRIx64 "\n",         \
+				__FILE__, __LINE__, test_current, #a, a_,  \
+				#b, b_);                                   \
+			test_failures++;                                   \
+		}                                                          \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                    \
+	do {                                                               \
+		const char *a_ = (a), *b_ = (b);                           \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                   \
+			fprintf(stderr, "%s:%d: %s: %s is \"%s\", expected \"%s\"\n", \
+				__FILE__, __LINE__, test_current, #a,      \
+				a_ ? a_ : "(null)", b_ ? b_ : "(null)");   \
+			test_failures++;                                   \
+		}                                                          \
+	} while (0)
+
+/* Stop the test (not the run) when a precondition fails. */
+#define REQUIRE(cond)                                                      \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			fprintf(stderr, "%s:%d: %s: REQUIRE failed: %s (%s)\n", \
+				__FILE__, __LINE__, test_current, #cond,   \
+				up_error_last());                          \
+			test_failures++;                                   \
+			return;                                            \
+		}                                                          \
+	} while (0)
+
+#define RUN(fn)                                                            \
+	do {                                                               \
+		int before_ = test_failures;                               \
+		test_current = #fn;                                        \
+		fn();                                                      \
+		printf("%s - %s\n", test_failures == before_ ? "ok" : "not ok", #fn); \
+	} while (0)
+
+#define TEST_MAIN_END() return test_failures ? 1 : 0
+
+#define TEST_GLOBALS                                                       \
+	int test_failures;                                                 \
+	const char *test_current
+
+#endif

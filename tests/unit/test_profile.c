@@ -1,0 +1,154 @@
+/* Aggregation and the writers: folded stacks (exact text) and the top
+ * table's self/total counts. */
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+static const char map[] =
+	"0000000000001000 T main\n"
+	"0000000000002000 T work\n"
+	"0000000000003000 T leaf\n"
+	"0000000000004000 T rec\n"
+	"0000000000005000 T ends_with_call\n"
+	"0000000000005010 T next_func\n"
+	"0000000000009000 B _end\n";
+
+static char *folded(struct up_profile *p, struct up_symtab *s,
+		    const struct up_output_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (up_profile_write_folded(p, s, o, f) < 0)
+		fprintf(stderr, "folded: %s\n", up_error_last());
+	fclose(f);
+	return buf;
+}
+
+static void test_folded_writer(void)
+{
+	struct up_profile *p;
+	struct up_symtab *s;
+	/* leaf first; return addresses point after calls */
+	uint64_t a[] = { 0x3010, 0x2021, 0x1031 };
+	uint64_t b[] = { 0x2050, 0x1031 };
+	uint64_t c[] = { 0x3020, 0x2099, 0x1040 };   /* same names as a */
+	uint64_t d[] = { 0x3000, 0x5010 };           /* call was last insn */
+	uint64_t e[] = { 0x8888888, 0x1031 };        /* unknown leaf */
+	char *out;
+
+	REQUIRE(up_symtab_load_mem(&s, map, sizeof(map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(up_profile_add(p, 0, a, 3, UP_TRUNC_NONE) == 0);
+	CHECK(up_profile_add(p, 1, b, 2, UP_TRUNC_NONE) == 0);
+	CHECK(up_profile_add(p, 1, c, 3, UP_TRUNC_NONE) == 0);
+	CHECK(up_profile_add(p, 0, d, 2, UP_TRUNC_NONE) == 0);
+	CHECK(up_profile_add(p, 0, e, 2, UP_TRUNC_NONE) == 0);
+	CHECK(up_profile_add(p, 0, b, 2, UP_TRUNC_LOOP) == 0);
+	CHECK(up_profile_add(p, 2, b, 2, UP_TRUNC_NONE) == UP_EINVAL);
+	CHECK(up_profile_add(p, 0, b, 0, UP_TRUNC_NONE) == UP_EINVAL);
+	CHECK(up_profile_samples(p) == 8);
+	CHECK(up_profile_vcpu_samples(p, 0) == 6);
+	CHECK(up_profile_vcpu_samples(p, 1) == 2);
+	CHECK(up_profile_truncated(p) == 1);
+	CHECK(up_profile_unique_stacks(p) == 6);
+
+	out = folded(p, s, NULL);
+	CHECK_STR(out,
+		  "[truncated];main;work 1\n"
+		  "ends_with_call;leaf 1\n"
+		  "main;0x8888888 1\n"
+		  "main;work 1\n"
+		  "main;work;leaf 4\n");
+	free(out);
+
+	out = folded(p, s, &(struct up_output_opts){ .vcpu = 1 });
+	CHECK_STR(out, "main;work 1\nmain;work;leaf 1\n");
+	free(out);
+
+	out = folded(p, s, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true,
+						    .with_offsets = true });
+	CHECK(strstr(out, "vcpu0;main+0x31;work+0x21;leaf+0x10 3\n") != NULL);
+	CHECK(strstr(out, "vcpu1;main+0x40;work+0x99;leaf+0x20 1\n") != NULL);
+	free(out);
+
+	out = folded(p, NULL, NULL);     /* no symbols: addresses */
+	CHECK(strstr(out, "0x1031;0x2021;0x3010 3\n") != NULL);
+	free(out);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
+static void test_top(void)
+{
+	struct up_profile *p;
+	struct up_symtab *s;
+	struct up_top_entry *e;
+	size_t n;
+	uint64_t leafy[] = { 0x3001, 0x2001, 0x1001 };
+	uint64_t recur[] = { 0x4001, 0x4011, 0x4011, 0x1001 };   /* rec;rec;rec */
+	uint64_t worky[] = { 0x2005, 0x1001 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	REQUIRE(up_symtab_load_mem(&s, map, sizeof(map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (int i = 0; i < 6; i++)
+		up_profile_add(p, 0, leafy, 3, UP_TRUNC_NONE);
+	for (int i = 0; i < 3; i++)
+		up_profile_add(p, 0, recur, 4, UP_TRUNC_NONE);
+	up_profile_add(p, 0, worky, 2, UP_TRUNC_NONE);
+
+	REQUIRE(up_profile_top(p, s, NULL, &e, &n) == 0);
+	REQUIRE(n == 4);
+	CHECK_STR(e[0].name, "leaf");
+	CHECK(e[0].self == 6 && e[0].total == 6);
+	CHECK_STR(e[1].name, "rec");
+	CHECK(e[1].self == 3 && e[1].total == 3);    /* recursion counted once */
+	CHECK_STR(e[2].name, "work");
+	CHECK(e[2].self == 1 && e[2].total == 7);
+	CHECK_STR(e[3].name, "main");
+	CHECK(e[3].self == 0 && e[3].total == 10);
+	up_top_free(e, n);
+
+	f = open_memstream(&buf, &len);
+	CHECK(up_profile_write_top(p, s, NULL, 2, f) == 0);
+	fclose(f);
+	CHECK(strstr(buf, " 60.00%  60.00%         6  leaf\n") != NULL);
+	CHECK(strstr(buf, " 30.00%  30.00%         3  rec\n") != NULL);
+	CHECK(strstr(buf, "work") == NULL);       /* only the first 2 */
+	free(buf);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
+/* Many distinct stacks force the table to grow; counts stay exact. */
+static void test_many_stacks(void)
+{
+	struct up_profile *p;
+	uint64_t total = 0;
+
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (uint64_t i = 0; i < 5000; i++) {
+		uint64_t fr[3] = { 0x1000 + i, 0x2000 + i % 7, 0x3000 };
+
+		for (uint64_t k = 0; k <= i % 3; k++, total++)
+			CHECK(up_profile_add(p, 0, fr, 3, UP_TRUNC_NONE) == 0);
+	}
+	CHECK(up_profile_unique_stacks(p) == 5000);
+	CHECK(up_profile_samples(p) == total);
+	up_profile_free(p);
+	CHECK(up_profile_new(&p, 0) == UP_EINVAL);
+}
+
+int main(void)
+{
+	RUN(test_folded_writer);
+	RUN(test_top);
+	RUN(test_many_stacks);
+	TEST_MAIN_END();
+}

@@ -1,0 +1,221 @@
+/* The sampling loop on an image target: stacks counted per vCPU, pacing,
+ * offline vCPUs, and clean stops on shutdown, destruction and signals,
+ * never leaving the domain paused, keeping what was collected. */
+#include <signal.h>
+#include <unistd.h>
+#include <time.h>
+
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+#define STACK_VA 0xffff880000010000ULL
+
+static struct up_target *two_vcpu_guest(bool second_online)
+{
+	struct test_guest g;
+	struct up_target *t;
+	uint64_t ret0[2] = { 0x1111, 0x2222 }, ret1[1] = { 0x3333 };
+	uint64_t fp0, fp1;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_PV);
+	tg_map_fresh(&g, STACK_VA, 2);
+	fp0 = tg_fp_chain(&g, STACK_VA, ret0, 2);
+	fp1 = tg_fp_chain(&g, STACK_VA + 0x800, ret1, 1);
+	r = tg_regs(&g, 0xaaaa, STACK_VA, fp0);
+	up_image_add_vcpu(g.img, &r);
+	r = tg_regs(&g, 0xbbbb, STACK_VA + 0x800, fp1);
+	r.online = second_online;
+	up_image_add_vcpu(g.img, &r);
+	t = tg_open(&g);
+	tg_release(&g);
+	return t;
+}
+
+static uint64_t count_of(struct up_profile *p, unsigned vcpu)
+{
+	return up_profile_vcpu_samples(p, vcpu);
+}
+
+static void test_samples_all_vcpus(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	up_sampler_config_init(&c);
+	c.hz = 2000;
+	c.max_samples = 40;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.stop == UP_STOP_MAX_SAMPLES);
+	CHECK(st.samples == 40);
+	CHECK(st.nr_pause == 40);
+	CHECK(count_of(p, 0) == 40 && count_of(p, 1) == 40);
+	CHECK(up_profile_unique_stacks(p) == 2);
+	CHECK(up_profile_truncated(p) == 0);
+	CHECK(!up_target_paused_by_us(t));
+	CHECK(up_target_image_mapped(t) == 0);
+	CHECK(up_sampler_pause_percentile(&st, 50) > 0);
+	CHECK(up_sampler_pause_percentile(&st, 100) >=
+	      up_sampler_pause_percentile(&st, 99));
+	f = open_memstream(&buf, &len);
+	up_profile_write_folded(p, NULL, NULL, f);
+	fclose(f);
+	CHECK_STR(buf, "0x2222;0x1111;0xaaaa 40\n0x3333;0xbbbb 40\n");
+	free(buf);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
+static void test_one_vcpu_and_offline(void)
+{
+	struct up_target *t = two_vcpu_guest(false);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	up_sampler_config_init(&c);
+	c.hz = 2000;
+	c.max_samples = 10;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(count_of(p, 0) == 10 && count_of(p, 1) == 0);
+	CHECK(st.offline_vcpus == 10);
+	up_sampler_stats_release(&st);
+	c.vcpu = 0;
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(count_of(p, 0) == 20 && st.offline_vcpus == 0);
+	up_sampler_stats_release(&st);
+	c.vcpu = 2;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "vCPU 2") != NULL);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
+static void test_bad_config(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	up_sampler_config_init(&c);
+	c.hz = 0;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	c.hz = -5;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	c.hz = 1e9;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	c.hz = 97;
+	c.duration_s = -1;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	c.duration_s = 0;
+	c.unwind.max_depth = 100000;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
+/* The guest shuts down after 15 pauses: the sample taken while it went
+ * down is dropped, the 14 before are kept. */
+static void test_stops_on_shutdown_and_gone(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	up_sampler_config_init(&c);
+	c.hz = 2000;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	up_target_image_set_lifetime(t, 15, 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.stop == UP_STOP_SHUTDOWN);
+	CHECK(st.samples == 14);
+	CHECK(count_of(p, 0) == 14);
+	CHECK(!up_target_paused_by_us(t));
+	up_sampler_stats_release(&st);
+	up_target_close(t);
+
+	t = two_vcpu_guest(true);
+	up_target_image_set_lifetime(t, 0, 5);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.stop == UP_STOP_GONE);
+	CHECK(count_of(p, 0) == 14 + 4);
+	CHECK(!up_target_paused_by_us(t));
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* A signal during a run ends it promptly with the samples kept; pacing
+ * follows the requested rate and a duration ends the run on time. */
+static void test_signal_duration_and_rate(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct timespec a, b;
+	double secs;
+
+	up_sampler_config_init(&c);
+	c.hz = 200;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	sigaction(SIGALRM, &sa, NULL);
+	stop_flag = 0;
+	alarm(1);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CHECK(up_sample(t, &c, p, &stop_flag, &st) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	CHECK(st.stop == UP_STOP_REQUESTED);
+	CHECK(secs < 1.5);
+	/* 200 Hz for ~1 s: no bursts, so never more than the rate allows. */
+	CHECK(st.samples <= 202);
+	CHECK(st.samples + st.missed_deadlines >= 150);
+	CHECK(up_profile_samples(p) == 2 * st.samples);
+	CHECK(!up_target_paused_by_us(t));
+	up_sampler_stats_release(&st);
+
+	c.duration_s = 0.3;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	CHECK(st.stop == UP_STOP_DURATION);
+	CHECK(secs >= 0.29 && secs < 0.6);
+	CHECK(st.samples <= 61);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
+int main(void)
+{
+	RUN(test_samples_all_vcpus);
+	RUN(test_one_vcpu_and_offline);
+	RUN(test_bad_config);
+	RUN(test_stops_on_shutdown_and_gone);
+	RUN(test_signal_duration_and_rate);
+	TEST_MAIN_END();
+}
