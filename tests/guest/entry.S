@@ -1,0 +1,125 @@
+/* Entry points of the test guest, and the notes Xen's loader reads.
+ *  PV:  64-bit, paging on with the domain builder's tables, %rsi = start_info.
+ *  PVH: 32-bit protected mode, paging off, %ebx = hvm_start_info; we build
+ *       an identity map of the low 4 GiB with 2 MiB pages and enter long mode.
+ * Both end in tg_entry64, the root frame of every stack the profiler sees. */
+#include <xen/elfnote.h>
+
+#define ELFNOTE(type, kind, value)                     \
+	.pushsection .note.Xen, "a", @note;            \
+	.p2align 2;                                    \
+	.long 2f - 1f;                                 \
+	.long 4f - 3f;                                 \
+	.long type;                                    \
+1:	.asciz "Xen";                                  \
+2:	.p2align 2;                                    \
+3:	kind value;                                    \
+4:	.p2align 2;                                    \
+	.popsection
+
+ELFNOTE(XEN_ELFNOTE_GUEST_OS, .asciz, "uniprof-testguest")
+ELFNOTE(XEN_ELFNOTE_GUEST_VERSION, .asciz, "1")
+ELFNOTE(XEN_ELFNOTE_XEN_VERSION, .asciz, "xen-3.0")
+ELFNOTE(XEN_ELFNOTE_LOADER, .asciz, "generic")
+ELFNOTE(XEN_ELFNOTE_VIRT_BASE, .quad, 0)
+ELFNOTE(XEN_ELFNOTE_PADDR_OFFSET, .quad, 0)
+ELFNOTE(XEN_ELFNOTE_ENTRY, .quad, pv_start)
+ELFNOTE(XEN_ELFNOTE_HYPERCALL_PAGE, .quad, hypercall_page)
+ELFNOTE(XEN_ELFNOTE_PHYS32_ENTRY, .long, pvh_start32)
+
+	.section .text.entry, "ax"
+
+	.code64
+	.globl pv_start
+pv_start:
+	mov %rsi, %rdi          /* start_info */
+	xor %esi, %esi          /* mode 0: PV */
+	jmp tg_entry64
+
+	.code32
+	.globl pvh_start32
+pvh_start32:
+	cld
+	mov %ebx, %esi
+	/* PML4[0] -> PDPT; PDPT[0..3] -> four PDs of 512 x 2 MiB pages. */
+	movl $pvh_pdpt + 3, pvh_pml4
+	xor %ecx, %ecx
+1:	mov %ecx, %eax
+	shl $12, %eax
+	add $pvh_pd + 3, %eax
+	mov %eax, pvh_pdpt(,%ecx,8)
+	inc %ecx
+	cmp $4, %ecx
+	jb 1b
+	xor %ecx, %ecx
+2:	mov %ecx, %eax
+	shl $21, %eax
+	or $0x83, %eax          /* present, writable, 2 MiB */
+	mov %eax, pvh_pd(,%ecx,8)
+	mov %ecx, %eax
+	shr $11, %eax           /* bits 32.. of ecx << 21 */
+	mov %eax, pvh_pd+4(,%ecx,8)
+	inc %ecx
+	cmp $2048, %ecx
+	jb 2b
+	mov $pvh_pml4, %eax
+	mov %eax, %cr3
+	mov %cr4, %eax
+	or $0x20, %eax          /* PAE */
+	mov %eax, %cr4
+	mov $0xc0000080, %ecx   /* EFER.LME */
+	rdmsr
+	or $0x100, %eax
+	wrmsr
+	mov %cr0, %eax
+	or $0x80000001, %eax    /* PG | PE */
+	mov %eax, %cr0
+	lgdt pvh_gdt_desc
+	ljmp $0x08, $pvh_start64
+
+	.code64
+pvh_start64:
+	mov $0x10, %eax
+	mov %eax, %ds
+	mov %eax, %es
+	mov %eax, %ss
+	mov %eax, %fs
+	mov %eax, %gs
+	mov %esi, %edi          /* hvm_start_info (physical = virtual) */
+	mov $1, %esi            /* mode 1: PVH */
+	jmp tg_entry64
+
+	.globl tg_entry64
+	.type tg_entry64, @function
+tg_entry64:
+	lea tg_boot_stack_top(%rip), %rsp
+	xor %ebp, %ebp
+	call tg_main
+3:	hlt
+	jmp 3b
+	.size tg_entry64, . - tg_entry64
+
+	.section .rodata
+	.p2align 3
+pvh_gdt:
+	.quad 0
+	.quad 0x00af9a000000ffff        /* 0x08: 64-bit code */
+	.quad 0x00cf92000000ffff        /* 0x10: data */
+pvh_gdt_end:
+pvh_gdt_desc:
+	.word pvh_gdt_end - pvh_gdt - 1
+	.long pvh_gdt
+
+	.section .bss.pagetables, "aw", @nobits
+	.p2align 12
+pvh_pml4: .skip 4096
+pvh_pdpt: .skip 4096
+pvh_pd:   .skip 4 * 4096
+
+	.section .bss
+	.p2align 4
+	.globl tg_boot_stack
+tg_boot_stack: .skip 65536
+tg_boot_stack_top:
+
+	.section .note.GNU-stack, "", @progbits

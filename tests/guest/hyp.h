@@ -1,0 +1,48 @@
+/* The test guest's view of Xen: hypercalls through the hypercall page,
+ * console, time, command line, shutdown. Public Xen headers only. */
+#ifndef TG_HYP_H
+#define TG_HYP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <xen/xen.h>
+
+extern char hypercall_page[];
+
+#define HYPERCALL_ENTRY(nr) "call hypercall_page + " #nr " * 32"
+
+static inline long hypercall2(unsigned long entry, unsigned long a1,
+			      unsigned long a2)
+{
+	register unsigned long rdi __asm__("rdi") = a1;
+	register unsigned long rsi __asm__("rsi") = a2;
+	long ret;
+
+	__asm__ volatile("call *%[fn]"
+			 : "=a"(ret), "+r"(rdi), "+r"(rsi)
+			 : [fn] "r"(entry)
+			 : "memory", "rcx", "rdx", "r8", "r9", "r10", "r11");
+	return ret;
+}
+
+static inline long hypercall(unsigned nr, unsigned long a1, unsigned long a2)
+{
+	return hypercall2((unsigned long)hypercall_page + nr * 32, a1, a2);
+}
+
+enum tg_mode { TG_PV = 0, TG_PVH = 1 };
+
+/* Set up hypercalls, console and clock; returns the command line. */
+const char *hyp_init(enum tg_mode mode, unsigned long boot_info);
+
+void console_write(const char *s, size_t n);
+void console_puts(const char *s);
+void console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Nanoseconds since an arbitrary start, from the TSC at Xen's frequency. */
+uint64_t now_ns(void);
+
+_Noreturn void hyp_shutdown(unsigned reason);
+
+#endif

@@ -1,0 +1,37 @@
+/* The known workload: per round, a 10-deep call chain whose leaf spins 50
+ * units, then two hot functions spinning 35 and 15 units. Every spin loop
+ * is the same three instructions, so the time split is 50/35/15 and a
+ * profile can be checked against it. Each function is a distinct,
+ * non-inlined symbol; the barrier after each call keeps it from becoming a
+ * tail call, so the chain stays whole on the stack. */
+#include "workload.h"
+
+#define TG_FN __attribute__((noinline, noipa, used))
+#define AFTER_CALL() __asm__ volatile("" ::: "memory")
+#define SPIN(units)                                                       \
+	for (unsigned long i_ = 0; i_ < (units) * tg_unit_iters; i_++)    \
+		__asm__ volatile("")
+
+unsigned long tg_unit_iters = 2000;
+
+TG_FN void tg_chain_10(void) { SPIN(50); }
+TG_FN void tg_chain_09(void) { tg_chain_10(); AFTER_CALL(); }
+TG_FN void tg_chain_08(void) { tg_chain_09(); AFTER_CALL(); }
+TG_FN void tg_chain_07(void) { tg_chain_08(); AFTER_CALL(); }
+TG_FN void tg_chain_06(void) { tg_chain_07(); AFTER_CALL(); }
+TG_FN void tg_chain_05(void) { tg_chain_06(); AFTER_CALL(); }
+TG_FN void tg_chain_04(void) { tg_chain_05(); AFTER_CALL(); }
+TG_FN void tg_chain_03(void) { tg_chain_04(); AFTER_CALL(); }
+TG_FN void tg_chain_02(void) { tg_chain_03(); AFTER_CALL(); }
+TG_FN void tg_chain_01(void) { tg_chain_02(); AFTER_CALL(); }
+
+TG_FN void tg_hot_35(void) { SPIN(35); }
+TG_FN void tg_hot_15(void) { SPIN(15); }
+
+TG_FN void tg_round(void)
+{
+	tg_chain_01();
+	tg_hot_35();
+	tg_hot_15();
+	AFTER_CALL();
+}

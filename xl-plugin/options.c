@@ -1,0 +1,232 @@
+/* Option parsing for xl profile. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "uniprof/uniprof.h"
+
+enum { OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION };
+
+struct option_doc {
+	struct option opt;
+	int key;              /* short letter or OPT_* */
+	const char *arg;
+	const char *help;
+};
+
+static const struct option_doc docs[] = {
+	{ { "frequency", required_argument, NULL, 'f' }, 'f', "HZ",
+	  "samples per second (default 97)" },
+	{ { "duration", required_argument, NULL, 'd' }, 'd', "SECONDS",
+	  "how long to profile (default: until Ctrl-C or the domain ends)" },
+	{ { "output", required_argument, NULL, 'o' }, 'o', "PATH",
+	  "directory, or file name stem, for the profile (default: " XEN_LOG_DIR "/profile/NAME-TIME)" },
+	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
+	  "output format: folded or txt; repeat or comma-separate for several (default: all)" },
+	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
+	  "symbols: an ELF image (may be gzip-compressed) or an nm/System.map text map" },
+	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
+	  "stack unwinding method: fp (frame pointers)" },
+	{ { "vcpu", required_argument, NULL, OPT_VCPU }, OPT_VCPU, "N",
+	  "profile only vCPU N (default: all vCPUs)" },
+	{ { "top", required_argument, NULL, OPT_TOP }, OPT_TOP, "N",
+	  "functions in the top list (default 20)" },
+	{ { "max-depth", required_argument, NULL, OPT_MAX_DEPTH }, OPT_MAX_DEPTH, "N",
+	  "deepest stack walked, in frames (default 128)" },
+	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
+	  "say what is done: symbol search, pause times (repeat for more)" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL,
+	  "print nothing but errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+	{ { "version", no_argument, NULL, OPT_VERSION }, OPT_VERSION, NULL,
+	  "show the version" },
+};
+
+#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+
+void xlp_print_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xl profile [options] <Domain>\n"
+		"\n"
+		"Profile a running domain's vCPU stacks from dom0, without changing the guest.\n"
+		"<Domain> is a domain name or id. Writes folded stacks (for flame graphs) and\n"
+		"a top list of functions.\n"
+		"\n"
+		"Options:\n");
+	for (size_t i = 0; i < NDOCS; i++) {
+		char left[64];
+		const struct option_doc *d = &docs[i];
+
+		if (d->key < 256)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->key,
+				 d->opt.name, d->arg ? " " : "",
+				 d->arg ? d->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		fprintf(out, "  %-28s %s\n", left, d->help);
+	}
+}
+
+static int bad(const char *what, const char *value, const char *expect)
+{
+	fprintf(stderr, "xl profile: invalid %s '%s': %s\n", what, value, expect);
+	return 2;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_formats(const char *arg, unsigned *formats)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "folded") == 0)
+			*formats |= XLP_FORMAT_FOLDED;
+		else if (strcmp(tok, "txt") == 0)
+			*formats |= XLP_FORMAT_TXT;
+		else
+			return -1;
+	}
+	return *formats ? 0 : -1;
+}
+
+int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
+{
+	struct option longopts[NDOCS + 1];
+	char shortopts[64] = "+:";
+	size_t n = 2;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->hz = UP_SAMPLER_DEFAULT_HZ;
+	o->vcpu = -1;
+	o->top = 20;
+	o->max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
+	for (size_t i = 0; i < NDOCS; i++) {
+		longopts[i] = docs[i].opt;
+		if (docs[i].key < 256) {
+			shortopts[n++] = (char)docs[i].key;
+			if (docs[i].arg)
+				shortopts[n++] = ':';
+		}
+	}
+	shortopts[n] = '\0';
+	memset(&longopts[NDOCS], 0, sizeof(longopts[NDOCS]));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (parse_double(optarg, &o->hz) < 0 || o->hz <= 0 ||
+			    o->hz > UP_SAMPLER_MAX_HZ)
+				return bad("frequency", optarg,
+					   "give samples per second, above 0 and at most 100000");
+			break;
+		case 'd':
+			if (parse_double(optarg, &o->duration_s) < 0 ||
+			    o->duration_s <= 0 || o->duration_s > 1e7)
+				return bad("duration", optarg,
+					   "give a number of seconds above 0");
+			break;
+		case 'o':
+			if (!*optarg)
+				return bad("output path", optarg, "give a directory or file name");
+			o->output = optarg;
+			break;
+		case 'F':
+			if (parse_formats(optarg, &o->formats) < 0)
+				return bad("format", optarg, "use folded or txt");
+			break;
+		case 's':
+			o->symbols = optarg;
+			break;
+		case 'u':
+			if (strcmp(optarg, "fp") != 0)
+				return bad("unwinder", optarg,
+					   "this build unwinds with frame pointers only: use -u fp");
+			break;
+		case OPT_VCPU: {
+			unsigned v;
+
+			if (parse_uint(optarg, 4095, &v) < 0)
+				return bad("vCPU", optarg, "give a vCPU number from 0");
+			o->vcpu = (int)v;
+			break;
+		}
+		case OPT_TOP:
+			if (parse_uint(optarg, 100000, &o->top) < 0)
+				return bad("top count", optarg, "give a number of functions");
+			break;
+		case OPT_MAX_DEPTH:
+			if (parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &o->max_depth) < 0 ||
+			    o->max_depth < 1)
+				return bad("maximum depth", optarg,
+					   "give a number of frames from 1 to 4096");
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			xlp_print_usage(stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("xl profile (uniprof) %s\n", up_version());
+			return 1;
+		case ':':
+			fprintf(stderr, "xl profile: option %s needs a value (see xl profile --help)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "xl profile: unknown option %s (see xl profile --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "xl profile: no domain given: xl profile [options] <Domain> (see --help)\n");
+		return 2;
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "xl profile: unexpected argument '%s' after the domain\n",
+			argv[optind + 1]);
+		return 2;
+	}
+	o->domain = argv[optind];
+	if (!o->formats)
+		o->formats = XLP_FORMAT_FOLDED | XLP_FORMAT_TXT;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* xl profile's command line: the option table is data, and both the parser
+ * and --help are generated from it (as xl's own command table does). */
+#ifndef XLP_OPTIONS_H
+#define XLP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum xlp_format {
+	XLP_FORMAT_FOLDED = 1 << 0,
+	XLP_FORMAT_TXT = 1 << 1,
+};
+
+struct xlp_options {
+	const char *domain;
+	double hz;
+	double duration_s;        /* 0: until Ctrl-C or the domain ends */
+	const char *output;       /* NULL: beside the domain's logs */
+	unsigned formats;         /* XLP_FORMAT_* */
+	const char *symbols;      /* -s */
+	int vcpu;                 /* -1: all */
+	unsigned top;
+	unsigned max_depth;
+	int verbose;              /* -v count */
+	bool quiet;
+};
+
+/* Parse argv. Returns 0 to run, 1 when --help/--version was printed,
+ * 2 after printing one error line. */
+int xlp_parse_options(int argc, char **argv, struct xlp_options *o);
+
+void xlp_print_usage(FILE *out);
+
+#endif
