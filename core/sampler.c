@@ -253,6 +253,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		s->samples++;
 	}
 	s->elapsed_s = (double)(now_ns() - start) / 1e9;
+	up_mem_get_stats(mem, &s->mem);
 out:
 	up_mem_free(mem);
 	free(frames);

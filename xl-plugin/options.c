@@ -124,8 +124,8 @@ static int parse_formats(const char *arg, unsigned *formats)
 int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 {
 	struct option longopts[NDOCS + 1];
-	char shortopts[64] = "+:";
-	size_t n = 2;
+	char shortopts[64] = ":";   /* options may follow the domain */
+	size_t n = 1;
 	int c;
 
 	memset(o, 0, sizeof(*o));

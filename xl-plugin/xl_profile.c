@@ -65,6 +65,8 @@ static void write_summary(const struct run *r, FILE *out)
 	fprintf(out, "truncated stacks %" PRIu64 " (%.1f%%), missed deadlines %" PRIu64 "\n",
 		trunc, total ? 100.0 * (double)trunc / (double)total : 0.0,
 		s->missed_deadlines);
+	fprintf(out, "guest frames mapped %" PRIu64 ", reused %" PRIu64 ", map failures %" PRIu64 "\n",
+		s->mem.maps, s->mem.hits, s->mem.map_failures);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
 		fprintf(out, "vcpu%u %" PRIu64 " stacks\n", v,
 			up_profile_vcpu_samples(r->profile, v));

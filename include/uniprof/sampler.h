@@ -44,6 +44,7 @@ struct up_sampler_stats {
 	uint64_t *pause_ns;        /* one entry per sample */
 	size_t nr_pause;
 	double elapsed_s;
+	struct up_mem_stats mem;   /* frame mappings made and reused */
 	enum up_stop_reason stop;
 	char error[256];           /* message when stop == UP_STOP_ERROR */
 };

@@ -8,7 +8,18 @@
 
 #define TG_FN __attribute__((noinline, noipa, used))
 #define AFTER_CALL() __asm__ volatile("" ::: "memory")
+
+/* gcc 12 sets up no frame in a leaf that uses no stack, even with
+ * -mno-omit-leaf-frame-pointer; asking for the frame address forces one.
+ * Only in the frame-pointer build: the other one must have none. */
+#ifdef TG_FRAME_POINTERS
+#define FRAME_ANCHOR() __asm__ volatile("" : : "r"(__builtin_frame_address(0)))
+#else
+#define FRAME_ANCHOR() do { } while (0)
+#endif
+
 #define SPIN(units)                                                       \
+	FRAME_ANCHOR();                                                   \
 	for (unsigned long i_ = 0; i_ < (units) * tg_unit_iters; i_++)    \
 		__asm__ volatile("")
 

@@ -1,0 +1,42 @@
+#!/bin/sh
+# /init of the dom0 initramfs: bring up the Xen control plane the way the
+# distribution's init scripts would (xenfs, xenstored, xen-init-dom0,
+# xenconsoled), run the job named on the kernel command line
+# (uniprof.job=NAME runs /uniprof/jobs/NAME.sh), then power off.
+/bin/busybox --install -s /bin
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/lib/xen-4.17/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+for d in /run /tmp /var; do mount -t tmpfs tmpfs $d; done
+mkdir -p /var/run/xen /var/lib/xen /var/log/xen/console /var/lib/xenstored /run/xen /var/lock
+dmesg -n 1
+
+say() { echo "UNIPROF-INIT $*"; }
+fail() { say "FAILED: $*"; echo "UNIPROF-DONE"; poweroff -f; }
+
+kver=$(uname -r)
+for m in xen-evtchn xen-privcmd xen-gntdev xen-gntalloc xenfs/xenfs; do
+	insmod /lib/modules/$kver/kernel/drivers/xen/$m.ko 2>/dev/null ||
+		grep -q "^$(basename $m | tr - _) " /proc/modules || fail "insmod $m"
+done
+mount -t xenfs xenfs /proc/xen || fail "mount xenfs"
+oxenstored --pid-file=/run/xen/xenstored.pid >/var/log/xen/xenstored.log 2>&1 || fail "xenstored"
+xen-init-dom0 >/var/log/xen/init-dom0.log 2>&1 || fail "xen-init-dom0"
+xenconsoled --pid-file=/run/xen/xenconsoled.pid --log=guest --log-dir=/var/log/xen/console ||
+	fail "xenconsoled"
+xl info >/dev/null 2>&1 || fail "xl info"
+say "xen up: $(xl info | sed -n 's/^xen_version *: //p'), $(nproc) dom0 vCPUs"
+
+job=$(sed -n 's/.*uniprof\.job=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -x "/uniprof/jobs/$job.sh" ]; then
+	cd /uniprof && "/uniprof/jobs/$job.sh"
+	say "job $job exited $?"
+else
+	say "FAILED: no job '$job'"
+fi
+echo "UNIPROF-DONE"
+sync
+poweroff -f

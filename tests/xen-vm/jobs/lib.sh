@@ -1,0 +1,98 @@
+# Helpers for jobs run in dom0: TAP results on the console, files sent back
+# to the host, and the test guests' life cycle.
+TAP_N=0
+TAP_FAILED=0
+
+tap() { echo "UNIPROF-TAP $*"; }
+
+ok() {
+	TAP_N=$((TAP_N + 1))
+	tap "ok $TAP_N - $*"
+}
+
+not_ok() {
+	TAP_N=$((TAP_N + 1))
+	TAP_FAILED=$((TAP_FAILED + 1))
+	tap "not ok $TAP_N - $1"
+	shift
+	for line in "$@"; do tap "# $line"; done
+}
+
+# check NAME CONDITION-COMMAND... : ok if the command succeeds.
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+# Send a file to the host (it lands in OUTDIR/files/NAME).
+send_file() {
+	[ -f "$1" ] || return 0
+	echo "UNIPROF-FILE-BEGIN $2"
+	base64 < "$1"
+	echo "UNIPROF-FILE-END"
+}
+
+# Show what went wrong: the tail of Xen's and the guests' consoles.
+diagnose() {
+	tap "# --- xl list"
+	xl list 2>&1 | sed 's/^/UNIPROF-TAP #   /'
+	tap "# --- xl dmesg (tail)"
+	xl dmesg 2>&1 | tail -n 15 | sed 's/^/UNIPROF-TAP #   /'
+	for f in /var/log/xen/console/guest-*.log; do
+		[ -f "$f" ] || continue
+		tap "# --- $f (tail)"
+		tail -n 5 "$f" | sed 's/^/UNIPROF-TAP #   /'
+	done
+}
+
+# start_guest NAME [xl create overrides...]: create and wait until it runs
+# its workload (its console says "tg: start").
+start_guest() {
+	name=$1
+	shift
+	log=/var/log/xen/console/guest-$name.log
+	rm -f "$log"
+	if ! xl create "/guests/$name.cfg" "$@" >/tmp/create-$name.log 2>&1; then
+		tap "# xl create $name failed:"
+		sed 's/^/UNIPROF-TAP #   /' /tmp/create-$name.log
+		return 1
+	fi
+	for i in $(seq 1 100); do
+		grep -q "tg: start" "$log" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	tap "# guest $name did not print its start line in 20 s"
+	return 1
+}
+
+stop_guest() {
+	xl destroy "$1" >/dev/null 2>&1 || true
+}
+
+# Is the domain running, not paused? ("p" in xl list's state column)
+not_paused() {
+	for try in 1 2 3; do
+		state=$(xl list "$1" 2>/dev/null | awk 'NR == 2 { print $5 }')
+		[ -n "$state" ] && break
+		sleep 0.5
+	done
+	case "$state" in
+	"") tap "# cannot read the state of $1"; return 1 ;;
+	*p*) tap "# $1 is paused (state $state)"; return 1 ;;
+	*) return 0 ;;
+	esac
+}
+
+# The guest keeps working: its work counter moves within a few seconds.
+guest_progresses() {
+	log=/var/log/xen/console/guest-$1.log
+	a=$(grep -c "tg: work" "$log")
+	sleep 3
+	b=$(grep -c "tg: work" "$log")
+	[ "$b" -gt "$a" ]
+}
+
+tap_plan_end() {
+	tap "1..$TAP_N"
+}

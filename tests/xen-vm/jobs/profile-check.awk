@@ -1,0 +1,37 @@
+# Reads a folded profile of the test unikernel and prints, one per line:
+#   samples N
+#   complete PCT     -- samples whose stack is whole from tg_entry64 down
+#   leaf NAME PCT    -- share of samples with NAME as the leaf
+# A stack is whole when it starts at the entry symbol, is not truncated,
+# and every caller -> callee step between the guest's tg_* functions is a
+# call the guest really makes (so a skipped frame shows).
+function callee_ok(a, b,    n) {
+	if (a !~ /^tg_/ || b !~ /^tg_/) return 1
+	if (a == "tg_entry64") return b == "tg_main"
+	if (a == "tg_main") return b == "tg_workload"
+	if (a == "tg_workload") return b == "tg_round"
+	if (a == "tg_round") return b == "tg_chain_01" || b == "tg_hot_35" || b == "tg_hot_15"
+	if (a ~ /^tg_chain_/) {
+		n = substr(a, 10) + 0
+		return b == sprintf("tg_chain_%02d", n + 1)
+	}
+	return 0
+}
+{
+	count = $NF
+	stack = $0
+	sub(/ [0-9]+$/, "", stack)
+	n = split(stack, f, ";")
+	total += count
+	good = (f[1] == "tg_entry64")
+	for (i = 1; i < n && good; i++)
+		if (!callee_ok(f[i], f[i + 1])) good = 0
+	if (good) complete += count
+	leaf[f[n]] += count
+}
+END {
+	printf "samples %d\n", total
+	if (total == 0) exit
+	printf "complete %.2f\n", 100 * complete / total
+	for (l in leaf) printf "leaf %s %.2f\n", l, 100 * leaf[l] / total
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Boot Xen 4.17 under QEMU (TCG) with our dom0 initramfs and run one job.
+# The VM always ends: the job powers off, and a timeout kills QEMU if it
+# hangs (QEMU exits 0 even after a panic, so success is judged by the
+# UNIPROF-DONE marker, not the exit code).
+# Files the job sends back as base64 between UNIPROF-FILE markers land in
+# OUTDIR/files.
+# Usage: run-vm.sh CACHE_ROOT INITRAMFS JOB OUTDIR TIMEOUT_SECONDS
+set -u
+root=$1 initrd=$2 job=$3 outdir=$4 limit=$5
+mkdir -p "$outdir/files"
+console="$outdir/console.log"
+xen="$outdir/xen.elf"
+kernel=$(ls "$root"/boot/vmlinuz-* | head -n 1)
+
+zcat "$root/boot/xen-4.17-amd64.gz" > "$xen"
+: > "$console"
+timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -cpu max,-smap,-smep \
+	-smp 2 -m 1536 -display none -monitor none -no-reboot -nodefaults \
+	-serial "file:$console" \
+	-kernel "$xen" \
+	-append "console=com1 com1=115200,8n1 loglvl=all guest_loglvl=all dom0_mem=768M,max:768M noreboot" \
+	-initrd "$kernel console=hvc0 earlyprintk=xen loglevel=3 uniprof.job=$job,$initrd" \
+	</dev/null >"$outdir/qemu.log" 2>&1 &
+qemu=$!
+# Xen runs with noreboot, so a crashed dom0 leaves QEMU spinning: end it as
+# soon as the console says the run is over, one way or the other.
+while kill -0 $qemu 2>/dev/null; do
+	sleep 2
+	if grep -q -e '^UNIPROF-DONE' -e 'Dom0 crashed' -e 'Panic on CPU' \
+		-e 'Kernel panic' "$console" 2>/dev/null; then
+		sleep 15
+		kill $qemu 2>/dev/null
+		break
+	fi
+done
+wait $qemu
+rc=$?
+rm -f "$xen"
+[ $rc -eq 124 ] && echo "run-vm: QEMU killed after ${limit}s" >> "$outdir/qemu.log"
+
+# Unpack files sent over the console.
+tr -d '\r' < "$console" | awk -v dir="$outdir/files" '
+	/^UNIPROF-FILE-BEGIN / { name = $2; out = dir "/" name ".b64"; printf "" > out; next }
+	/^UNIPROF-FILE-END/ { close(out); out = ""; next }
+	out != "" { print >> out }
+'
+for f in "$outdir"/files/*.b64; do
+	[ -e "$f" ] || continue
+	base64 -d < "$f" > "${f%.b64}" 2>/dev/null || echo "run-vm: damaged file ${f%.b64}" >> "$outdir/qemu.log"
+	rm -f "$f"
+done
+grep -q '^UNIPROF-DONE' "$console"
