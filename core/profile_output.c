@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error_impl.h"
+#include "profile_fold.h"
 #include "strmap.h"
 #include "uniprof/profile.h"
 
@@ -146,37 +147,60 @@ static void agg_release(struct agg *a)
 
 static const struct up_output_opts default_opts = { .vcpu = -1 };
 
+int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,
+		 const struct up_output_opts *opts, struct strmap **keys,
+		 uint64_t **counts)
+{
+	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
+	int rc = strmap_new(&a.keys);
+
+	if (rc == 0)
+		rc = up_profile_foreach(p, visit_folded, &a);
+	if (rc == 0 && a.err)
+		rc = a.err;
+	if (rc == 0 && ensure(&a, 1) < 0)
+		rc = UP_ENOMEM;
+	if (rc < 0) {
+		agg_release(&a);
+		return rc;
+	}
+	*keys = a.keys;
+	*counts = a.counts;
+	a.keys = NULL;
+	a.counts = NULL;
+	agg_release(&a);
+	return 0;
+}
+
 int up_profile_write_folded(const struct up_profile *p,
 			    const struct up_symtab *symtab,
 			    const struct up_output_opts *opts, FILE *out)
 {
-	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
-	size_t *order = NULL, n;
-	int rc;
+	struct strmap *keys;
+	uint64_t *counts;
+	size_t *order, n;
+	int rc = profile_fold(p, symtab, opts, &keys, &counts);
 
-	rc = strmap_new(&a.keys);
-	if (rc == 0)
-		rc = up_profile_foreach(p, visit_folded, &a);
-	if (rc == 0) {
-		n = strmap_count(a.keys);
-		order = malloc((n ? n : 1) * sizeof(*order));
-		if (!order)
-			rc = up_fail(UP_ENOMEM, "out of memory");
-	}
-	if (rc == 0) {
+	if (rc < 0)
+		return rc;
+	n = strmap_count(keys);
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	} else {
 		for (size_t i = 0; i < n; i++)
 			order[i] = i;
-		sort_keys = a.keys;   /* output is single-threaded */
+		sort_keys = keys;     /* output is single-threaded */
 		qsort(order, n, sizeof(*order), key_cmp);
 		for (size_t i = 0; i < n; i++)
 			fprintf(out, "%s %" PRIu64 "\n",
-				strmap_key(a.keys, order[i]),
-				a.counts[order[i]]);
+				strmap_key(keys, order[i]), counts[order[i]]);
 		if (ferror(out))
 			rc = up_fail(UP_EIO, "write error");
 	}
 	free(order);
-	agg_release(&a);
+	free(counts);
+	strmap_free(keys);
 	return rc;
 }
 
@@ -239,6 +263,8 @@ int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
 	rc = strmap_new(&a.keys);
 	if (rc == 0)
 		rc = up_profile_foreach(p, visit_top, &a);
+	if (rc == 0 && a.err)
+		rc = a.err;
 	if (rc == 0) {
 		n = strmap_count(a.keys);
 		e = calloc(n ? n : 1, sizeof(*e));

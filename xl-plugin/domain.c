@@ -82,6 +82,13 @@ int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
 			k = cfg.b_info.u.pv.kernel;
 		if (k)
 			out->kernel = strdup(k);
+		/* The stored configuration tells PVH from HVM; dominfo may not. */
+		if (cfg.b_info.type == LIBXL_DOMAIN_TYPE_PV)
+			out->type = "pv";
+		else if (cfg.b_info.type == LIBXL_DOMAIN_TYPE_PVH)
+			out->type = "pvh";
+		else if (cfg.b_info.type == LIBXL_DOMAIN_TYPE_HVM)
+			out->type = "hvm";
 		out->max_vcpus = cfg.b_info.max_vcpus;
 	}
 	libxl_domain_config_dispose(&cfg);

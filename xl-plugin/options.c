@@ -28,7 +28,7 @@ static const struct option_doc docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "PATH",
 	  "directory, or file name stem, for the profile (default: " XEN_LOG_DIR "/profile/NAME-TIME)" },
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "output format: folded or txt; repeat or comma-separate for several (default: all)" },
+	  "output: folded, svg, json, txt; repeat or comma-separate (default: all)" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
 	  "symbols: an ELF image (may be gzip-compressed) or an nm/System.map text map" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
@@ -56,8 +56,8 @@ void xlp_print_usage(FILE *out)
 		"Usage: xl profile [options] <Domain>\n"
 		"\n"
 		"Profile a running domain's vCPU stacks from dom0, without changing the guest.\n"
-		"<Domain> is a domain name or id. Writes folded stacks (for flame graphs) and\n"
-		"a top list of functions.\n"
+		"<Domain> is a domain name or id. Writes a flame graph (SVG), folded stacks,\n"
+		"a JSON summary and a top list of functions.\n"
 		"\n"
 		"Options:\n");
 	for (size_t i = 0; i < NDOCS; i++) {
@@ -113,6 +113,10 @@ static int parse_formats(const char *arg, unsigned *formats)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (strcmp(tok, "folded") == 0)
 			*formats |= XLP_FORMAT_FOLDED;
+		else if (strcmp(tok, "svg") == 0)
+			*formats |= XLP_FORMAT_SVG;
+		else if (strcmp(tok, "json") == 0)
+			*formats |= XLP_FORMAT_JSON;
 		else if (strcmp(tok, "txt") == 0)
 			*formats |= XLP_FORMAT_TXT;
 		else
@@ -166,7 +170,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			break;
 		case 'F':
 			if (parse_formats(optarg, &o->formats) < 0)
-				return bad("format", optarg, "use folded or txt");
+				return bad("format", optarg, "use folded, svg, json or txt");
 			break;
 		case 's':
 			o->symbols = optarg;
@@ -227,6 +231,6 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 	}
 	o->domain = argv[optind];
 	if (!o->formats)
-		o->formats = XLP_FORMAT_FOLDED | XLP_FORMAT_TXT;
+		o->formats = XLP_FORMAT_ALL;
 	return 0;
 }

@@ -9,8 +9,13 @@
 
 enum xlp_format {
 	XLP_FORMAT_FOLDED = 1 << 0,
-	XLP_FORMAT_TXT = 1 << 1,
+	XLP_FORMAT_SVG = 1 << 1,
+	XLP_FORMAT_JSON = 1 << 2,
+	XLP_FORMAT_TXT = 1 << 3,
 };
+
+#define XLP_FORMAT_ALL \
+	(XLP_FORMAT_FOLDED | XLP_FORMAT_SVG | XLP_FORMAT_JSON | XLP_FORMAT_TXT)
 
 struct xlp_options {
 	const char *domain;

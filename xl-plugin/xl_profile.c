@@ -12,6 +12,7 @@
 #include "domain.h"
 #include "options.h"
 #include "output_files.h"
+#include "report.h"
 #include "symbols_find.h"
 #include "uniprof/uniprof.h"
 
@@ -46,61 +47,82 @@ struct run {
 	struct up_sampler_stats stats;
 };
 
-static void write_summary(const struct run *r, FILE *out)
-{
-	const struct up_sampler_stats *s = &r->stats;
-	uint64_t total = up_profile_samples(r->profile);
-	uint64_t trunc = up_profile_truncated(r->profile);
+static const struct {
+	unsigned format;
+	const char *suffix;
+} outputs[] = {
+	{ XLP_FORMAT_FOLDED, ".folded" },
+	{ XLP_FORMAT_SVG, ".svg" },
+	{ XLP_FORMAT_TXT, ".txt" },
+	{ XLP_FORMAT_JSON, ".json" },   /* last: it lists the others */
+};
 
-	fprintf(out, "domain %s (id %u, %s), kernel %s\n", r->dom.name,
-		r->dom.domid, r->dom.type, r->dom.kernel ? r->dom.kernel : "unknown");
-	fprintf(out, "symbols %s\n", r->symbols_used ? r->symbols_used : "none (addresses)");
-	fprintf(out, "%" PRIu64 " samples in %.1f s at %g Hz (%" PRIu64 " stacks), stopped: %s\n",
-		s->samples, s->elapsed_s, r->opt->hz, total,
-		up_stop_reason_name(s->stop));
-	fprintf(out, "pause per sample: p50 %.0f us, p99 %.0f us, max %.0f us\n",
-		(double)up_sampler_pause_percentile(s, 50) / 1e3,
-		(double)up_sampler_pause_percentile(s, 99) / 1e3,
-		(double)up_sampler_pause_percentile(s, 100) / 1e3);
-	fprintf(out, "truncated stacks %" PRIu64 " (%.1f%%), missed deadlines %" PRIu64 "\n",
-		trunc, total ? 100.0 * (double)trunc / (double)total : 0.0,
-		s->missed_deadlines);
-	fprintf(out, "guest frames mapped %" PRIu64 ", reused %" PRIu64 ", map failures %" PRIu64 "\n",
-		s->mem.maps, s->mem.hits, s->mem.map_failures);
-	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
-		fprintf(out, "vcpu%u %" PRIu64 " stacks\n", v,
-			up_profile_vcpu_samples(r->profile, v));
-}
-
-static int write_outputs(struct run *r, const char *stem, FILE *report)
+static int write_one(struct run *r, struct xlp_report *rep, unsigned format,
+		     FILE *f)
 {
-	struct xlp_file f;
+	char title[256];
 	int rc = 0;
 
-	if (r->opt->formats & XLP_FORMAT_FOLDED) {
-		if (xlp_file_open(&f, stem, ".folded") < 0)
+	switch (format) {
+	case XLP_FORMAT_FOLDED:
+		rc = up_profile_write_folded(r->profile, r->symtab, NULL, f);
+		break;
+	case XLP_FORMAT_SVG:
+		snprintf(title, sizeof(title), "%s (%s): %" PRIu64 " stacks at %g Hz",
+			 r->dom.name, r->dom.type, up_profile_samples(r->profile),
+			 r->opt->hz);
+		rc = up_profile_write_svg(r->profile, r->symtab, NULL, title, f);
+		break;
+	case XLP_FORMAT_TXT:
+		xlp_report_text(rep, f);
+		fputc('\n', f);
+		rc = up_profile_write_top(r->profile, r->symtab, NULL, r->opt->top, f);
+		break;
+	case XLP_FORMAT_JSON:
+		return xlp_report_json(rep, f);
+	}
+	if (rc < 0)
+		fprintf(stderr, "xl profile: %s\n", up_error_last());
+	return rc;
+}
+
+/* Every file goes through a temporary name and a rename. */
+static int write_outputs(struct run *r, struct xlp_report *rep,
+			 const char *stem, FILE *report)
+{
+	char *paths[sizeof(outputs) / sizeof(outputs[0])] = { NULL };
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		if (!(r->opt->formats & outputs[i].format))
+			continue;
+		if (asprintf(&paths[i], "%s%s", stem, outputs[i].suffix) < 0)
 			return -1;
-		if (up_profile_write_folded(r->profile, r->symtab, NULL, f.f) < 0) {
-			fprintf(stderr, "xl profile: %s\n", up_error_last());
-			xlp_file_abort(&f);
-			return -1;
+		rep->files[rep->nr_files++] = paths[i];
+	}
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		struct xlp_file f;
+
+		if (!paths[i])
+			continue;
+		if (xlp_file_open(&f, stem, outputs[i].suffix) < 0) {
+			rc = -1;
+			continue;
 		}
-		rc |= xlp_file_commit(&f);
-		if (report)
+		if (write_one(r, rep, outputs[i].format, f.f) < 0) {
+			xlp_file_abort(&f);
+			rc = -1;
+			continue;
+		}
+		if (xlp_file_commit(&f) < 0)
+			rc = -1;
+		else if (report)
 			fprintf(report, "wrote %s\n", f.path);
 		free(f.path);
 	}
-	if (r->opt->formats & XLP_FORMAT_TXT) {
-		if (xlp_file_open(&f, stem, ".txt") < 0)
-			return -1;
-		write_summary(r, f.f);
-		fputc('\n', f.f);
-		up_profile_write_top(r->profile, r->symtab, NULL, r->opt->top, f.f);
-		rc |= xlp_file_commit(&f);
-		if (report)
-			fprintf(report, "wrote %s\n", f.path);
-		free(f.path);
-	}
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
+		free(paths[i]);
+	rep->nr_files = 0;
 	return rc;
 }
 
@@ -173,9 +195,15 @@ int main(int argc, char **argv)
 	t = NULL;
 	if (r.stats.stop == UP_STOP_ERROR)
 		fprintf(stderr, "xl profile: sampling stopped: %s\n", r.stats.error);
-	rc = write_outputs(&r, stem, opt.quiet ? NULL : stdout) < 0 ? 1 : 0;
+	struct xlp_report rep = {
+		.opt = &opt, .dom = &r.dom, .symtab = r.symtab,
+		.symbols_used = r.symbols_used, .profile = r.profile,
+		.stats = &r.stats,
+	};
+
+	rc = write_outputs(&r, &rep, stem, opt.quiet ? NULL : stdout) < 0 ? 1 : 0;
 	if (!opt.quiet) {
-		write_summary(&r, stdout);
+		xlp_report_text(&rep, stdout);
 		fputc('\n', stdout);
 		up_profile_write_top(r.profile, r.symtab, NULL,
 				     opt.top < 10 ? opt.top : 10, stdout);

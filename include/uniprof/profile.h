@@ -48,6 +48,13 @@ int up_profile_write_folded(const struct up_profile *p,
 			    const struct up_symtab *symtab,
 			    const struct up_output_opts *opts, FILE *out);
 
+/* An interactive flame graph (SVG with its own script: click to zoom,
+ * search, tooltips), readable offline in any browser. */
+int up_profile_write_svg(const struct up_profile *p,
+			 const struct up_symtab *symtab,
+			 const struct up_output_opts *opts, const char *title,
+			 FILE *out);
+
 struct up_top_entry {
 	char *name;
 	uint64_t self;     /* samples with this function as leaf */

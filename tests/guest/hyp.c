@@ -62,10 +62,13 @@ static void notify(void)
 
 void console_write(const char *s, size_t n)
 {
-	if (tg_mode == TG_PVH)
-		outb_e9(s, n);
-	if (!cons)
+	/* Port 0xe9 (Xen's guest log, or QEMU's debugcon) only when there is
+	 * no PV console: each byte there traps to the hypervisor. */
+	if (!cons) {
+		if (tg_mode == TG_PVH)
+			outb_e9(s, n);
 		return;
+	}
 	while (n > 0) {
 		XENCONS_RING_IDX prod = cons->out_prod, c;
 

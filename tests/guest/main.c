@@ -24,7 +24,7 @@ TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns)
 		tg_round();
 		rounds++;
 		/* Reading the clock can trap to Xen: not every round. */
-		if (rounds % 16)
+		if (rounds % 64)
 			continue;
 		now = now_ns();
 		if (report_ns && now >= next_report) {

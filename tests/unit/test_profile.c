@@ -145,10 +145,62 @@ static void test_many_stacks(void)
 	CHECK(up_profile_new(&p, 0) == UP_EINVAL);
 }
 
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* The flame graph: one frame per tree node (with the "all" root), names
+ * XML-escaped, each frame's sample count and percentage in its tooltip,
+ * and the viewer script embedded (no external resource). */
+static void test_svg(void)
+{
+	static const char cxx_map[] =
+		"0000000000001000 T main\n"
+		"0000000000002000 T _Z3maxIiET_S0_S0_\n"      /* int max<int>(int, int) */
+		"0000000000003000 T a&b\n"
+		"0000000000009000 B _end\n";
+	struct up_profile *p;
+	struct up_symtab *s;
+	uint64_t one[] = { 0x2001, 0x1001 }, two[] = { 0x3001, 0x1001 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	REQUIRE(up_symtab_load_mem(&s, cxx_map, sizeof(cxx_map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (int i = 0; i < 3; i++)
+		up_profile_add(p, 0, one, 2, UP_TRUNC_NONE);
+	up_profile_add(p, 0, two, 2, UP_TRUNC_NONE);
+	f = open_memstream(&buf, &len);
+	CHECK(up_profile_write_svg(p, s, NULL, "t<1>", f) == 0);
+	fclose(f);
+	REQUIRE(buf != NULL);
+	CHECK(strncmp(buf, "<?xml", 5) == 0);
+	CHECK(strstr(buf, "</svg>\n") != NULL);
+	CHECK(count_of(buf, "<g class=\"f\"") == 4);       /* all, main, 2 leaves */
+	CHECK(strstr(buf, ">t&lt;1&gt;</text>") != NULL);
+	CHECK(strstr(buf, "int max&lt;int&gt;(int, int) (3 samples, 75.00%)") != NULL);
+	CHECK(strstr(buf, "a&amp;b (1 samples, 25.00%)") != NULL);
+	CHECK(strstr(buf, "all (4 samples, 100.00%)") != NULL);
+	CHECK(strstr(buf, "data-total=\"4\"") != NULL);
+	CHECK(strstr(buf, "function zoom(") && strstr(buf, "function search("));
+	CHECK(strstr(buf, "http://www.w3.org/2000/svg") != NULL);
+	CHECK(count_of(buf, "http") == 1);     /* nothing fetched from anywhere */
+	free(buf);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
 int main(void)
 {
 	RUN(test_folded_writer);
 	RUN(test_top);
 	RUN(test_many_stacks);
+	RUN(test_svg);
 	TEST_MAIN_END();
 }

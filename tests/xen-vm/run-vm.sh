@@ -43,7 +43,8 @@ rm -f "$xen"
 tr -d '\r' < "$console" | awk -v dir="$outdir/files" '
 	/^UNIPROF-FILE-BEGIN / { name = $2; out = dir "/" name ".b64"; printf "" > out; next }
 	/^UNIPROF-FILE-END/ { close(out); out = ""; next }
-	out != "" { print >> out }
+	# Xen and the guests may log into the same console: keep base64 only.
+	out != "" && /^[A-Za-z0-9+\/=]+$/ { print >> out }
 '
 for f in "$outdir"/files/*.b64; do
 	[ -e "$f" ] || continue

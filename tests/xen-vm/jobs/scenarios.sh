@@ -65,8 +65,13 @@ for t in pv pvh; do
 	check "$t: xl-profile exits 0" [ $rc -eq 0 ]
 	[ $rc -eq 0 ] || tap "# $(cat $OUT/$g.stderr)"
 	check_split "$t" "$folded"
-	send_file "$folded" "$g.folded"
-	send_file "${folded%.folded}.txt" "$g.txt"
+	stem=${folded%.folded}
+	check "$t: flame graph written" grep -q '<g class="f"' "$stem.svg"
+	check "$t: JSON summary names the domain and its symbols" \
+		grep -q "\"file\": \"/guests/tg-fp.elf\"" "$stem.json"
+	check "$t: domain type from its configuration is $t" \
+		grep -q "\"type\": \"$t\"" "$stem.json"
+	for ext in folded svg txt json; do send_file "$stem.$ext" "$g.$ext"; done
 	check "$t: domain running after the profiler exits" not_paused $g
 	check "$t: guest keeps working after the profiler exits" guest_progresses $g
 	grep -q "pause per sample" $OUT/$g.stdout &&

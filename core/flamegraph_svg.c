@@ -1,0 +1,275 @@
+/* An interactive flame graph as one self-contained SVG: click a frame to
+ * zoom into it, "Search" highlights frames matching a regular expression
+ * and shows their share, hovering shows name, samples and percentage.
+ * No network, no external script: it opens in any browser. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_impl.h"
+#include "profile_fold.h"
+#include "uniprof/profile.h"
+
+#define SVG_WIDTH 1200
+#define FRAME_H 16
+#define PAD_TOP 50
+#define PAD_BOTTOM 40
+#define PAD_SIDE 10
+
+struct node {
+	char *name;
+	uint64_t count;
+	size_t first_child, next_sibling;   /* 0: none (node 0 is the root) */
+};
+
+struct tree {
+	struct node *nodes;
+	size_t n, cap;
+	unsigned max_depth;
+};
+
+static long tree_add(struct tree *t, const char *name, size_t len)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct node *nn = realloc(t->nodes, cap * sizeof(*nn));
+
+		if (!nn)
+			return -1;
+		t->nodes = nn;
+		t->cap = cap;
+	}
+	memset(&t->nodes[t->n], 0, sizeof(t->nodes[0]));
+	t->nodes[t->n].name = strndup(name, len);
+	if (!t->nodes[t->n].name)
+		return -1;
+	return (long)t->n++;
+}
+
+static long child(struct tree *t, size_t parent, const char *name, size_t len)
+{
+	size_t c;
+	long n;
+
+	for (c = t->nodes[parent].first_child; c; c = t->nodes[c].next_sibling)
+		if (strlen(t->nodes[c].name) == len &&
+		    memcmp(t->nodes[c].name, name, len) == 0)
+			return (long)c;
+	n = tree_add(t, name, len);
+	if (n < 0)
+		return -1;
+	t->nodes[n].next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = (size_t)n;
+	return n;
+}
+
+static int tree_insert(struct tree *t, const char *stack, uint64_t count)
+{
+	size_t at = 0;
+	unsigned depth = 0;
+
+	t->nodes[0].count += count;
+	for (const char *p = stack; *p;) {
+		const char *e = strchr(p, ';');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		long c = child(t, at, p, len);
+
+		if (c < 0)
+			return -1;
+		at = (size_t)c;
+		t->nodes[at].count += count;
+		if (++depth > t->max_depth)
+			t->max_depth = depth;
+		p += len + (e != NULL);
+	}
+	return 0;
+}
+
+static void xml_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default:
+			/* Control bytes are not allowed in XML. */
+			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
+		}
+	}
+}
+
+/* flamegraph.pl's warm palette, chosen by name so colours are stable. */
+static void colour(const char *name, unsigned rgb[3])
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	if (strncmp(name, "0x", 2) == 0 || name[0] == '[') {
+		rgb[0] = rgb[1] = rgb[2] = 180 + h % 40;   /* unknown: grey */
+		return;
+	}
+	rgb[0] = 205 + h % 50;
+	rgb[1] = (h >> 8) % 230;
+	rgb[2] = (h >> 16) % 55;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct node *x = *(const struct node *const *)a;
+	const struct node *y = *(const struct node *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+struct emit {
+	struct tree *t;
+	FILE *out;
+	uint64_t total;
+	unsigned height;
+	double scale;
+};
+
+static int emit_node(struct emit *e, size_t idx, uint64_t start, unsigned depth)
+{
+	struct node *n = &e->t->nodes[idx];
+	double x = PAD_SIDE + (double)start * e->scale;
+	double w = (double)n->count * e->scale;
+	double y = e->height - PAD_BOTTOM - (double)(depth + 1) * FRAME_H;
+	struct node **kids;
+	size_t nk = 0;
+	unsigned rgb[3];
+	int rc = 0;
+
+	colour(n->name, rgb);
+	fprintf(e->out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64
+		"\" data-d=\"%u\"><title>", start, n->count, depth);
+	xml_escaped(e->out, n->name);
+	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
+		100.0 * (double)n->count / (double)e->total);
+	fprintf(e->out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
+		"rx=\"2\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.1f\" y=\"%.0f\">",
+		x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2], x + 3, y + 11.5);
+	xml_escaped(e->out, n->name);
+	fputs("</text></g>\n", e->out);
+
+	for (size_t c = n->first_child; c; c = e->t->nodes[c].next_sibling)
+		nk++;
+	if (!nk)
+		return 0;
+	kids = malloc(nk * sizeof(*kids));
+	if (!kids)
+		return -1;
+	nk = 0;
+	for (size_t c = n->first_child; c; c = e->t->nodes[c].next_sibling)
+		kids[nk++] = &e->t->nodes[c];
+	qsort(kids, nk, sizeof(*kids), name_cmp);   /* stable, like flamegraph.pl */
+	for (size_t i = 0; i < nk && rc == 0; i++) {
+		rc = emit_node(e, (size_t)(kids[i] - e->t->nodes), start, depth + 1);
+		start += kids[i]->count;
+	}
+	free(kids);
+	return rc;
+}
+
+/* The viewer: layout on zoom, search, details line. Kept small and
+ * dependency-free; it works on the data-* attributes of each frame. */
+static const char script[] =
+"var W=" "1200" ",P=10,frames,total,zoomed=null,searching=false;\n"
+"function $(id){return document.getElementById(id);}\n"
+"function init(){frames=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+" total=+$('frames').getAttribute('data-total');\n"
+" frames.forEach(function(g){var t=g.querySelector('text'),r=g.querySelector('rect');\n"
+"  g._name=t.textContent;g._fill=r.getAttribute('fill');\n"
+"  g.onclick=function(){zoom(g);};\n"
+"  g.onmouseover=function(){$('details').textContent=g.querySelector('title').textContent;};\n"
+"  g.onmouseout=function(){$('details').textContent=' ';};});\n"
+" $('unzoom').onclick=function(){zoomed=null;layout(0,total,-1);$('unzoom').style.display='none';};\n"
+" $('search').onclick=search;layout(0,total,-1);}\n"
+"function fit(g,w){var t=g.querySelector('text'),n=g._name,c=Math.floor((w-6)/7);\n"
+" t.textContent=c<3?'':(n.length<=c?n:n.slice(0,c-2)+'..');}\n"
+"function layout(s0,n0,dz){var k=(W-2*P)/n0;\n"
+" frames.forEach(function(g){var s=+g.getAttribute('data-s'),n=+g.getAttribute('data-n'),\n"
+"  d=+g.getAttribute('data-d'),r=g.querySelector('rect'),t=g.querySelector('text');\n"
+"  if(s+n<=s0||s>=s0+n0||(dz>=0&&d<dz&&!(s<=s0&&s+n>=s0+n0))){g.style.display='none';return;}\n"
+"  g.style.display='';var x0=Math.max(s,s0),x1=Math.min(s+n,s0+n0),x=P+(x0-s0)*k,w=(x1-x0)*k;\n"
+"  r.setAttribute('x',x.toFixed(1));r.setAttribute('width',w.toFixed(1));\n"
+"  t.setAttribute('x',(x+3).toFixed(1));g.style.opacity=(dz>=0&&d<dz)?0.6:1;fit(g,w);});}\n"
+"function zoom(g){zoomed=g;layout(+g.getAttribute('data-s'),+g.getAttribute('data-n'),\n"
+" +g.getAttribute('data-d'));$('unzoom').style.display='';}\n"
+"function search(){if(searching){searching=false;frames.forEach(function(g){\n"
+"  g.querySelector('rect').setAttribute('fill',g._fill);});$('matched').textContent=' ';\n"
+"  $('search').textContent='Search';return;}\n"
+" var term=prompt('Search for a function (regular expression)','');if(!term)return;\n"
+" var re;try{re=new RegExp(term);}catch(e){alert('Not a regular expression: '+e.message);return;}\n"
+" var hit=[];frames.forEach(function(g){if(+g.getAttribute('data-d')>0&&re.test(g._name)){\n"
+"  g.querySelector('rect').setAttribute('fill','rgb(230,0,230)');\n"
+"  hit.push([+g.getAttribute('data-s'),+g.getAttribute('data-n')]);}});\n"
+" hit.sort(function(a,b){return a[0]-b[0];});var sum=0,end=-1;\n"
+" hit.forEach(function(h){var e=h[0]+h[1];if(h[0]>=end){sum+=h[1];end=e;}else if(e>end){sum+=e-end;end=e;}});\n"
+" searching=true;$('search').textContent='Reset Search';\n"
+" $('matched').textContent='Matched: '+(100*sum/total).toFixed(2)+'%';}\n";
+
+int up_profile_write_svg(const struct up_profile *p,
+			 const struct up_symtab *symtab,
+			 const struct up_output_opts *opts, const char *title,
+			 FILE *out)
+{
+	struct tree t = { 0 };
+	struct strmap *keys;
+	uint64_t *counts;
+	struct emit e;
+	int rc = profile_fold(p, symtab, opts, &keys, &counts);
+
+	if (rc < 0)
+		return rc;
+	if (tree_add(&t, "all", 3) < 0)
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < strmap_count(keys); i++)
+		if (tree_insert(&t, strmap_key(keys, i), counts[i]) < 0)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	free(counts);
+	strmap_free(keys);
+	if (rc < 0)
+		goto out;
+
+	e.t = &t;
+	e.out = out;
+	e.total = t.nodes[0].count ? t.nodes[0].count : 1;
+	e.height = PAD_TOP + PAD_BOTTOM + (t.max_depth + 1) * FRAME_H;
+	e.scale = (double)(SVG_WIDTH - 2 * PAD_SIDE) / (double)e.total;
+	fprintf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
+		"onload=\"init()\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
+		".f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
+		"#title{font-size:17px}#unzoom,#search{cursor:pointer}</style>\n"
+		"<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
+		SVG_WIDTH, e.height, SVG_WIDTH, e.height, script, SVG_WIDTH / 2);
+	xml_escaped(out, title ? title : "Flame Graph");
+	fprintf(out, "</text>\n"
+		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n"
+		"<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> </text>\n"
+		"<g id=\"frames\" data-total=\"%" PRIu64 "\">\n",
+		PAD_SIDE, SVG_WIDTH - PAD_SIDE, PAD_SIDE, e.height - 14,
+		SVG_WIDTH - PAD_SIDE, e.height - 14, t.nodes[0].count);
+	if (t.nodes[0].count && emit_node(&e, 0, 0, 0) < 0)
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	fputs("</g>\n</svg>\n", out);
+	if (rc == 0 && ferror(out))
+		rc = up_fail(UP_EIO, "write error");
+out:
+	for (size_t i = 0; i < t.n; i++)
+		free(t.nodes[i].name);
+	free(t.nodes);
+	return rc;
+}

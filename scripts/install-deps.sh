@@ -1,0 +1,23 @@
+#!/bin/sh
+# Install what uniprof needs to build and to run its real-Xen tests on a
+# Debian 12 machine: compilers, autotools, the Xen/ELF/yajl/unwind
+# development packages, and QEMU. Only Debian's own packages; nothing else
+# is downloaded. Does nothing when all are present.
+set -eu
+pkgs="build-essential autoconf automake libtool pkg-config
+      libxen-dev libyajl-dev libunwind-dev libelf-dev zlib1g-dev
+      qemu-system-x86 cpio gzip"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: need root to install:$missing" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -1,0 +1,159 @@
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+#include "report.h"
+
+void xlp_report_text(const struct xlp_report *r, FILE *out)
+{
+	const struct up_sampler_stats *s = r->stats;
+	uint64_t total = up_profile_samples(r->profile);
+	uint64_t trunc = up_profile_truncated(r->profile);
+
+	fprintf(out, "domain %s (id %u, %s), kernel %s\n", r->dom->name,
+		r->dom->domid, r->dom->type,
+		r->dom->kernel ? r->dom->kernel : "unknown");
+	fprintf(out, "symbols %s\n",
+		r->symbols_used ? r->symbols_used : "none (addresses)");
+	fprintf(out, "%" PRIu64 " samples in %.1f s at %g Hz (%" PRIu64
+		" stacks), stopped: %s\n", s->samples, s->elapsed_s,
+		r->opt->hz, total, up_stop_reason_name(s->stop));
+	fprintf(out, "pause per sample: p50 %.0f us, p99 %.0f us, max %.0f us\n",
+		(double)up_sampler_pause_percentile(s, 50) / 1e3,
+		(double)up_sampler_pause_percentile(s, 99) / 1e3,
+		(double)up_sampler_pause_percentile(s, 100) / 1e3);
+	fprintf(out, "truncated stacks %" PRIu64 " (%.1f%%), missed deadlines %"
+		PRIu64 "\n", trunc,
+		total ? 100.0 * (double)trunc / (double)total : 0.0,
+		s->missed_deadlines);
+	fprintf(out, "guest frames mapped %" PRIu64 ", reused %" PRIu64
+		", map failures %" PRIu64 "\n", s->mem.maps, s->mem.hits,
+		s->mem.map_failures);
+	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
+		fprintf(out, "vcpu%u %" PRIu64 " stacks\n", v,
+			up_profile_vcpu_samples(r->profile, v));
+}
+
+static void str(yajl_gen g, const char *s)
+{
+	if (s)
+		yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+	else
+		yajl_gen_null(g);
+}
+
+static void key(yajl_gen g, const char *k)
+{
+	str(g, k);
+}
+
+/* Numbers with as many decimals as mean something, not %.20g noise. */
+static void num(yajl_gen g, double v, int decimals)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+
+	yajl_gen_number(g, buf, (size_t)n);
+}
+
+static void us(yajl_gen g, const char *k, uint64_t ns)
+{
+	key(g, k);
+	num(g, (double)ns / 1e3, 1);
+}
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+	fwrite(s, 1, len, ctx);
+}
+
+int xlp_report_json(const struct xlp_report *r, FILE *out)
+{
+	const struct up_sampler_stats *s = r->stats;
+	uint64_t total = up_profile_samples(r->profile);
+	struct up_top_entry *top = NULL;
+	size_t ntop = 0;
+	yajl_gen g = yajl_gen_alloc(NULL);
+
+	if (!g || up_profile_top(r->profile, r->symtab, NULL, &top, &ntop) < 0) {
+		fprintf(stderr, "xl profile: cannot build the JSON summary: out of memory\n");
+		if (g)
+			yajl_gen_free(g);
+		return -1;
+	}
+	yajl_gen_config(g, yajl_gen_beautify, 1);
+	yajl_gen_config(g, yajl_gen_print_callback, print_cb, out);
+	yajl_gen_map_open(g);
+	key(g, "tool");
+	str(g, "uniprof xl profile " PACKAGE_VERSION);
+	key(g, "domain");
+	yajl_gen_map_open(g);
+	key(g, "name"); str(g, r->dom->name);
+	key(g, "id"); yajl_gen_integer(g, r->dom->domid);
+	key(g, "type"); str(g, r->dom->type);
+	key(g, "kernel"); str(g, r->dom->kernel);
+	yajl_gen_map_close(g);
+	key(g, "symbols");
+	yajl_gen_map_open(g);
+	key(g, "file"); str(g, r->symbols_used);
+	key(g, "build_id"); str(g, r->symtab ? up_symtab_build_id(r->symtab) : NULL);
+	key(g, "functions");
+	yajl_gen_integer(g, r->symtab ? (long long)up_symtab_count(r->symtab) : 0);
+	yajl_gen_map_close(g);
+	key(g, "unwinder"); str(g, "fp");
+	key(g, "frequency_hz"); num(g, r->opt->hz, 3);
+	key(g, "duration_s"); num(g, s->elapsed_s, 3);
+	key(g, "stop_reason"); str(g, up_stop_reason_name(s->stop));
+	key(g, "samples"); yajl_gen_integer(g, (long long)s->samples);
+	key(g, "stacks"); yajl_gen_integer(g, (long long)total);
+	key(g, "truncated_stacks");
+	yajl_gen_integer(g, (long long)up_profile_truncated(r->profile));
+	key(g, "missed_deadlines"); yajl_gen_integer(g, (long long)s->missed_deadlines);
+	key(g, "vcpus");
+	yajl_gen_array_open(g);
+	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
+		yajl_gen_map_open(g);
+		key(g, "vcpu"); yajl_gen_integer(g, v);
+		key(g, "stacks");
+		yajl_gen_integer(g, (long long)up_profile_vcpu_samples(r->profile, v));
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	key(g, "pause_us");
+	yajl_gen_map_open(g);
+	us(g, "p50", up_sampler_pause_percentile(s, 50));
+	us(g, "p99", up_sampler_pause_percentile(s, 99));
+	us(g, "max", up_sampler_pause_percentile(s, 100));
+	yajl_gen_map_close(g);
+	key(g, "guest_frames");
+	yajl_gen_map_open(g);
+	key(g, "mapped"); yajl_gen_integer(g, (long long)s->mem.maps);
+	key(g, "reused"); yajl_gen_integer(g, (long long)s->mem.hits);
+	key(g, "map_failures"); yajl_gen_integer(g, (long long)s->mem.map_failures);
+	yajl_gen_map_close(g);
+	key(g, "top");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < ntop && i < r->opt->top; i++) {
+		yajl_gen_map_open(g);
+		key(g, "function"); str(g, top[i].name);
+		key(g, "self"); yajl_gen_integer(g, (long long)top[i].self);
+		key(g, "total"); yajl_gen_integer(g, (long long)top[i].total);
+		key(g, "self_pct");
+		num(g, total ? 100.0 * (double)top[i].self / (double)total : 0, 2);
+		key(g, "total_pct");
+		num(g, total ? 100.0 * (double)top[i].total / (double)total : 0, 2);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	key(g, "files");
+	yajl_gen_array_open(g);
+	for (unsigned i = 0; i < r->nr_files; i++)
+		str(g, r->files[i]);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_free(g);
+	up_top_free(top, ntop);
+	return ferror(out) ? -1 : 0;
+}
