@@ -68,10 +68,14 @@ static int read_symbols(struct up_symtab *s, Elf *elf, Elf_Scn *scn,
 	return 0;
 }
 
-static void read_build_id(struct up_symtab *s, Elf *elf)
+/* The GNU build-id note as lowercase hex into out (at least 129 bytes);
+ * "" when there is none. */
+static void read_build_id(Elf *elf, char *out)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr shdr;
+
+	out[0] = '\0';
 
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		Elf_Data *data;
@@ -91,12 +95,8 @@ static void read_build_id(struct up_symtab *s, Elf *elf)
 			    memcmp(d + name_off, "GNU", 4) != 0 ||
 			    nh.n_descsz == 0 || nh.n_descsz > 64)
 				continue;
-			s->build_id = malloc(nh.n_descsz * 2 + 1);
-			if (!s->build_id)
-				return;
 			for (size_t i = 0; i < nh.n_descsz; i++)
-				snprintf(s->build_id + 2 * i, 3, "%02x",
-					 d[desc_off + i]);
+				snprintf(out + 2 * i, 3, "%02x", d[desc_off + i]);
 			return;
 		}
 	}
@@ -159,8 +159,78 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 		up_symtab_free(s);
 		goto out;
 	}
-	read_build_id(s, elf);
+	{
+		char id[129];
+
+		read_build_id(elf, id);
+		if (id[0] && !(s->build_id = strdup(id))) {
+			up_symtab_free(s);
+			rc = up_fail(UP_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	*out = s;
+out:
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	return rc;
+}
+
+int up_elf_identify_mem(const void *buf, size_t len, const char *what,
+			struct up_elf_identity *id)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr ehdr;
+	GElf_Shdr shdr;
+	size_t shstrndx;
+	char *copy;
+	Elf *elf;
+	int rc = 0;
+
+	memset(id, 0, sizeof(*id));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return up_fail(UP_EIO, "libelf is out of date");
+	if (len < 4 || memcmp(buf, "\177ELF", 4) != 0)
+		return up_fail(UP_EFORMAT, "%s is not an ELF file", what);
+	copy = malloc(len);
+	if (!copy)
+		return up_fail(UP_ENOMEM, "out of memory");
+	memcpy(copy, buf, len);
+	elf = elf_memory(copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr) ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file (%s)", what,
+			     elf_errmsg(-1));
+		goto out;
+	}
+	id->machine = ehdr.e_machine;
+	id->width = gelf_getclass(elf) == ELFCLASS64 ? 8 : 4;
+	read_build_id(elf, id->build_id);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type == SHT_SYMTAB)
+			id->has_symtab = true;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink") != 0 ||
+		    shdr.sh_type == SHT_NOBITS)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_size > 0) {
+			size_t n = strnlen(data->d_buf, data->d_size);
+
+			/* A file name only: no directories, no escapes. */
+			if (n > 0 && n < sizeof(id->debuglink) &&
+			    !memchr(data->d_buf, '/', n)) {
+				memcpy(id->debuglink, data->d_buf, n);
+				id->debuglink[n] = '\0';
+			}
+		}
+	}
 out:
 	if (elf)
 		elf_end(elf);

@@ -205,7 +205,7 @@ int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
 
 /* Read a whole file, through zlib when it is gzip-compressed (kernel images
  * often are); gzread passes plain files through unchanged. */
-static int read_file(const char *path, uint8_t **out, size_t *len)
+int symtab_read_file(const char *path, uint8_t **out, size_t *len)
 {
 	gzFile gz;
 	uint8_t *buf = NULL;
@@ -263,11 +263,24 @@ int up_symtab_load(struct up_symtab **out, const char *path)
 {
 	uint8_t *buf;
 	size_t len;
-	int rc = read_file(path, &buf, &len);
+	int rc = symtab_read_file(path, &buf, &len);
 
 	if (rc < 0)
 		return rc;
 	rc = up_symtab_load_mem(out, buf, len, path);
+	free(buf);
+	return rc;
+}
+
+int up_elf_identify(const char *path, struct up_elf_identity *id)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc = symtab_read_file(path, &buf, &len);
+
+	if (rc < 0)
+		return rc;
+	rc = up_elf_identify_mem(buf, len, path, id);
 	free(buf);
 	return rc;
 }

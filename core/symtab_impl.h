@@ -39,6 +39,9 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 int symtab_load_nm(struct up_symtab **out, const char *buf, size_t len,
 		   const char *what);
 
+/* A whole file, gunzipped if it is gzip-compressed; *out is malloc'ed. */
+int symtab_read_file(const char *path, uint8_t **out, size_t *len);
+
 /* Demangled copy of name (malloc'ed), or NULL if not a mangled name. */
 char *symbol_demangle(const char *name);
 

@@ -1,5 +1,4 @@
-/* Domain lookup through libxl: name or id, refusing dom0, and the stored
- * configuration (libxl_retrieve_domain_configuration) for type and kernel. */
+/* Domain lookup and life cycle through libxl. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,9 +7,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <xentoollog.h>
 
 #include "domain.h"
+
+static libxl_ctx *ctx;
+static xentoollog_logger_stdiostream *logger;
+
+int xlp_libxl_open(void)
+{
+	if (ctx)
+		return 0;
+	/* libxl logs its own failures; we print one line of ours. */
+	logger = xtl_createlogger_stdiostream(stderr,
+					      getenv("UNIPROF_XEN_DEBUG") ? XTL_DEBUG : XTL_CRITICAL,
+					      0);
+	if (!logger || libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger)) {
+		fprintf(stderr, "xl profile: cannot talk to libxl: run as root in dom0 with xenstored running\n");
+		xlp_libxl_close();
+		return -1;
+	}
+	return 0;
+}
+
+void xlp_libxl_close(void)
+{
+	libxl_ctx_free(ctx);
+	ctx = NULL;
+	if (logger)
+		xtl_logger_destroy((xentoollog_logger *)logger);
+	logger = NULL;
+}
 
 static int parse_domid(const char *s, uint32_t *id)
 {
@@ -27,52 +55,48 @@ static int parse_domid(const char *s, uint32_t *id)
 	return 0;
 }
 
+static const char *type_name(libxl_domain_type t)
+{
+	switch (t) {
+	case LIBXL_DOMAIN_TYPE_PV: return "pv";
+	case LIBXL_DOMAIN_TYPE_PVH: return "pvh";
+	default: return "hvm";
+	}
+}
+
 int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
 {
-	xentoollog_logger_stdiostream *log;
-	libxl_ctx *ctx = NULL;
 	libxl_dominfo info;
 	libxl_domain_config cfg;
 	uint32_t domid;
-	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	/* libxl logs its own failures; we print one line of ours. */
-	log = xtl_createlogger_stdiostream(stderr,
-					   getenv("UNIPROF_XEN_DEBUG") ? XTL_DEBUG : XTL_CRITICAL,
-					   0);
-	if (libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)log)) {
-		fprintf(stderr, "xl profile: cannot talk to libxl: run as root in dom0 with xenstored running\n");
-		goto out;
-	}
+	if (xlp_libxl_open() < 0)
+		return -1;
 	if (parse_domid(spec, &domid) < 0 &&
 	    libxl_name_to_domid(ctx, spec, &domid) != 0) {
 		fprintf(stderr, "xl profile: domain '%s' does not exist (see xl list)\n", spec);
-		goto out;
+		return -1;
 	}
 	if (domid == 0) {
 		fprintf(stderr, "xl profile: domain '%s' is dom0, the control domain: profile a guest domain instead\n",
 			spec);
-		goto out;
+		return -1;
 	}
 	libxl_dominfo_init(&info);
 	if (libxl_domain_info(ctx, &info, domid) != 0) {
 		libxl_dominfo_dispose(&info);
 		fprintf(stderr, "xl profile: domain '%s' does not exist (see xl list)\n", spec);
-		goto out;
+		return -1;
 	}
 	out->domid = domid;
 	out->max_vcpus = (int)info.vcpu_max_id + 1;
-	out->type = info.domain_type == LIBXL_DOMAIN_TYPE_PV ? "pv" :
-		    info.domain_type == LIBXL_DOMAIN_TYPE_PVH ? "pvh" : "hvm";
+	out->type = type_name(info.domain_type);
+	out->paused = info.paused;
 	libxl_dominfo_dispose(&info);
 	out->name = libxl_domid_to_name(ctx, domid);
-	if (!out->name) {
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "domain%u", domid);
-		out->name = strdup(buf);
-	}
+	if (!out->name && asprintf(&out->name, "domain%u", domid) < 0)
+		out->name = NULL;
 
 	libxl_domain_config_init(&cfg);
 	if (libxl_retrieve_domain_configuration(ctx, domid, &cfg, NULL) == 0) {
@@ -83,20 +107,53 @@ int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
 		if (k)
 			out->kernel = strdup(k);
 		/* The stored configuration tells PVH from HVM; dominfo may not. */
-		if (cfg.b_info.type == LIBXL_DOMAIN_TYPE_PV)
-			out->type = "pv";
-		else if (cfg.b_info.type == LIBXL_DOMAIN_TYPE_PVH)
-			out->type = "pvh";
-		else if (cfg.b_info.type == LIBXL_DOMAIN_TYPE_HVM)
-			out->type = "hvm";
-		out->max_vcpus = cfg.b_info.max_vcpus;
+		if (cfg.b_info.type != LIBXL_DOMAIN_TYPE_INVALID)
+			out->type = type_name(cfg.b_info.type);
+		if (cfg.b_info.max_vcpus > 0)
+			out->max_vcpus = cfg.b_info.max_vcpus;
 	}
 	libxl_domain_config_dispose(&cfg);
-	rc = 0;
-out:
-	libxl_ctx_free(ctx);
-	xtl_logger_destroy((xentoollog_logger *)log);
-	return rc;
+	return 0;
+}
+
+int xlp_domain_wait(const char *name, bool want_paused,
+		    volatile sig_atomic_t *stop)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	if (xlp_libxl_open() < 0)
+		return -1;
+	while (!*stop) {
+		uint32_t domid;
+		libxl_dominfo info;
+		int ready = 0;
+
+		if (libxl_name_to_domid(ctx, name, &domid) == 0 && domid != 0) {
+			libxl_dominfo_init(&info);
+			/* Created with -p: wait for paused. Otherwise wait for
+			 * the builder to let it run, so the configuration is
+			 * stored and the guest has started. */
+			if (libxl_domain_info(ctx, &info, domid) == 0)
+				ready = want_paused ? info.paused && !info.dying :
+						      !info.paused && !info.dying;
+			libxl_dominfo_dispose(&info);
+			if (ready)
+				return 0;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return 1;
+}
+
+int xlp_domain_unpause(const struct xlp_domain *d)
+{
+	if (xlp_libxl_open() < 0)
+		return -1;
+	if (libxl_domain_unpause(ctx, d->domid, NULL) != 0) {
+		fprintf(stderr, "xl profile: cannot unpause domain %s\n", d->name);
+		return -1;
+	}
+	return 0;
 }
 
 void xlp_domain_release(struct xlp_domain *d)

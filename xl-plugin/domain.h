@@ -1,8 +1,13 @@
-/* Finding the domain to profile through libxl, and what its stored
- * configuration says about it. */
+/* The domain to profile, through libxl: lookup by name or id (dom0
+ * refused), what its stored configuration says (type, kernel, vCPUs), and
+ * the two life-cycle hooks of the workflows: waiting for a domain to
+ * appear (--wait) and unpausing one created with `xl create -p`
+ * (--paused). */
 #ifndef XLP_DOMAIN_H
 #define XLP_DOMAIN_H
 
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct xlp_domain {
@@ -11,11 +16,25 @@ struct xlp_domain {
 	const char *type;     /* "pv", "pvh", "hvm" */
 	char *kernel;         /* configured kernel image, or NULL */
 	int max_vcpus;
+	bool paused;          /* paused when looked up */
 };
+
+/* Open and close libxl for this process (errors: one line, -1). */
+int xlp_libxl_open(void);
+void xlp_libxl_close(void);
 
 /* Resolve a name or numeric id. Prints one error line and returns -1 if
  * the domain does not exist or is dom0. */
 int xlp_domain_lookup(const char *spec, struct xlp_domain *out);
+
+/* Wait until a domain called name exists and has left the paused state the
+ * builder creates it in, or, with want_paused, until it exists and is
+ * paused (xl create -p). Returns 0, or 1 if *stop was raised first. */
+int xlp_domain_wait(const char *name, bool want_paused,
+		    volatile sig_atomic_t *stop);
+
+/* Let a domain created with `xl create -p` run. */
+int xlp_domain_unpause(const struct xlp_domain *d);
 
 void xlp_domain_release(struct xlp_domain *d);
 

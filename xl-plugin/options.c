@@ -11,7 +11,10 @@
 #include "options.h"
 #include "uniprof/uniprof.h"
 
-enum { OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION };
+enum {
+	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
+	OPT_WAIT, OPT_PAUSED,
+};
 
 struct option_doc {
 	struct option opt;
@@ -31,8 +34,16 @@ static const struct option_doc docs[] = {
 	  "output: folded, svg, json, txt; repeat or comma-separate (default: all)" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
 	  "symbols: an ELF image (may be gzip-compressed) or an nm/System.map text map" },
+	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
+	  "use a symbol file even if its build-id differs from the kernel's" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
-	  "stack unwinding method: fp (frame pointers)" },
+	  "stack unwinding: fp (frame pointers; cfi, libunwind, auto are not in this version)" },
+	{ { "wait", no_argument, NULL, OPT_WAIT }, OPT_WAIT, NULL,
+	  "wait for a domain of that name to appear, profile it until it is destroyed" },
+	{ { "paused", no_argument, NULL, OPT_PAUSED }, OPT_PAUSED, NULL,
+	  "attach to a domain created with 'xl create -p', then unpause it (profiles boot)" },
+	{ { "once", no_argument, NULL, '1' }, '1', NULL,
+	  "print one symbolized stack per vCPU and exit (no files)" },
 	{ { "vcpu", required_argument, NULL, OPT_VCPU }, OPT_VCPU, "N",
 	  "profile only vCPU N (default: all vCPUs)" },
 	{ { "top", required_argument, NULL, OPT_TOP }, OPT_TOP, "N",
@@ -40,7 +51,7 @@ static const struct option_doc docs[] = {
 	{ { "max-depth", required_argument, NULL, OPT_MAX_DEPTH }, OPT_MAX_DEPTH, "N",
 	  "deepest stack walked, in frames (default 128)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
-	  "say what is done: symbol search, pause times (repeat for more)" },
+	  "say what is done: where symbols were looked for and found" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL,
 	  "print nothing but errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -176,9 +187,24 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->symbols = optarg;
 			break;
 		case 'u':
-			if (strcmp(optarg, "fp") != 0)
+			if (strcmp(optarg, "cfi") == 0 || strcmp(optarg, "libunwind") == 0 ||
+			    strcmp(optarg, "auto") == 0)
 				return bad("unwinder", optarg,
-					   "this build unwinds with frame pointers only: use -u fp");
+					   "not available in this version, which unwinds with frame pointers: use -u fp");
+			if (strcmp(optarg, "fp") != 0)
+				return bad("unwinder", optarg, "use fp");
+			break;
+		case OPT_FORCE_SYMBOLS:
+			o->force_symbols = true;
+			break;
+		case OPT_WAIT:
+			o->wait = true;
+			break;
+		case OPT_PAUSED:
+			o->paused = true;
+			break;
+		case '1':
+			o->once = true;
 			break;
 		case OPT_VCPU: {
 			unsigned v;
@@ -230,6 +256,10 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		return 2;
 	}
 	o->domain = argv[optind];
+	if (o->once && (o->wait || o->paused || o->duration_s > 0)) {
+		fprintf(stderr, "xl profile: --once takes one sample now: it does not combine with --wait, --paused or -d\n");
+		return 2;
+	}
 	if (!o->formats)
 		o->formats = XLP_FORMAT_ALL;
 	return 0;

@@ -29,6 +29,10 @@ struct xlp_options {
 	unsigned max_depth;
 	int verbose;              /* -v count */
 	bool quiet;
+	bool force_symbols;       /* accept a build-id mismatch */
+	bool wait;                /* --wait: for the domain to appear */
+	bool paused;              /* --paused: created with xl create -p */
+	bool once;                /* -1: one stack per vCPU, no files */
 };
 
 /* Parse argv. Returns 0 to run, 1 when --help/--version was printed,

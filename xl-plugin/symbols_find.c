@@ -1,38 +1,185 @@
 #include "config.h"
 
+#include <elf.h>
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "symbols_find.h"
 #include "uniprof/error.h"
 
-int xlp_find_symbols(const char *explicit_file, const char *kernel,
-		     int verbose, struct up_symtab **out, const char **used)
+static void note(const struct xlp_symbol_query *q, const char *fmt, const char *path,
+		 const char *why)
 {
-	*out = NULL;
-	*used = NULL;
-	if (explicit_file) {
-		if (up_symtab_load(out, explicit_file) < 0) {
+	if (q->verbose) {
+		fprintf(stderr, "xl profile: symbols: ");
+		fprintf(stderr, fmt, path, why);
+		fputc('\n', stderr);
+	}
+}
+
+/* The table must describe an x86 guest of the width the hypervisor reports. */
+static int fits_guest(const struct xlp_symbol_query *q, const struct up_symtab *s,
+		      const char *path)
+{
+	unsigned m = up_symtab_elf_machine(s), w = up_symtab_elf_width(s);
+
+	if (up_symtab_format_of(s) != UP_SYMTAB_ELF)
+		return 0;
+	if (m != EM_X86_64 && m != EM_386) {
+		fprintf(stderr, "xl profile: %s is for ELF machine %u, not x86: pass the guest's own image with -s\n",
+			path, m);
+		return -1;
+	}
+	if (q->guest_width && w != q->guest_width) {
+		fprintf(stderr, "xl profile: %s is a %u-bit image but the domain runs %u-bit code: pass the guest's own image with -s\n",
+			path, w * 8, q->guest_width * 8);
+		return -1;
+	}
+	return 0;
+}
+
+/* Load path if it exists; 1 = loaded, 0 = not usable (reported with -v),
+ * -1 = unusable and fatal (explicit file). */
+static int try_file(const struct xlp_symbol_query *q, const char *path,
+		    const char *kernel_id, const char *why, bool fatal,
+		    struct up_symtab **out)
+{
+	struct up_symtab *s;
+	const char *id;
+
+	if (!fatal && access(path, R_OK) != 0) {
+		note(q, "%s (%s): not found", path, why);
+		return 0;
+	}
+	if (up_symtab_load(&s, path) < 0) {
+		if (fatal) {
 			fprintf(stderr, "xl profile: %s\n", up_error_last());
 			return -1;
 		}
-		*used = explicit_file;
-		if (verbose)
-			fprintf(stderr, "xl profile: symbols: %s (-s): %zu functions\n",
-				explicit_file, up_symtab_count(*out));
+		note(q, "%s: %s", path, up_error_last());
 		return 0;
 	}
-	if (kernel) {
-		if (up_symtab_load(out, kernel) == 0) {
-			*used = kernel;
-			if (verbose)
-				fprintf(stderr, "xl profile: symbols: %s (domain kernel): %zu functions\n",
-					kernel, up_symtab_count(*out));
+	id = up_symtab_build_id(s);
+	if (kernel_id && kernel_id[0] && id && strcmp(id, kernel_id) != 0) {
+		if (!q->force) {
+			if (fatal) {
+				fprintf(stderr, "xl profile: %s has build-id %s but the kernel has %s: pass the matching file, or --force-symbols\n",
+					path, id, kernel_id);
+				up_symtab_free(s);
+				return -1;
+			}
+			note(q, "%s: build-id differs from the kernel's (%s), refused", path, kernel_id);
+			up_symtab_free(s);
 			return 0;
 		}
-		if (verbose)
-			fprintf(stderr, "xl profile: symbols: %s: %s\n", kernel,
-				up_error_last());
+		note(q, "%s: build-id differs from the kernel's (%s), used anyway (--force-symbols)",
+		     path, kernel_id);
 	}
-	fprintf(stderr, "xl profile: no symbols found: profiling addresses; pass the unstripped image with -s FILE\n");
+	if (fits_guest(q, s, path) < 0) {
+		up_symtab_free(s);
+		return -1;
+	}
+	if (q->verbose)
+		fprintf(stderr, "xl profile: symbols: %s (%s): %zu functions%s%s\n", path,
+			why, up_symtab_count(s), id ? ", build-id " : "", id ? id : "");
+	*out = s;
+	return 1;
+}
+
+static char *join(const char *a, const char *b, const char *c)
+{
+	char *p;
+
+	return asprintf(&p, "%s%s%s", a, b, c) < 0 ? NULL : p;
+}
+
+int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
+		     char **used)
+{
+	struct up_elf_identity kid = { { 0 } };
+	const char *debug = q->debug_dir ? q->debug_dir : "/usr/lib/debug";
+	char *cand[10] = { NULL }, *dir = NULL, *tmp;
+	const char *why[10];
+	int n = 0, rc = 0;
+
+	*out = NULL;
+	*used = NULL;
+	if (q->kernel && up_elf_identify(q->kernel, &kid) < 0)
+		note(q, "%s (domain kernel): %s", q->kernel, up_error_last());
+	if (q->explicit_file) {
+		rc = try_file(q, q->explicit_file, kid.build_id, "-s", true, out);
+		if (rc == 1)
+			*used = strdup(q->explicit_file);
+		return rc < 0 ? -1 : 0;
+	}
+	if (!q->kernel) {
+		fprintf(stderr, "xl profile: the domain's configuration names no kernel: profiling raw addresses; pass symbols with -s FILE\n");
+		return 0;
+	}
+	if (kid.has_symtab) {
+		rc = try_file(q, q->kernel, kid.build_id, "domain kernel", false, out);
+		if (rc != 0)
+			goto done;
+		cand[n] = NULL;
+	} else if (kid.machine) {
+		note(q, "%s (%s): no symbol table, looking for its debug file", q->kernel,
+		     "domain kernel");
+	}
+
+	tmp = strdup(q->kernel);
+	dir = tmp ? strdup(dirname(tmp)) : NULL;
+	free(tmp);
+	if (!dir)
+		return 0;
+	if (strlen(kid.build_id) > 2) {
+		char sub[3] = { kid.build_id[0], kid.build_id[1], '\0' };
+		char *p;
+
+		if (asprintf(&p, "%s/.build-id/%s/%s.debug", debug, sub, kid.build_id + 2) >= 0) {
+			cand[n] = p;
+			why[n++] = "build-id";
+		}
+	}
+	if (kid.debuglink[0]) {
+		cand[n] = join(dir, "/", kid.debuglink);
+		why[n++] = ".gnu_debuglink";
+		cand[n] = join(dir, "/.debug/", kid.debuglink);
+		why[n++] = ".gnu_debuglink";
+		if (asprintf(&tmp, "%s%s/%s", debug, dir, kid.debuglink) >= 0) {
+			cand[n] = tmp;
+			why[n++] = ".gnu_debuglink";
+		}
+	}
+	cand[n] = join(q->kernel, ".debug", "");
+	why[n++] = "beside the kernel";
+	cand[n] = join(q->kernel, ".dbg", "");
+	why[n++] = "beside the kernel";
+	cand[n] = join(q->kernel, ".syms", "");
+	why[n++] = "beside the kernel";
+	cand[n] = join(dir, "/System.map", "");
+	why[n++] = "beside the kernel";
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (!cand[i])
+			continue;
+		rc = try_file(q, cand[i], kid.build_id, why[i], false, out);
+		if (rc == 1) {
+			*used = cand[i];
+			cand[i] = NULL;
+		}
+	}
+done:
+	if (rc == 1 && !*used)
+		*used = strdup(q->kernel);
+	for (int i = 0; i < n; i++)
+		free(cand[i]);
+	free(dir);
+	if (rc < 0)
+		return -1;
+	if (!*out)
+		fprintf(stderr, "xl profile: no symbols found for %s: profiling raw addresses; pass the unstripped image with -s FILE\n",
+			q->kernel);
 	return 0;
 }

@@ -1,14 +1,33 @@
-/* Finding the guest's symbols without being told: -s first, then the
- * kernel image the domain was created with. */
+/* Finding the guest's symbols without being told, in this order:
+ *   1. -s FILE
+ *   2. the kernel image from the domain's configuration, if it has a
+ *      symbol table (gzip-compressed images included)
+ *   3. its debug file: by build-id under the debug directory
+ *      (.build-id/xx/rest.debug), then by .gnu_debuglink (beside it, in
+ *      .debug/ beside it, under the debug directory)
+ *   4. KERNEL.debug, KERNEL.dbg, KERNEL.syms, System.map beside it
+ * A file whose build-id differs from the kernel's is refused unless forced.
+ * Each step is reported with -v. */
 #ifndef XLP_SYMBOLS_FIND_H
 #define XLP_SYMBOLS_FIND_H
 
+#include <stdbool.h>
+
 #include "uniprof/symbols.h"
 
-/* Returns the table (or NULL when none was found, after saying how to pass
- * one) in *out; *used names the file. Returns -1 after one error line when
- * an explicitly given file cannot be used. */
-int xlp_find_symbols(const char *explicit_file, const char *kernel,
-		     int verbose, struct up_symtab **out, const char **used);
+struct xlp_symbol_query {
+	const char *explicit_file;   /* -s, or NULL */
+	const char *kernel;          /* from the domain config, or NULL */
+	const char *debug_dir;       /* default /usr/lib/debug */
+	bool force;                  /* accept a build-id mismatch */
+	int verbose;
+	unsigned guest_width;        /* 4 or 8, from the hypervisor */
+};
+
+/* On success *out is the table, or NULL when nothing was found (after one
+ * line saying how to pass symbols); *used is the file (malloc'ed). Returns
+ * -1 after one error line when -s cannot be used or does not fit. */
+int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
+		     char **used);
 
 #endif

@@ -126,13 +126,66 @@ static int write_outputs(struct run *r, struct xlp_report *rep,
 	return rc;
 }
 
+struct once_print {
+	const struct up_symtab *symtab;
+	bool *seen;
+};
+
+static int print_stack(unsigned vcpu, const uint64_t *frames, unsigned depth,
+		       enum up_trunc trunc, uint64_t count, void *arg)
+{
+	struct once_print *op = arg;
+	char name[512];
+
+	(void)count;
+	op->seen[vcpu] = true;
+	printf("vcpu%u (%s):\n", vcpu, up_trunc_name(trunc));
+	for (unsigned i = 0; i < depth; i++) {
+		/* Return addresses point after the call: name the call. */
+		uint64_t look = i && frames[i] ? frames[i] - 1 : frames[i];
+		const struct up_symbol *sym = op->symtab ? up_symtab_lookup(op->symtab, look) : NULL;
+
+		if (sym)
+			snprintf(name, sizeof(name), "%s+0x%" PRIx64, sym->name,
+				 frames[i] - sym->addr);
+		else
+			snprintf(name, sizeof(name), "?");
+		printf("  #%-3u 0x%016" PRIx64 "  %s\n", i, frames[i], name);
+	}
+	return 0;
+}
+
+/* -1: one stack per vCPU on the terminal, for a domain that hangs. */
+static int print_once(const struct run *r)
+{
+	unsigned n = up_profile_nr_vcpus(r->profile);
+	struct once_print op = { r->symtab, calloc(n, sizeof(bool)) };
+
+	if (!op.seen)
+		return 1;
+	printf("domain %s (id %u, %s)\n", r->dom.name, r->dom.domid, r->dom.type);
+	up_profile_foreach(r->profile, print_stack, &op);
+	for (unsigned v = 0; v < n; v++)
+		if (!op.seen[v] && (r->opt->vcpu < 0 || (unsigned)r->opt->vcpu == v))
+			printf("vcpu%u: no stack (offline)\n", v);
+	free(op.seen);
+	return r->stats.samples ? 0 : 1;
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "xl profile: %s%s\n", what ? what : "", up_error_last());
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct xlp_options opt;
 	struct run r;
 	struct up_target *t = NULL;
 	struct up_sampler_config cfg;
-	char *stem = NULL;
+	struct xlp_symbol_query q = { 0 };
+	char *stem = NULL, *symbols_used = NULL;
 	int rc;
 
 	rc = xlp_parse_options(argc, argv, &opt);
@@ -141,39 +194,59 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.opt = &opt;
 	install_signals();
-
-	if (xlp_domain_lookup(opt.domain, &r.dom) < 0)
+	if (xlp_libxl_open() < 0)
 		return 1;
+
+	if (opt.wait) {
+		if (!opt.quiet)
+			fprintf(stderr, "xl profile: waiting for domain %s%s (Ctrl-C gives up)\n",
+				opt.domain, opt.paused ? " to be created paused" : "");
+		if (xlp_domain_wait(opt.domain, opt.paused, &stop_requested) != 0) {
+			fprintf(stderr, "xl profile: stopped before domain %s appeared\n",
+				opt.domain);
+			rc = 1;
+			goto out;
+		}
+	}
+	if (xlp_domain_lookup(opt.domain, &r.dom) < 0) {
+		rc = 1;
+		goto out;
+	}
+	if (opt.paused && !r.dom.paused) {
+		fprintf(stderr, "xl profile: domain %s is not paused: --paused is for domains created with 'xl create -p'\n",
+			r.dom.name);
+		rc = 1;
+		goto out;
+	}
 	if (opt.vcpu >= 0 && opt.vcpu >= r.dom.max_vcpus) {
 		fprintf(stderr, "xl profile: vCPU %d does not exist: domain %s has %d vCPUs (0-%d)\n",
 			opt.vcpu, r.dom.name, r.dom.max_vcpus, r.dom.max_vcpus - 1);
 		rc = 2;
 		goto out;
 	}
-	if (xlp_find_symbols(opt.symbols, r.dom.kernel, opt.verbose, &r.symtab,
-			     &r.symbols_used) < 0) {
-		rc = 1;
-		goto out;
-	}
-	/* Decide where files go before sampling, so a bad path costs no run. */
-	stem = xlp_output_stem(opt.output, r.dom.name);
-	if (!stem) {
-		rc = 1;
-		goto out;
-	}
 	if (up_target_open_xen(&t, r.dom.domid) < 0) {
-		fprintf(stderr, "xl profile: %s\n", up_error_last());
+		rc = fail(NULL);
+		goto out;
+	}
+	q.explicit_file = opt.symbols;
+	q.kernel = r.dom.kernel;
+	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
+	q.force = opt.force_symbols;
+	q.verbose = opt.verbose;
+	q.guest_width = up_target_info(t)->guest_width;
+	if (xlp_find_symbols(&q, &r.symtab, &symbols_used) < 0) {
 		rc = 1;
 		goto out;
 	}
-	if (up_crash_guard_install(t) < 0) {
-		fprintf(stderr, "xl profile: %s\n", up_error_last());
+	r.symbols_used = symbols_used;
+	/* Decide where files go before sampling, so a bad path costs no run. */
+	if (!opt.once && !(stem = xlp_output_stem(opt.output, r.dom.name))) {
 		rc = 1;
 		goto out;
 	}
-	if (up_profile_new(&r.profile, up_target_info(t)->max_vcpus) < 0) {
-		fprintf(stderr, "xl profile: %s\n", up_error_last());
-		rc = 1;
+	if (up_crash_guard_install(t) < 0 ||
+	    up_profile_new(&r.profile, up_target_info(t)->max_vcpus) < 0) {
+		rc = fail(NULL);
 		goto out;
 	}
 	up_sampler_config_init(&cfg);
@@ -181,13 +254,18 @@ int main(int argc, char **argv)
 	cfg.duration_s = opt.duration_s;
 	cfg.vcpu = opt.vcpu;
 	cfg.unwind.max_depth = opt.max_depth;
-	if (!opt.quiet)
+	if (opt.once)
+		cfg.max_samples = 1;
+	if (!opt.quiet && !opt.once)
 		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s; Ctrl-C stops\n",
 			r.dom.name, r.dom.domid, opt.hz,
 			opt.duration_s > 0 ? "" : " until it ends");
+	if (opt.paused && xlp_domain_unpause(&r.dom) < 0) {
+		rc = 1;
+		goto out;
+	}
 	if (up_sample(t, &cfg, r.profile, &stop_requested, &r.stats) < 0) {
-		fprintf(stderr, "xl profile: %s\n", up_error_last());
-		rc = 2;
+		rc = fail(NULL);
 		goto out;
 	}
 	/* The domain is running again; now the slow work. */
@@ -195,6 +273,11 @@ int main(int argc, char **argv)
 	t = NULL;
 	if (r.stats.stop == UP_STOP_ERROR)
 		fprintf(stderr, "xl profile: sampling stopped: %s\n", r.stats.error);
+	if (opt.once) {
+		rc = print_once(&r);
+		goto out;
+	}
+
 	struct xlp_report rep = {
 		.opt = &opt, .dom = &r.dom, .symtab = r.symtab,
 		.symbols_used = r.symbols_used, .profile = r.profile,
@@ -216,6 +299,8 @@ out:
 	up_profile_free(r.profile);
 	up_symtab_free(r.symtab);
 	xlp_domain_release(&r.dom);
+	xlp_libxl_close();
+	free(symbols_used);
 	free(stem);
 	return rc;
 }

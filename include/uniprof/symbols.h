@@ -44,6 +44,20 @@ const char *up_symtab_build_id(const struct up_symtab *s);
 unsigned up_symtab_elf_machine(const struct up_symtab *s);
 unsigned up_symtab_elf_width(const struct up_symtab *s);
 
+/* What an ELF image says about itself, symbol table or not: used to find
+ * its debug file and to check that a symbol file belongs to it. */
+struct up_elf_identity {
+	char build_id[129];     /* lowercase hex, "" if none */
+	char debuglink[256];    /* .gnu_debuglink file name, "" if none */
+	unsigned machine;       /* EM_* */
+	unsigned width;         /* 4 or 8 */
+	bool has_symtab;
+};
+
+int up_elf_identify(const char *path, struct up_elf_identity *id);
+int up_elf_identify_mem(const void *buf, size_t len, const char *what,
+			struct up_elf_identity *id);
+
 /* Symbol i (0 .. count-1) in address order. */
 const struct up_symbol *up_symtab_symbol(const struct up_symtab *s, size_t i);
 

@@ -29,7 +29,10 @@ for b in xl oxenstored xenconsoled xen-init-dom0 xenctx readnotes; do
 	cp "$root/usr/lib/xen-4.17/bin/$b" "$work/usr/lib/xen-4.17/bin/$b"
 	bins="$bins $work/usr/lib/xen-4.17/bin/$b"
 done
-ln -s /usr/lib/xen-4.17/bin/xl "$work/bin/xl"
+# The distribution's xl, where Debian's wrapper puts it; our xl front in
+# /usr/local/sbin comes first in PATH and hands it what it does not handle.
+mkdir -p "$work/usr/sbin"
+ln -s /usr/lib/xen-4.17/bin/xl "$work/usr/sbin/xl"
 [ -d "$root/etc/xen" ] && cp -r "$root/etc/xen/." "$work/etc/xen/" || true
 
 # Our own installed tree (binaries, libuniprof, man pages).
@@ -61,6 +64,20 @@ cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$work/lib/x86_64-linux-gnu/"
 /sbin/ldconfig -r "$work"
 
 cp "$guests"/*.elf "$work/guests/"
+# Stripped kernels with their symbols elsewhere, for the symbol search.
+g="$work/guests"
+mkdir -p "$g/beside" "$g/bid" "$g/link/.debug" "$g/map" "$g/bad" "$g/none" "$work/debug"
+for d in beside bid link map bad none; do
+	objcopy --strip-all "$g/tg-fp.elf" "$g/$d/tg.elf"
+done
+cp "$g/tg-fp.elf" "$g/beside/tg.elf.debug"
+bid=$(readelf -n "$g/tg-fp.elf" | sed -n 's/.*Build ID: *//p')
+mkdir -p "$work/debug/.build-id/$(echo "$bid" | cut -c1-2)"
+cp "$g/tg-fp.elf" "$work/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
+objcopy --only-keep-debug "$g/tg-fp.elf" "$g/link/.debug/tg-symbols.elf"
+objcopy --add-gnu-debuglink="$g/link/.debug/tg-symbols.elf" "$g/link/tg.elf"
+nm -n "$g/tg-fp.elf" > "$g/map/System.map"
+cp "$g/tg-nofp.elf" "$g/bad/tg.elf.debug"
 cp "$here"/guests/*.cfg "$work/guests/"
 cp "$here"/jobs/* "$work/uniprof/jobs/"
 chmod +x "$work"/uniprof/jobs/*.sh

@@ -15,7 +15,9 @@ not_ok() {
 	TAP_FAILED=$((TAP_FAILED + 1))
 	tap "not ok $TAP_N - $1"
 	shift
-	for line in "$@"; do tap "# $line"; done
+	for text in "$@"; do
+		printf '%s\n' "$text" | sed 's/^/UNIPROF-TAP # /'
+	done
 }
 
 # check NAME CONDITION-COMMAND... : ok if the command succeeds.
@@ -46,14 +48,21 @@ diagnose() {
 	done
 }
 
-# start_guest NAME [xl create overrides...]: create and wait until it runs
-# its workload (its console says "tg: start").
+# start_guest CONFIG [xl create overrides...]: create /guests/CONFIG.cfg as
+# a domain named CONFIG and wait until it runs its workload ("tg: start").
 start_guest() {
-	name=$1
+	cfg=$1
 	shift
+	create_guest "$cfg" "$cfg" "$@"
+}
+
+# create_guest NAME CONFIG [overrides...]: the same, named NAME.
+create_guest() {
+	name=$1 cfg=$2
+	shift 2
 	log=/var/log/xen/console/guest-$name.log
 	rm -f "$log"
-	if ! xl create "/guests/$name.cfg" "$@" >/tmp/create-$name.log 2>&1; then
+	if ! xl create "/guests/$cfg.cfg" "name=\"$name\"" "$@" >/tmp/create-$name.log 2>&1; then
 		tap "# xl create $name failed:"
 		sed 's/^/UNIPROF-TAP #   /' /tmp/create-$name.log
 		return 1

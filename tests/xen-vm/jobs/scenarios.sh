@@ -2,7 +2,7 @@
 # The real-Xen scenarios, run in dom0. Each result is a TAP line on the
 # console; the host turns them into `make check` results.
 . /uniprof/jobs/lib.sh
-PROF=xl-profile
+PROF="xl profile"     # through our xl front, as an admin types it
 OUT=/tmp/out
 mkdir -p $OUT
 
@@ -84,7 +84,7 @@ done
 g=tg-pv-fp
 start_guest $g || not_ok "signals: guest starts"
 for sig in INT TERM; do
-	$PROF $g -f 200 -o $OUT/sig-$sig > $OUT/sig.stdout 2> $OUT/sig.stderr &
+	xl-profile $g -f 200 -o $OUT/sig-$sig > $OUT/sig.stdout 2> $OUT/sig.stderr &
 	pid=$!
 	sleep 4
 	kill -$sig $pid
@@ -100,7 +100,7 @@ done
 # --- SIGKILL cannot be caught: the crash guard's watchdog must unpause.
 paused_after_kill=0
 for i in 1 2 3 4 5 6; do
-	$PROF $g -f 1000 -q -o $OUT/kill > /dev/null 2>&1 &
+	xl-profile $g -f 1000 -q -o $OUT/kill > /dev/null 2>&1 &
 	pid=$!
 	sleep 2
 	kill -KILL $pid
@@ -129,6 +129,107 @@ else
 fi
 stop_guest $g
 
+# --- --once: one symbolized stack per vCPU, the hung-domain runbook.
+g=tg-pv-fp
+if start_guest $g; then
+	$PROF $g --once > $OUT/once.out 2> $OUT/once.err
+	rc=$?
+	check "--once: exits 0" [ $rc -eq 0 ]
+	check "--once: stack is complete" grep -q "vcpu0 (complete)" $OUT/once.out
+	order=$(awk '$3 ~ /^tg_/ { sub(/\+0x.*/, "", $3); print $3 }' $OUT/once.out | tr '\n' ' ')
+	case "$order" in
+	*"tg_workload tg_main tg_entry64 ") ok "--once: chain down to tg_entry64: $order" ;;
+	*) not_ok "--once: chain down to tg_entry64" "$(cat $OUT/once.out)" ;;
+	esac
+	before=$(ls /var/log/xen/profile | wc -l)
+	$PROF $g -1 > /dev/null 2>&1
+	check "--once: writes no files" [ "$(ls /var/log/xen/profile | wc -l)" -eq "$before" ]
+	check "--once: domain running afterwards" not_paused $g
+fi
+stop_guest $g
+
+# --- --wait around xl create / guest end: profiled from start to end.
+rm -f $OUT/wait.*
+$PROF --wait tg-w -d 60 -o $OUT/wait > $OUT/wait.stdout 2> $OUT/wait.stderr &
+pid=$!
+sleep 2
+create_guest tg-w tg-pv-fp 'extra="run=5 report_ms=1000"' >/dev/null 2>&1
+start=$(date +%s)
+wait $pid
+rc=$?
+took=$(( $(date +%s) - start ))
+check "--wait: exits 0 after the domain ends (${took}s)" [ $rc -eq 0 ]
+n=$(stat $OUT/wait.folded samples)
+check "--wait: profiled the run (${n:-0} samples, ~5 s at 97 Hz)" [ "${n:-0}" -gt 300 ]
+check "--wait: stopped because the domain ended" grep -Eq "stopped: domain (shut down|destroyed)" $OUT/wait.txt
+c=$(stat $OUT/wait.folded complete)
+check "--wait: ${c:-0}% whole chains" within "${c:-0}" 100 1
+[ $rc -eq 0 ] || tap "# $(cat $OUT/wait.stderr)"
+stop_guest tg-w
+
+# --- --paused around xl create -p: boot is profiled, then the guest runs.
+xl create -p /guests/tg-pvh-fp.cfg 'name="tg-p"' 'extra="run=4 report_ms=1000"' >/dev/null 2>&1
+state=$(xl list tg-p | awk 'NR == 2 { print $5 }')
+check "--paused: the guest was created paused ($state)" sh -c "echo '$state' | grep -q p"
+$PROF --paused tg-p -o $OUT/paused > $OUT/paused.stdout 2> $OUT/paused.stderr
+rc=$?
+check "--paused: exits 0 after the guest ends" [ $rc -eq 0 ]
+n=$(stat $OUT/paused.folded samples)
+check "--paused: profiled the whole run (${n:-0} samples)" [ "${n:-0}" -gt 200 ]
+check "--paused: the guest ran (its console shows it finished)" \
+	grep -q "tg: done" /var/log/xen/console/guest-tg-p.log
+[ $rc -eq 0 ] || tap "# $(cat $OUT/paused.stderr)"
+stop_guest tg-p
+
+# --- Symbols found by themselves, in order, from the domain config's kernel.
+# sym_case DIR EXPECTED-VERBOSE-LINE DEBUG-DIR [options]: all stripped
+# variants share one build-id, so only the build-id case gets a debug dir.
+sym_case() {
+	dir=$1 expect=$2 debugdir=$3
+	shift 3
+	stop_guest tg-sym
+	create_guest tg-sym tg-pv-fp "kernel=\"/guests/$dir/tg.elf\"" >/dev/null 2>&1 ||
+		{ not_ok "symbols ($dir): guest starts"; return; }
+	UNIPROF_DEBUG_DIR=$debugdir $PROF tg-sym --once -v "$@" > $OUT/sym.out 2> $OUT/sym.err
+	if grep -q "$expect" $OUT/sym.err && grep -q "tg_chain_\|tg_hot_\|tg_workload" $OUT/sym.out; then
+		ok "symbols ($dir$*): $(grep "$expect" $OUT/sym.err | head -n 1)"
+	else
+		not_ok "symbols ($dir$*): expected '$expect'" "$(cat $OUT/sym.err)" "$(head -n 5 $OUT/sym.out)"
+	fi
+	stop_guest tg-sym
+}
+sym_case beside "tg.elf.debug (beside the kernel): .* functions" /nonexistent
+sym_case bid "/debug/.build-id/.*(build-id): .* functions" /debug
+sym_case link ".debug/tg-symbols.elf (.gnu_debuglink): .* functions" /nonexistent
+sym_case map "System.map (beside the kernel): .* functions" /nonexistent
+sym_case bad "build-id differs from the kernel's.*used anyway" /nonexistent --force-symbols
+# Refused without --force-symbols: profiles addresses and says how to pass symbols.
+create_guest tg-sym tg-pv-fp 'kernel="/guests/bad/tg.elf"' >/dev/null 2>&1
+UNIPROF_DEBUG_DIR=/nonexistent $PROF tg-sym --once -v > $OUT/sym.out 2> $OUT/sym.err
+if grep -q "refused" $OUT/sym.err && grep -q "no symbols found" $OUT/sym.err &&
+	! grep -q "tg_" $OUT/sym.out; then
+	ok "symbols: a build-id mismatch is refused, addresses profiled"
+else
+	not_ok "symbols: a build-id mismatch is refused" "$(cat $OUT/sym.err)"
+fi
+stop_guest tg-sym
+create_guest tg-sym tg-pv-fp 'kernel="/guests/none/tg.elf"' >/dev/null 2>&1
+$PROF tg-sym -d 2 -o $OUT/nosym > $OUT/sym.out 2> $OUT/sym.err
+rc=$?
+if [ $rc -eq 0 ] && grep -q "no symbols found for /guests/none/tg.elf.*-s FILE" $OUT/sym.err &&
+	grep -q "^0x" $OUT/nosym.folded; then
+	ok "symbols: none found: profiles addresses and says to pass -s"
+else
+	not_ok "symbols: none found" "exit $rc" "$(cat $OUT/sym.err)"
+fi
+stop_guest tg-sym
+
+# --- The xl front: xl's own commands pass through, help lists ours.
+check "xl front: 'xl help' lists profile" sh -c 'xl help | grep -q "^ profile "'
+check "xl front: 'xl help' still lists xl's own commands" sh -c 'xl help | grep -q "^ create "'
+check "xl front: 'xl -v list' reaches the real xl" sh -c 'xl -v list | grep -q Domain-0'
+check "xl front: 'xl help profile' shows our usage" sh -c 'xl help profile | grep -q "Usage: xl profile"'
+
 # --- Bad input: one clear line, non-zero exit.
 one_line_error() {
 	expect=$1
@@ -142,12 +243,32 @@ one_line_error() {
 		not_ok "bad input '$*': exit $rc, $lines lines" "$(cat $OUT/bad.stderr)"
 	fi
 }
+start_guest tg-pv-fp >/dev/null 2>&1
 one_line_error "does not exist" no-such-domain -d 1
 one_line_error "does not exist" 4242 -d 1
 one_line_error "dom0" Domain-0 -d 1
 one_line_error "dom0" 0 -d 1
-one_line_error "invalid frequency" -f 0 Domain-0
-one_line_error "invalid duration" -d -3 Domain-0
+one_line_error "invalid frequency" -f 0 tg-pv-fp
+one_line_error "invalid frequency" -f abc tg-pv-fp
+one_line_error "invalid frequency" -f 200000 tg-pv-fp
+one_line_error "invalid duration" -d -3 tg-pv-fp
+one_line_error "invalid duration" -d 0 tg-pv-fp
+one_line_error "invalid format" -F pdf tg-pv-fp
+one_line_error "invalid unwinder" -u cfi tg-pv-fp
+one_line_error "invalid unwinder" -u magic tg-pv-fp
+one_line_error "invalid vCPU" --vcpu x tg-pv-fp
+one_line_error "vCPU 5 does not exist" --vcpu 5 -d 1 tg-pv-fp
+one_line_error "invalid top count" --top -1 tg-pv-fp
+one_line_error "invalid maximum depth" --max-depth 0 tg-pv-fp
+one_line_error "invalid maximum depth" --max-depth 5000 tg-pv-fp
+one_line_error "unknown option --bogus" --bogus tg-pv-fp
+one_line_error "needs a value" tg-pv-fp -f
+one_line_error "no domain given" -d 1
+one_line_error "cannot open symbol file /nonexistent.elf" -s /nonexistent.elf -d 1 tg-pv-fp
+one_line_error "neither an ELF file nor an nm symbol map" -s /uniprof/jobs/lib.sh -d 1 tg-pv-fp
+one_line_error "not paused" --paused -d 1 tg-pv-fp
+one_line_error "does not combine" --once -d 3 tg-pv-fp
+stop_guest tg-pv-fp
 
 [ $TAP_FAILED -eq 0 ] || diagnose
 tap_plan_end
