@@ -1,7 +1,9 @@
 /* An interactive flame graph as one self-contained SVG: click a frame to
  * zoom into it, "Search" highlights frames matching a regular expression
  * and shows their share, hovering shows name, samples and percentage.
- * No network, no external script: it opens in any browser. */
+ * No network, no external script: it opens in any browser. A link can
+ * open a view: FILE.svg#zoom=NAME zooms into NAME, #search=REGEX searches
+ * (both may be given, joined by '&'). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -179,7 +181,7 @@ static int emit_node(struct emit *e, size_t idx, uint64_t start, unsigned depth)
 /* The viewer: layout on zoom, search, details line. Kept small and
  * dependency-free; it works on the data-* attributes of each frame. */
 static const char script[] =
-"var W=" "1200" ",P=10,frames,total,zoomed=null,searching=false;\n"
+"var W=" "1200" ",P=10,frames,total,searching=false;\n"
 "function $(id){return document.getElementById(id);}\n"
 "function init(){frames=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
 " total=+$('frames').getAttribute('data-total');\n"
@@ -188,8 +190,16 @@ static const char script[] =
 "  g.onclick=function(){zoom(g);};\n"
 "  g.onmouseover=function(){$('details').textContent=g.querySelector('title').textContent;};\n"
 "  g.onmouseout=function(){$('details').textContent=' ';};});\n"
-" $('unzoom').onclick=function(){zoomed=null;layout(0,total,-1);$('unzoom').style.display='none';};\n"
-" $('search').onclick=search;layout(0,total,-1);}\n"
+" $('unzoom').onclick=unzoom;\n"
+" $('search').onclick=function(){if(searching)unsearch();else{\n"
+"  var t=prompt('Search for a function (regular expression)','');if(t)search(t);}};\n"
+" layout(0,total,-1);\n"
+" /* #zoom=NAME and #search=REGEX: links that open a view */\n"
+" decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){\n"
+"  var i=kv.indexOf('='),k=kv.slice(0,i),v=kv.slice(i+1);\n"
+"  if(k=='search'&&v)search(v);\n"
+"  if(k=='zoom'){var best=null;frames.forEach(function(g){if(g._name==v&&\n"
+"   (!best||+g.getAttribute('data-n')>+best.getAttribute('data-n')))best=g;});if(best)zoom(best);}});}\n"
 "function fit(g,w){var t=g.querySelector('text'),n=g._name,c=Math.floor((w-6)/7);\n"
 " t.textContent=c<3?'':(n.length<=c?n:n.slice(0,c-2)+'..');}\n"
 "function layout(s0,n0,dz){var k=(W-2*P)/n0;\n"
@@ -199,16 +209,18 @@ static const char script[] =
 "  g.style.display='';var x0=Math.max(s,s0),x1=Math.min(s+n,s0+n0),x=P+(x0-s0)*k,w=(x1-x0)*k;\n"
 "  r.setAttribute('x',x.toFixed(1));r.setAttribute('width',w.toFixed(1));\n"
 "  t.setAttribute('x',(x+3).toFixed(1));g.style.opacity=(dz>=0&&d<dz)?0.6:1;fit(g,w);});}\n"
-"function zoom(g){zoomed=g;layout(+g.getAttribute('data-s'),+g.getAttribute('data-n'),\n"
+"function zoom(g){layout(+g.getAttribute('data-s'),+g.getAttribute('data-n'),\n"
 " +g.getAttribute('data-d'));$('unzoom').style.display='';}\n"
-"function search(){if(searching){searching=false;frames.forEach(function(g){\n"
+"function unzoom(){layout(0,total,-1);$('unzoom').style.display='none';}\n"
+"function unsearch(){searching=false;frames.forEach(function(g){\n"
 "  g.querySelector('rect').setAttribute('fill',g._fill);});$('matched').textContent=' ';\n"
-"  $('search').textContent='Search';return;}\n"
-" var term=prompt('Search for a function (regular expression)','');if(!term)return;\n"
-" var re;try{re=new RegExp(term);}catch(e){alert('Not a regular expression: '+e.message);return;}\n"
+"  $('search').textContent='Search';}\n"
+"function search(term){var re;try{re=new RegExp(term);}catch(e){\n"
+"  $('matched').textContent='Not a regular expression: '+term;return;}\n"
 " var hit=[];frames.forEach(function(g){if(+g.getAttribute('data-d')>0&&re.test(g._name)){\n"
 "  g.querySelector('rect').setAttribute('fill','rgb(230,0,230)');\n"
 "  hit.push([+g.getAttribute('data-s'),+g.getAttribute('data-n')]);}});\n"
+" /* nested matches count once: merge the sample ranges */\n"
 " hit.sort(function(a,b){return a[0]-b[0];});var sum=0,end=-1;\n"
 " hit.forEach(function(h){var e=h[0]+h[1];if(h[0]>=end){sum+=h[1];end=e;}else if(e>end){sum+=e-end;end=e;}});\n"
 " searching=true;$('search').textContent='Reset Search';\n"

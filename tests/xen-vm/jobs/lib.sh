@@ -62,7 +62,13 @@ create_guest() {
 	shift 2
 	log=/var/log/xen/console/guest-$name.log
 	rm -f "$log"
-	if ! xl create "/guests/$cfg.cfg" "name=\"$name\"" "$@" >/tmp/create-$name.log 2>&1; then
+	# A domain just destroyed can hold its name a moment longer: retry once.
+	xl create "/guests/$cfg.cfg" "name=\"$name\"" "$@" >/tmp/create-$name.log 2>&1 || {
+		sleep 2
+		xl destroy "$name" >/dev/null 2>&1
+		xl create "/guests/$cfg.cfg" "name=\"$name\"" "$@" >>/tmp/create-$name.log 2>&1
+	} || false
+	if [ $? -ne 0 ]; then
 		tap "# xl create $name failed:"
 		sed 's/^/UNIPROF-TAP #   /' /tmp/create-$name.log
 		return 1

@@ -1,0 +1,194 @@
+/* The symbol search order of xl profile, on files laid out in a temporary
+ * directory: kernel with symbols, build-id debug file, .gnu_debuglink,
+ * KERNEL.debug / .dbg / .syms / System.map, build-id mismatch (refused,
+ * or used with force), wrong word size, explicit -s. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../unit/test.h"
+#include "symbols_find.h"
+#include "uniprof/uniprof.h"
+
+TEST_GLOBALS;
+
+static char dir[256], full[512], stripped[512], other[512];
+static char cmd[4096];
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* Fresh case directory with a stripped kernel "k.elf" in it. */
+static void fresh(const char *name, char *kernel, size_t len)
+{
+	sh("rm -rf '%s/%s' && mkdir -p '%s/%s'", dir, name, dir, name);
+	snprintf(kernel, len, "%s/%s/k.elf", dir, name);
+	sh("cp '%s' '%s'", stripped, kernel);
+}
+
+static int find(const char *kernel, const char *explicit_file, bool force,
+		const char *debug_dir, char **used)
+{
+	struct xlp_symbol_query q = {
+		.explicit_file = explicit_file, .kernel = kernel,
+		.debug_dir = debug_dir, .force = force, .verbose = 0,
+		.guest_width = 8,
+	};
+	struct up_symtab *s = NULL;
+	int rc = xlp_find_symbols(&q, &s, used);
+
+	if (rc == 0 && !s)
+		rc = 1;        /* nothing found */
+	up_symtab_free(s);
+	return rc;
+}
+
+static void expect_found(const char *kernel, const char *debug_dir,
+			 const char *want_suffix)
+{
+	char *used = NULL;
+
+	CHECK(find(kernel, NULL, false, debug_dir, &used) == 0);
+	CHECK(used && strlen(used) >= strlen(want_suffix) &&
+	      strcmp(used + strlen(used) - strlen(want_suffix), want_suffix) == 0);
+	if (used && !strstr(used, want_suffix))
+		fprintf(stderr, "  found %s, wanted *%s\n", used, want_suffix);
+	free(used);
+}
+
+static void test_kernel_with_symbols(void)
+{
+	char *used = NULL;
+
+	CHECK(find(full, NULL, false, "/nonexistent", &used) == 0);
+	CHECK_STR(used, full);
+	free(used);
+}
+
+static void test_order_beside(void)
+{
+	char k[600];
+
+	fresh("beside", k, sizeof(k));
+	sh("nm -n '%s' > '%s/beside/System.map'", full, dir);
+	expect_found(k, "/nonexistent", "/beside/System.map");
+	sh("cp '%s' '%s.syms'", full, k);
+	expect_found(k, "/nonexistent", "k.elf.syms");
+	sh("cp '%s' '%s.dbg'", full, k);
+	expect_found(k, "/nonexistent", "k.elf.dbg");
+	sh("cp '%s' '%s.debug'", full, k);
+	expect_found(k, "/nonexistent", "k.elf.debug");
+}
+
+static void test_build_id_and_debuglink(void)
+{
+	char k[600], bid[1024] = "";
+	struct up_elf_identity id;
+	FILE *f;
+
+	fresh("bid", k, sizeof(k));
+	REQUIRE(up_elf_identify(k, &id) == 0);
+	CHECK(!id.has_symtab);
+	REQUIRE(strlen(id.build_id) == 40);
+	snprintf(bid, sizeof(bid), "%s/debug/.build-id/%.2s", dir, id.build_id);
+	sh("mkdir -p '%s' && cp '%s' '%s/%s.debug'", bid, full, bid, id.build_id + 2);
+	sh("cp '%s' '%s.debug'", full, k);   /* the build-id file comes first */
+	snprintf(bid, sizeof(bid), "%s/debug", dir);
+	expect_found(k, bid, ".debug");
+	{
+		char *used = NULL;
+
+		find(k, NULL, false, bid, &used);
+		CHECK(used && strstr(used, "/.build-id/") != NULL);
+		free(used);
+	}
+
+	fresh("link", k, sizeof(k));
+	sh("mkdir -p '%s/link/.debug' && objcopy --only-keep-debug '%s' '%s/link/.debug/sym.elf'",
+	   dir, full, dir);
+	sh("objcopy --add-gnu-debuglink='%s/link/.debug/sym.elf' '%s'", dir, k);
+	REQUIRE(up_elf_identify(k, &id) == 0);
+	CHECK_STR(id.debuglink, "sym.elf");
+	expect_found(k, "/nonexistent", "/link/.debug/sym.elf");
+	f = fopen(k, "rb");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+}
+
+static void test_build_id_mismatch(void)
+{
+	char k[600], *used = NULL;
+
+	fresh("bad", k, sizeof(k));
+	sh("cp '%s' '%s.debug'", other, k);
+	CHECK(find(k, NULL, false, "/nonexistent", &used) == 1);   /* refused */
+	CHECK(used == NULL);
+	CHECK(find(k, NULL, true, "/nonexistent", &used) == 0);    /* forced */
+	free(used);
+	used = NULL;
+	/* Explicit -s with another build-id: an error, unless forced. */
+	CHECK(find(k, other, false, "/nonexistent", &used) == -1);
+	CHECK(find(k, other, true, "/nonexistent", &used) == 0);
+	free(used);
+}
+
+static void test_explicit_and_missing(void)
+{
+	char k[600], *used = NULL;
+
+	fresh("none", k, sizeof(k));
+	CHECK(find(k, NULL, false, "/nonexistent", &used) == 1);
+	CHECK(find(k, "/nonexistent/syms", false, "/nonexistent", &used) == -1);
+	CHECK(find(NULL, NULL, false, "/nonexistent", &used) == 1);
+	CHECK(find(k, full, false, "/nonexistent", &used) == 0);
+	CHECK_STR(used, full);
+	free(used);
+}
+
+/* A 32-bit image for a 64-bit guest is an error that says so. */
+static void test_wrong_width(void)
+{
+	struct xlp_symbol_query q = { .explicit_file = NULL, .guest_width = 4 };
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+
+	q.explicit_file = full;
+	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	up_symtab_free(s);
+	free(used);
+}
+
+int main(void)
+{
+	const char *b = getenv("top_builddir");
+
+	snprintf(dir, sizeof(dir), "/tmp/uniprof-symfind-%d", (int)getpid());
+	snprintf(full, sizeof(full), "%s/tests/guest/tg-fp.elf", b ? b : ".");
+	snprintf(other, sizeof(other), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
+	snprintf(stripped, sizeof(stripped), "%s/stripped.elf", dir);
+	if (access(full, R_OK) != 0 || access(other, R_OK) != 0) {
+		fprintf(stderr, "test guests missing: %s\n", full);
+		return 1;
+	}
+	sh("mkdir -p '%s' && objcopy --strip-all '%s' '%s'", dir, full, stripped);
+	RUN(test_kernel_with_symbols);
+	RUN(test_order_beside);
+	RUN(test_build_id_and_debuglink);
+	RUN(test_build_id_mismatch);
+	RUN(test_explicit_and_missing);
+	RUN(test_wrong_width);
+	sh("rm -rf '%s'", dir);
+	TEST_MAIN_END();
+}
