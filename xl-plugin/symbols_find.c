@@ -109,6 +109,17 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 	*used = NULL;
 	if (q->kernel && up_elf_identify(q->kernel, &kid) < 0)
 		note(q, "%s (domain kernel): %s", q->kernel, up_error_last());
+	/* The kernel image itself must fit the domain, symbols or not. */
+	if (kid.machine && kid.machine != EM_X86_64 && kid.machine != EM_386) {
+		fprintf(stderr, "xl profile: the domain's kernel %s is for ELF machine %u, not x86: is the configuration stale?\n",
+			q->kernel, kid.machine);
+		return -1;
+	}
+	if (kid.machine && q->guest_width && kid.width != q->guest_width) {
+		fprintf(stderr, "xl profile: the domain's kernel %s is a %u-bit image but the hypervisor runs the domain %u-bit: is the configuration stale?\n",
+			q->kernel, kid.width * 8, q->guest_width * 8);
+		return -1;
+	}
 	if (q->explicit_file) {
 		rc = try_file(q, q->explicit_file, kid.build_id, "-s", true, out);
 		if (rc == 1)
@@ -123,7 +134,6 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 		rc = try_file(q, q->kernel, kid.build_id, "domain kernel", false, out);
 		if (rc != 0)
 			goto done;
-		cand[n] = NULL;
 	} else if (kid.machine) {
 		note(q, "%s (%s): no symbol table, looking for its debug file", q->kernel,
 		     "domain kernel");

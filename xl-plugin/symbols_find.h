@@ -21,7 +21,7 @@ struct xlp_symbol_query {
 	const char *debug_dir;       /* default /usr/lib/debug */
 	bool force;                  /* accept a build-id mismatch */
 	int verbose;
-	unsigned guest_width;        /* 4 or 8, from the hypervisor */
+	unsigned guest_width;        /* 4 or 8 from the hypervisor; 0: unknown */
 };
 
 /* On success *out is the table, or NULL when nothing was found (after one

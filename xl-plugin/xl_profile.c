@@ -233,7 +233,10 @@ int main(int argc, char **argv)
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
 	q.force = opt.force_symbols;
 	q.verbose = opt.verbose;
-	q.guest_width = up_target_info(t)->guest_width;
+	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
+	 * changes as it boots, so only PV is cross-checked. */
+	if (up_target_info(t)->type == UP_DOMAIN_PV)
+		q.guest_width = up_target_info(t)->guest_width;
 	if (xlp_find_symbols(&q, &r.symtab, &symbols_used) < 0) {
 		rc = 1;
 		goto out;
