@@ -16,6 +16,16 @@
 #define NSEC 1000000000ULL
 #define UNPAUSE_TRIES 5
 
+const char *up_unwinder_name(enum up_unwinder u)
+{
+	switch (u) {
+	case UP_UNWINDER_FP: return "fp";
+	case UP_UNWINDER_CFI: return "cfi";
+	case UP_UNWINDER_AUTO: return "auto";
+	}
+	return "unknown";
+}
+
 const char *up_stop_reason_name(enum up_stop_reason r)
 {
 	switch (r) {
@@ -106,14 +116,33 @@ static int check_config(const struct up_target *t,
 	if (c->unwind.max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
 		return up_fail(UP_EINVAL, "depth limit %u above %u",
 			       c->unwind.max_depth, UP_UNWIND_MAX_DEPTH_LIMIT);
+	if (c->unwinder > UP_UNWINDER_AUTO)
+		return up_fail(UP_EINVAL, "unknown unwinder %d", (int)c->unwinder);
+	if (c->unwinder != UP_UNWINDER_FP && !c->cfi)
+		return up_fail(UP_EINVAL, "the %s unwinder needs a CFI table",
+			       up_unwinder_name(c->unwinder));
 	return 0;
 }
 
 /* The paused window: nothing here allocates or symbolizes. */
+static int walk(struct up_mem *mem, const struct up_regs *regs,
+		const struct up_sampler_config *c, struct up_stack *st,
+		struct up_unwind_counts *counts)
+{
+	if (c->unwinder == UP_UNWINDER_FP) {
+		int rc = up_unwind_fp(mem, regs, &c->unwind, st);
+
+		counts->fp += rc == 0 ? st->depth - 1 : 0;
+		return rc;
+	}
+	return up_unwind_cfi(mem, regs, c->cfi, &c->unwind,
+			     c->unwinder == UP_UNWINDER_AUTO, st, counts);
+}
+
 static int take_sample(struct up_target *t, struct up_mem *mem,
 		       const struct up_sampler_config *c, unsigned first,
 		       unsigned last, struct vcpu_sample *vs,
-		       uint64_t *pause_ns)
+		       uint64_t *pause_ns, struct up_unwind_counts *counts)
 {
 	uint64_t t0 = now_ns();
 	int rc = up_target_pause(t), urc = -1;
@@ -129,8 +158,8 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 		else if (!regs.online)
 			vs[v].status = 1;
 		else
-			vs[v].status = up_unwind_fp(mem, &regs, &c->unwind,
-						    &vs[v].stack) < 0 ? 2 : 0;
+			vs[v].status = walk(mem, &regs, c, &vs[v].stack,
+					    counts) < 0 ? 2 : 0;
 	}
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
 		urc = up_target_unpause(t);
@@ -148,7 +177,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	unsigned depth = c->unwind.max_depth ? c->unwind.max_depth :
 			 UP_UNWIND_DEFAULT_MAX_DEPTH;
 	struct vcpu_sample *vs = NULL;
-	uint64_t *frames = NULL, start, end, period, deadline;
+	uint64_t *frames = NULL, start, end, period, deadline, rng;
 	struct up_mem *mem = NULL;
 	size_t pause_cap = 0;
 	int rc;
@@ -177,6 +206,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	if (period == 0)
 		period = 1;
 	start = deadline = now_ns();
+	rng = start | 1;
 	end = c->duration_s > 0 ? start + (uint64_t)llround(c->duration_s * 1e9) :
 				  UINT64_MAX;
 	s->stop = UP_STOP_DURATION;
@@ -208,13 +238,24 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 				  UP_STOP_DURATION;
 			break;
 		}
-		sleep_until(deadline, stop);
+		/* Jitter: anywhere in [deadline - period/2, deadline + period/2). */
+		if (!c->no_jitter && period > 1) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			uint64_t at = deadline - period / 2 + rng % period;
+
+			sleep_until(at < end ? at : end, stop);
+		} else {
+			sleep_until(deadline, stop);
+		}
 		if (stop && *stop) {
 			s->stop = UP_STOP_REQUESTED;
 			break;
 		}
 
-		rc = take_sample(t, mem, c, first, last, vs, &pause_ns);
+		rc = take_sample(t, mem, c, first, last, vs, &pause_ns,
+				 &s->frames);
 		if (rc < 0) {
 			s->stop = end_reason(t);
 			if (s->stop == UP_STOP_ERROR)

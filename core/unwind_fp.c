@@ -17,6 +17,9 @@ const char *up_trunc_name(enum up_trunc t)
 	case UP_TRUNC_ALIGN: return "misaligned frame pointer";
 	case UP_TRUNC_UNREADABLE: return "stack not readable";
 	case UP_TRUNC_NO_REGS: return "registers unavailable";
+	case UP_TRUNC_NO_UNWIND_INFO: return "no unwind information";
+	case UP_TRUNC_UNSUPPORTED: return "unsupported unwind rule";
+	case UP_TRUNC_BAD_CFA: return "unwind rule points down the stack";
 	}
 	return "unknown";
 }

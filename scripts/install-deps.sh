@@ -5,7 +5,7 @@
 # is downloaded. Does nothing when all are present.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
-      libxen-dev libyajl-dev libunwind-dev libelf-dev zlib1g-dev
+      libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
       qemu-system-x86 cpio gzip binutils chromium"
 missing=
 for p in $pkgs; do

@@ -37,7 +37,7 @@ static const struct option_doc docs[] = {
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
 	  "use a symbol file even if its build-id differs from the kernel's" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
-	  "stack unwinding: fp (frame pointers; cfi, libunwind, auto are not in this version)" },
+	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, fp" },
 	{ { "wait", no_argument, NULL, OPT_WAIT }, OPT_WAIT, NULL,
 	  "wait for a domain of that name to appear, profile it until it is destroyed" },
 	{ { "paused", no_argument, NULL, OPT_PAUSED }, OPT_PAUSED, NULL,
@@ -148,6 +148,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 	o->vcpu = -1;
 	o->top = 20;
 	o->max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
+	o->unwinder = UP_UNWINDER_AUTO;
 	for (size_t i = 0; i < NDOCS; i++) {
 		longopts[i] = docs[i].opt;
 		if (docs[i].key < 256) {
@@ -187,12 +188,17 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->symbols = optarg;
 			break;
 		case 'u':
-			if (strcmp(optarg, "cfi") == 0 || strcmp(optarg, "libunwind") == 0 ||
-			    strcmp(optarg, "auto") == 0)
+			if (strcmp(optarg, "fp") == 0)
+				o->unwinder = UP_UNWINDER_FP;
+			else if (strcmp(optarg, "cfi") == 0)
+				o->unwinder = UP_UNWINDER_CFI;
+			else if (strcmp(optarg, "auto") == 0)
+				o->unwinder = UP_UNWINDER_AUTO;
+			else if (strcmp(optarg, "libunwind") == 0)
 				return bad("unwinder", optarg,
-					   "not available in this version, which unwinds with frame pointers: use -u fp");
-			if (strcmp(optarg, "fp") != 0)
-				return bad("unwinder", optarg, "use fp");
+					   "not available in this version: use auto, cfi or fp");
+			else
+				return bad("unwinder", optarg, "use auto, cfi or fp");
 			break;
 		case OPT_FORCE_SYMBOLS:
 			o->force_symbols = true;

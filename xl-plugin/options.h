@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "uniprof/sampler.h"
+
 enum xlp_format {
 	XLP_FORMAT_FOLDED = 1 << 0,
 	XLP_FORMAT_SVG = 1 << 1,
@@ -33,6 +35,7 @@ struct xlp_options {
 	bool wait;                /* --wait: for the domain to appear */
 	bool paused;              /* --paused: created with xl create -p */
 	bool once;                /* -1: one stack per vCPU, no files */
+	enum up_unwinder unwinder;
 };
 
 /* Parse argv. Returns 0 to run, 1 when --help/--version was printed,

@@ -31,6 +31,10 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 	fprintf(out, "guest frames mapped %" PRIu64 ", reused %" PRIu64
 		", map failures %" PRIu64 "\n", s->mem.maps, s->mem.hits,
 		s->mem.map_failures);
+	fprintf(out, "unwinder %s: frames by CFI %" PRIu64 ", by frame pointer %" PRIu64
+		", CFI rules not expressible %" PRIu64 "\n",
+		up_unwinder_name(r->unwinder), s->frames.cfi, s->frames.fp,
+		s->frames.unsupported);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
 		fprintf(out, "vcpu%u %" PRIu64 " stacks\n", v,
 			up_profile_vcpu_samples(r->profile, v));
@@ -102,7 +106,13 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "functions");
 	yajl_gen_integer(g, r->symtab ? (long long)up_symtab_count(r->symtab) : 0);
 	yajl_gen_map_close(g);
-	key(g, "unwinder"); str(g, "fp");
+	key(g, "unwinder"); str(g, up_unwinder_name(r->unwinder));
+	key(g, "unwound_frames");
+	yajl_gen_map_open(g);
+	key(g, "cfi"); yajl_gen_integer(g, (long long)s->frames.cfi);
+	key(g, "fp"); yajl_gen_integer(g, (long long)s->frames.fp);
+	key(g, "unsupported"); yajl_gen_integer(g, (long long)s->frames.unsupported);
+	yajl_gen_map_close(g);
 	key(g, "frequency_hz"); num(g, r->opt->hz, 3);
 	key(g, "duration_s"); num(g, s->elapsed_s, 3);
 	key(g, "stop_reason"); str(g, up_stop_reason_name(s->stop));

@@ -16,6 +16,7 @@ struct xlp_report {
 	const char *symbols_used;
 	const struct up_profile *profile;
 	const struct up_sampler_stats *stats;
+	enum up_unwinder unwinder;       /* the one actually used */
 	const char *files[8];
 	unsigned nr_files;
 };

@@ -45,7 +45,46 @@ struct run {
 	const char *symbols_used;
 	struct up_profile *profile;
 	struct up_sampler_stats stats;
+	struct up_cfi_table *cfi;
+	enum up_unwinder unwinder;
 };
+
+/* The CFI table for -u cfi/auto, from the kernel image (stripping keeps
+ * .eh_frame), else from the symbol file. auto without any CFI falls back
+ * to frame pointers; cfi without any is an error. */
+static int load_unwind_info(struct run *r)
+{
+	const char *tried[2] = { r->dom.kernel, r->symbols_used };
+	char why[256] = "no kernel image or symbol file to read it from";
+
+	r->unwinder = r->opt->unwinder;
+	if (r->unwinder == UP_UNWINDER_FP)
+		return 0;
+	for (int i = 0; i < 2 && !r->cfi; i++) {
+		if (!tried[i] || (i == 1 && tried[0] && strcmp(tried[0], tried[1]) == 0))
+			continue;
+		if (up_cfi_table_load(&r->cfi, tried[i]) == 0) {
+			const struct up_cfi_info *ci = up_cfi_table_info(r->cfi);
+
+			if (r->opt->verbose)
+				fprintf(stderr, "xl profile: unwind: %s: %zu CFI rows from %zu FDEs (%zu not expressible)%s%s\n",
+					tried[i], ci->rows, ci->fdes, ci->unsupported,
+					ci->warning[0] ? "; " : "", ci->warning);
+		} else {
+			snprintf(why, sizeof(why), "%s", up_error_last());
+		}
+	}
+	if (r->cfi)
+		return 0;
+	if (r->unwinder == UP_UNWINDER_CFI) {
+		fprintf(stderr, "xl profile: -u cfi: %s\n", why);
+		return -1;
+	}
+	if (r->opt->verbose)
+		fprintf(stderr, "xl profile: unwind: %s; using frame pointers\n", why);
+	r->unwinder = UP_UNWINDER_FP;
+	return 0;
+}
 
 static const struct {
 	unsigned format;
@@ -242,6 +281,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	r.symbols_used = symbols_used;
+	if (load_unwind_info(&r) < 0) {
+		rc = 1;
+		goto out;
+	}
 	/* Decide where files go before sampling, so a bad path costs no run. */
 	if (!opt.once && !(stem = xlp_output_stem(opt.output, r.dom.name))) {
 		rc = 1;
@@ -257,6 +300,8 @@ int main(int argc, char **argv)
 	cfg.duration_s = opt.duration_s;
 	cfg.vcpu = opt.vcpu;
 	cfg.unwind.max_depth = opt.max_depth;
+	cfg.unwinder = r.unwinder;
+	cfg.cfi = r.cfi;
 	if (opt.once)
 		cfg.max_samples = 1;
 	if (!opt.quiet && !opt.once)
@@ -284,7 +329,7 @@ int main(int argc, char **argv)
 	struct xlp_report rep = {
 		.opt = &opt, .dom = &r.dom, .symtab = r.symtab,
 		.symbols_used = r.symbols_used, .profile = r.profile,
-		.stats = &r.stats,
+		.stats = &r.stats, .unwinder = r.unwinder,
 	};
 
 	rc = write_outputs(&r, &rep, stem, opt.quiet ? NULL : stdout) < 0 ? 1 : 0;
@@ -301,6 +346,7 @@ out:
 	up_sampler_stats_release(&r.stats);
 	up_profile_free(r.profile);
 	up_symtab_free(r.symtab);
+	up_cfi_table_free(r.cfi);
 	xlp_domain_release(&r.dom);
 	xlp_libxl_close();
 	free(symbols_used);

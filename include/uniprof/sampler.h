@@ -1,5 +1,8 @@
 /* The sampling loop: paced by absolute deadlines, only register reads and
- * stack walks happen while the domain is paused, everything else after. */
+ * stack walks happen while the domain is paused, everything else after.
+ * Each sample falls at a random point of its period (the rate is kept):
+ * a fixed grid can lock step with periodic work in the guest and bias the
+ * profile, whatever the frequency. */
 #ifndef UNIPROF_SAMPLER_H
 #define UNIPROF_SAMPLER_H
 
@@ -16,6 +19,14 @@ extern "C" {
 #define UP_SAMPLER_DEFAULT_HZ 97.0
 #define UP_SAMPLER_MAX_HZ 100000.0
 
+enum up_unwinder {
+	UP_UNWINDER_FP = 0,       /* frame pointers */
+	UP_UNWINDER_CFI,          /* precompiled CFI table only */
+	UP_UNWINDER_AUTO,         /* CFI where the image has it, FP elsewhere */
+};
+
+const char *up_unwinder_name(enum up_unwinder u);
+
 struct up_sampler_config {
 	double hz;               /* samples per second; 0: default */
 	double duration_s;       /* 0: until *stop or the domain ends */
@@ -23,6 +34,9 @@ struct up_sampler_config {
 	struct up_unwind_opts unwind;
 	size_t cache_frames;     /* 0: default */
 	uint64_t max_samples;    /* 0: unlimited */
+	enum up_unwinder unwinder;
+	const struct up_cfi_table *cfi;   /* for CFI and AUTO */
+	bool no_jitter;          /* sample exactly on the period grid */
 };
 
 enum up_stop_reason {
@@ -45,6 +59,7 @@ struct up_sampler_stats {
 	size_t nr_pause;
 	double elapsed_s;
 	struct up_mem_stats mem;   /* frame mappings made and reused */
+	struct up_unwind_counts frames;   /* how frames were unwound */
 	enum up_stop_reason stop;
 	char error[256];           /* message when stop == UP_STOP_ERROR */
 };

@@ -23,6 +23,9 @@ enum up_trunc {
 	UP_TRUNC_ALIGN,        /* misaligned frame pointer */
 	UP_TRUNC_UNREADABLE,   /* stack memory not mapped */
 	UP_TRUNC_NO_REGS,      /* registers unavailable */
+	UP_TRUNC_NO_UNWIND_INFO, /* no CFI for an address (-u cfi) */
+	UP_TRUNC_UNSUPPORTED,  /* CFI rule the table cannot express */
+	UP_TRUNC_BAD_CFA,      /* CFI gave a CFA that does not go up */
 };
 
 const char *up_trunc_name(enum up_trunc t);
@@ -43,6 +46,41 @@ struct up_stack {
  * RBP chain. Needs out->frames with capacity >= the depth limit. */
 int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 		 const struct up_unwind_opts *opts, struct up_stack *out);
+
+/* A precompiled CFI table (see core/cfi_table.h): built once, before
+ * sampling, from an ELF image's .eh_frame and .debug_frame. */
+struct up_cfi_table;
+
+struct up_cfi_info {
+	size_t fdes;            /* FDEs turned into rows */
+	size_t rows;
+	size_t unsupported;     /* rows the table cannot express */
+	size_t skipped_fdes;    /* FDEs with encodings we do not decode */
+	char warning[160];      /* a malformed section, if any */
+};
+
+/* From an ELF file (gzip-compressed images too). UP_ENOENT when it has no
+ * unwind information at all. */
+int up_cfi_table_load(struct up_cfi_table **out, const char *path);
+int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
+			  size_t len, const char *what);
+void up_cfi_table_free(struct up_cfi_table *t);
+const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t);
+
+/* How the frames of one walk were found (added to, not reset). */
+struct up_unwind_counts {
+	uint64_t cfi;           /* frames unwound with the CFI table */
+	uint64_t fp;            /* frames unwound with the frame pointer */
+	uint64_t unsupported;   /* frames whose CFI rule the table lacks */
+};
+
+/* CFI walk. With fp_fallback (-u auto), an address without CFI is unwound
+ * through the frame pointer; without it (-u cfi) the walk stops there,
+ * complete if the frame pointer is 0 (the ABI's outermost-frame mark). */
+int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
+		  const struct up_cfi_table *t, const struct up_unwind_opts *opts,
+		  bool fp_fallback, struct up_stack *out,
+		  struct up_unwind_counts *counts);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,9 @@ send_file() {
 diagnose() {
 	tap "# --- xl list"
 	xl list 2>&1 | sed 's/^/UNIPROF-TAP #   /'
+	tap "# --- dom0 kernel: crashes"
+	dmesg 2>/dev/null | grep -i -e segfault -e "general protection" -e "traps:" |
+		tail -n 5 | sed 's/^/UNIPROF-TAP #   /'
 	tap "# --- xl dmesg (tail)"
 	xl dmesg 2>&1 | tail -n 15 | sed 's/^/UNIPROF-TAP #   /'
 	for f in /var/log/xen/console/guest-*.log; do
@@ -73,11 +76,13 @@ create_guest() {
 		sed 's/^/UNIPROF-TAP #   /' /tmp/create-$name.log
 		return 1
 	fi
-	for i in $(seq 1 100); do
+	# The first guest after boot can be slow: Xen scrubs free memory.
+	for i in $(seq 1 300); do
 		grep -q "tg: start" "$log" 2>/dev/null && return 0
 		sleep 0.2
 	done
-	tap "# guest $name did not print its start line in 20 s"
+	tap "# guest $name did not print its start line in 60 s"
+	xl destroy "$name" >/dev/null 2>&1
 	return 1
 }
 
@@ -99,13 +104,15 @@ not_paused() {
 	esac
 }
 
-# The guest keeps working: its work counter moves within a few seconds.
+# The guest keeps working: its work counter moves within 15 seconds.
 guest_progresses() {
 	log=/var/log/xen/console/guest-$1.log
 	a=$(grep -c "tg: work" "$log")
-	sleep 3
-	b=$(grep -c "tg: work" "$log")
-	[ "$b" -gt "$a" ]
+	for i in $(seq 1 15); do
+		sleep 1
+		[ "$(grep -c "tg: work" "$log")" -gt "$a" ] && return 0
+	done
+	return 1
 }
 
 tap_plan_end() {

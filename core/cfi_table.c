@@ -1,0 +1,310 @@
+/* Compiling CFI into the table: our FDE list says which ranges exist,
+ * libdw evaluates the CFA program of each range row by row, and each row
+ * becomes a fixed-size rule (or is marked unsupported). Done once, before
+ * sampling. */
+#include "config.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi_table.h"
+#include "eh_frame.h"
+#include "error_impl.h"
+#include "symtab_impl.h"
+
+#define RA_REG 16
+
+struct builder {
+	struct up_cfi_table *t;
+	size_t cap;
+	size_t sorted;     /* rows [0, sorted) are sorted: earlier sections */
+};
+
+static int push_row(struct builder *b, const struct cfi_row *r)
+{
+	struct up_cfi_table *t = b->t;
+
+	/* Merge with the previous row when it is the same rule, contiguous. */
+	if (t->count) {
+		struct cfi_row *p = &t->rows[t->count - 1];
+
+		if (p->start + p->len == r->start && p->kind == r->kind &&
+		    p->cfa_reg == r->cfa_reg && p->cfa_off == r->cfa_off &&
+		    p->ra_off == r->ra_off && p->fp_rule == r->fp_rule &&
+		    p->fp_off == r->fp_off && (uint64_t)p->len + r->len < UINT32_MAX) {
+			p->len += r->len;
+			return 0;
+		}
+	}
+	if (t->count == b->cap) {
+		size_t n = b->cap ? b->cap * 2 : 1024;
+		struct cfi_row *rows = realloc(t->rows, n * sizeof(*rows));
+
+		if (!rows)
+			return up_fail(UP_ENOMEM, "out of memory");
+		t->rows = rows;
+		b->cap = n;
+	}
+	t->rows[t->count++] = *r;
+	return 0;
+}
+
+/* "CFA + offset" as libdw spells a register saved in the frame. */
+static int at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
+{
+	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		*off = 0;
+		return 0;
+	}
+	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+	    ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return 0;
+	}
+	return -1;
+}
+
+static void classify(Dwarf_Frame *f, int ra_reg, bool signal, struct cfi_row *r)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t n;
+	int64_t off;
+
+	r->kind = CFI_ROW_UNSUPPORTED;
+	if (signal || ra_reg != RA_REG)
+		return;
+	if (dwarf_frame_cfa(f, &ops, &n) != 0 || n != 1)
+		return;
+	if (ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == CFI_REG_SP || ops[0].number == CFI_REG_FP)) {
+		r->cfa_reg = (uint8_t)ops[0].number;
+		off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom == DW_OP_breg0 + CFI_REG_SP ||
+		   ops[0].atom == DW_OP_breg0 + CFI_REG_FP) {
+		r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
+		off = (int64_t)ops[0].number;
+	} else {
+		return;
+	}
+	if (off < INT32_MIN || off > INT32_MAX)
+		return;
+	r->cfa_off = (int32_t)off;
+
+	if (dwarf_frame_register(f, RA_REG, mem, &ops, &n) != 0)
+		return;
+	if (n == 0 && ops) {            /* undefined: the outermost frame */
+		r->kind = CFI_ROW_OUTERMOST;
+		return;
+	}
+	if (at_cfa(ops, n, &off) != 0 || off < INT16_MIN || off > INT16_MAX)
+		return;
+	r->ra_off = (int16_t)off;
+
+	if (dwarf_frame_register(f, CFI_REG_FP, mem, &ops, &n) != 0)
+		return;
+	if (n == 0) {                   /* same value, or undefined */
+		r->fp_rule = CFI_FP_SAME;
+	} else if (at_cfa(ops, n, &off) == 0 && off >= INT16_MIN && off <= INT16_MAX) {
+		r->fp_rule = CFI_FP_AT_CFA;
+		r->fp_off = (int16_t)off;
+	} else {
+		return;
+	}
+	r->kind = CFI_ROW_NORMAL;
+}
+
+/* Rows for every FDE range of one section's CFI. */
+static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fdes)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < fdes->count && rc == 0; i++) {
+		uint64_t a = fdes->fdes[i].pc_begin, end = fdes->fdes[i].pc_end;
+
+		/* Ranges already covered (by .eh_frame) are not redone. */
+		struct up_cfi_table done = { .rows = b->t->rows, .count = b->sorted };
+
+		if (done.count && cfi_table_find(&done, a))
+			continue;
+		b->t->info.fdes++;
+		while (a < end && rc == 0) {
+			Dwarf_Frame *f;
+			Dwarf_Addr s, e;
+			bool sig = false;
+			struct cfi_row r = { 0 };
+			int ra;
+
+			if (dwarf_cfi_addrframe(cfi, a, &f) != 0)
+				break;
+			ra = dwarf_frame_info(f, &s, &e, &sig);
+			if (e > end)
+				e = end;
+			if (e <= a || e - a > UINT32_MAX) {
+				free(f);
+				break;
+			}
+			r.start = a;
+			r.len = (uint32_t)(e - a);
+			classify(f, ra, sig, &r);
+			free(f);
+			if (r.kind == CFI_ROW_UNSUPPORTED)
+				b->t->info.unsupported++;
+			rc = push_row(b, &r);
+			a = e;
+		}
+	}
+	return rc;
+}
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct cfi_row *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, shdr) || shdr->sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, shdr->sh_name);
+		if (n && strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+static int add_section(struct builder *b, Elf *elf, const char *name,
+		       bool is_eh, Dwarf_CFI *cfi)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = section(elf, name, &shdr);
+	Elf_Data *data;
+	struct fde_list fdes;
+	int rc;
+
+	if (!scn || !cfi || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
+		return 0;
+	rc = eh_frame_list_fdes(data->d_buf, data->d_size, shdr.sh_addr, is_eh, &fdes);
+	if (rc < 0)
+		return rc;
+	b->t->info.skipped_fdes += fdes.skipped;
+	if (fdes.truncated && !b->t->info.warning[0])
+		snprintf(b->t->info.warning, sizeof(b->t->info.warning), "%s: %.140s",
+			 name, fdes.error);
+	rc = compile(b, cfi, &fdes);
+	fde_list_release(&fdes);
+	if (rc == 0 && b->t->count)
+		qsort(b->t->rows, b->t->count, sizeof(*b->t->rows), row_cmp);
+	b->sorted = b->t->count;
+	return rc;
+}
+
+int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
+			  size_t len, const char *what)
+{
+	struct up_cfi_table *t = calloc(1, sizeof(*t));
+	struct builder b = { .t = t };
+	Dwarf_CFI *eh = NULL;
+	Dwarf *dw = NULL;
+	char *copy = NULL;
+	Elf *elf = NULL;
+	int rc = 0;
+
+	if (!t)
+		return up_fail(UP_ENOMEM, "out of memory");
+	elf_version(EV_CURRENT);
+	copy = malloc(len ? len : 1);      /* libelf may write to the image */
+	if (!copy) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(copy, buf, len);
+	elf = elf_memory(copy, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
+		goto out;
+	}
+	eh = dwarf_getcfi_elf(elf);
+	rc = add_section(&b, elf, ".eh_frame", true, eh);
+	if (rc == 0) {
+		dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		if (dw)
+			rc = add_section(&b, elf, ".debug_frame", false, dwarf_getcfi(dw));
+	}
+	if (rc == 0 && t->count == 0)
+		rc = up_fail(UP_ENOENT,
+			     "%s has no unwind information (.eh_frame or .debug_frame): build it with -fasynchronous-unwind-tables, or use -u fp",
+			     what);
+	t->info.rows = t->count;
+out:
+	if (dw)
+		dwarf_end(dw);
+	if (eh)
+		dwarf_cfi_end(eh);
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	if (rc < 0) {
+		up_cfi_table_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+int up_cfi_table_load(struct up_cfi_table **out, const char *path)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc = symtab_read_file(path, &buf, &len);
+
+	if (rc < 0)
+		return rc;
+	rc = up_cfi_table_load_mem(out, buf, len, path);
+	free(buf);
+	return rc;
+}
+
+void up_cfi_table_free(struct up_cfi_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	free(t);
+}
+
+const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t)
+{
+	return &t->info;
+}
+
+const struct cfi_row *cfi_table_find(const struct up_cfi_table *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cfi_row *r = &t->rows[mid];
+
+		if (pc < r->start)
+			hi = mid;
+		else if (pc - r->start >= r->len)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}

@@ -1,0 +1,47 @@
+/* The precompiled CFI table: before sampling, an ELF's .eh_frame (and
+ * .debug_frame) become a sorted array of address ranges, each with the rule
+ * to find the caller: CFA = SP or FP + offset, return address and saved FP
+ * at fixed offsets from the CFA (in the spirit of Linux's ORC). While the
+ * domain is paused a frame costs one binary search and two reads. */
+#ifndef UP_CFI_TABLE_H
+#define UP_CFI_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "uniprof/unwind.h"
+
+enum cfi_row_kind {
+	CFI_ROW_NORMAL = 0,
+	CFI_ROW_OUTERMOST = 1,     /* return address undefined: stack ends */
+	CFI_ROW_UNSUPPORTED = 2,   /* a rule the table cannot express */
+};
+
+enum cfi_fp_rule {
+	CFI_FP_SAME = 0,           /* caller's FP is this frame's FP */
+	CFI_FP_AT_CFA = 1,         /* caller's FP saved at CFA + fp_off */
+};
+
+#define CFI_REG_FP 6               /* DWARF x86_64: rbp */
+#define CFI_REG_SP 7               /* rsp */
+
+struct cfi_row {
+	uint64_t start;
+	uint32_t len;
+	uint8_t kind;
+	uint8_t cfa_reg;
+	uint8_t fp_rule;
+	uint8_t pad;
+	int32_t cfa_off;
+	int16_t ra_off;
+	int16_t fp_off;
+};
+
+struct up_cfi_table {
+	struct cfi_row *rows;
+	size_t count;
+	struct up_cfi_info info;
+};
+
+const struct cfi_row *cfi_table_find(const struct up_cfi_table *t, uint64_t pc);
+
+#endif

@@ -1,0 +1,134 @@
+/* Unwinding with the precompiled CFI table, frame by frame, falling back
+ * to the frame pointer where the table has nothing (-u auto). The same
+ * guards as the FP walk: the stack pointer must strictly rise and stay in
+ * bounds, the depth is limited, a stop says why. */
+#include "config.h"
+
+#include "cfi_table.h"
+#include "error_impl.h"
+#include "uniprof/unwind.h"
+
+struct walk {
+	struct up_mem *m;
+	const struct up_regs *regs;
+	uint64_t lo, hi;
+	uint64_t ip, sp, fp;
+};
+
+/* One frame through the frame pointer: [fp] = caller's fp, [fp+8] = return
+ * address, caller's sp = fp + 16. Returns 1 at the outermost frame. */
+static int fp_step(struct walk *w, enum up_trunc *trunc)
+{
+	uint64_t next, ret;
+
+	if (w->fp == 0)
+		return 1;
+	if (w->fp & 7) {
+		*trunc = UP_TRUNC_ALIGN;
+		return -1;
+	}
+	if (w->fp < w->sp || w->fp < w->lo || w->fp > w->hi - 16) {
+		*trunc = UP_TRUNC_BOUNDS;
+		return -1;
+	}
+	if (up_mem_read_u64(w->m, w->regs, w->fp, &next) < 0 ||
+	    up_mem_read_u64(w->m, w->regs, w->fp + 8, &ret) < 0) {
+		*trunc = UP_TRUNC_UNREADABLE;
+		return -1;
+	}
+	w->sp = w->fp + 16;
+	w->ip = ret;
+	w->fp = next;
+	return 0;
+}
+
+static int cfi_step(struct walk *w, const struct cfi_row *r, enum up_trunc *trunc)
+{
+	uint64_t base = r->cfa_reg == CFI_REG_SP ? w->sp : w->fp;
+	uint64_t cfa = base + (uint64_t)(int64_t)r->cfa_off, ra, fp = w->fp;
+
+	/* Each caller's frame lies above its callee's: a CFA at or below sp
+	 * would walk down or in place, i.e. loop. */
+	if (cfa <= w->sp) {
+		*trunc = UP_TRUNC_BAD_CFA;
+		return -1;
+	}
+	if (cfa < w->lo || cfa > w->hi) {
+		*trunc = UP_TRUNC_BOUNDS;
+		return -1;
+	}
+	if (up_mem_read_u64(w->m, w->regs, cfa + (uint64_t)(int64_t)r->ra_off, &ra) < 0 ||
+	    (r->fp_rule == CFI_FP_AT_CFA &&
+	     up_mem_read_u64(w->m, w->regs, cfa + (uint64_t)(int64_t)r->fp_off, &fp) < 0)) {
+		*trunc = UP_TRUNC_UNREADABLE;
+		return -1;
+	}
+	w->sp = cfa;
+	w->ip = ra;
+	w->fp = fp;
+	return 0;
+}
+
+int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
+		  const struct up_cfi_table *t, const struct up_unwind_opts *opts,
+		  bool fp_fallback, struct up_stack *out,
+		  struct up_unwind_counts *counts)
+{
+	unsigned max_depth = opts && opts->max_depth ? opts->max_depth :
+			     UP_UNWIND_DEFAULT_MAX_DEPTH;
+	uint64_t max_stack = opts && opts->max_stack_bytes ?
+			     opts->max_stack_bytes : UP_UNWIND_DEFAULT_MAX_STACK;
+	struct walk w = { m, regs, regs->sp, regs->sp + max_stack,
+			  regs->ip, regs->sp, regs->fp };
+	struct up_unwind_counts dummy;
+
+	if (!counts)
+		counts = &dummy;
+	if (max_depth > out->capacity || max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
+		return up_fail(UP_EINVAL, "depth limit %u above the stack buffer (%u)",
+			       max_depth, out->capacity);
+	if (w.hi < w.lo)
+		w.hi = UINT64_MAX;
+	out->depth = 0;
+	out->trunc = UP_TRUNC_NONE;
+	out->frames[out->depth++] = regs->ip;
+
+	for (;;) {
+		/* Callers are looked up by the call instruction, not the
+		 * return address after it (it may start another function). */
+		uint64_t pc = out->depth == 1 ? w.ip : w.ip - 1;
+		const struct cfi_row *r = cfi_table_find(t, pc);
+		enum up_trunc trunc = UP_TRUNC_NONE;
+		int rc;
+
+		if (r && r->kind == CFI_ROW_OUTERMOST)
+			return 0;
+		if (r && r->kind == CFI_ROW_NORMAL) {
+			rc = cfi_step(&w, r, &trunc);
+			counts->cfi += rc == 0;
+		} else {
+			if (r)
+				counts->unsupported++;
+			if (fp_fallback) {
+				rc = fp_step(&w, &trunc);
+				counts->fp += rc == 0;
+			} else if (w.fp == 0) {
+				rc = 1;         /* the ABI's outermost-frame mark */
+			} else {
+				trunc = r ? UP_TRUNC_UNSUPPORTED : UP_TRUNC_NO_UNWIND_INFO;
+				rc = -1;
+			}
+		}
+		if (rc > 0 || (rc == 0 && w.ip == 0))
+			return 0;
+		if (rc < 0) {
+			out->trunc = trunc;
+			return 0;
+		}
+		if (out->depth >= max_depth) {
+			out->trunc = UP_TRUNC_DEPTH;
+			return 0;
+		}
+		out->frames[out->depth++] = w.ip;
+	}
+}

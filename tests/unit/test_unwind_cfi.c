@@ -1,0 +1,224 @@
+/* The CFI table and its unwinder: rows compiled from the test guest's
+ * .eh_frame, and walks over synthetic stacks with hand-made rows: a good
+ * chain to the outermost frame, frame-pointer fallback, no unwind info,
+ * unsupported rules, CFAs that do not go up, out of bounds, unreadable
+ * stacks, depth overflow. */
+#include "cfi_table.h"
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+#define STACK 0xffff880000200000ULL
+#define IP 0x1010
+
+static char guest_nofp[4096];
+
+static unsigned long sym(const char *name)
+{
+	char cmd[4300];
+	unsigned long a = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$3 == \"%s\" { print $1 }'", guest_nofp, name);
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%lx", &a) != 1)
+			a = 0;
+		pclose(f);
+	}
+	return a;
+}
+
+static void test_table_from_guest(void)
+{
+	struct up_cfi_table *t;
+	const struct up_cfi_info *ci;
+	const struct cfi_row *r;
+	unsigned long hot = sym("tg_hot_35");
+
+	REQUIRE(up_cfi_table_load(&t, guest_nofp) == 0);
+	ci = up_cfi_table_info(t);
+	CHECK(ci->fdes > 14 && ci->rows >= ci->fdes);
+	CHECK(ci->unsupported == 0);
+	CHECK(ci->warning[0] == '\0');
+	r = cfi_table_find(t, hot);          /* first instruction: CFA = SP+8 */
+	REQUIRE(r != NULL);
+	CHECK(r->kind == CFI_ROW_NORMAL && r->cfa_reg == CFI_REG_SP);
+	CHECK(r->cfa_off == 8 && r->ra_off == -8 && r->fp_rule == CFI_FP_SAME);
+	for (size_t i = 1; i < t->count; i++)
+		CHECK(t->rows[i - 1].start + t->rows[i - 1].len <= t->rows[i].start);
+	CHECK(cfi_table_find(t, 0x100000) == NULL);    /* the asm entry: no CFI */
+	up_cfi_table_free(t);
+	CHECK(up_cfi_table_load(&t, "/nonexistent") == UP_ENOENT);
+}
+
+struct fx {
+	struct test_guest g;
+	struct up_target *t;
+	struct up_mem *m;
+	struct cfi_row rows[8];
+	struct up_cfi_table table;
+	uint64_t frames[64];
+	struct up_stack st;
+	struct up_unwind_counts counts;
+};
+
+static void setup(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	tg_init(&f->g, UP_DOMAIN_HVM);
+	tg_map_fresh(&f->g, STACK, 4);
+	f->table.rows = f->rows;
+	f->st.frames = f->frames;
+	f->st.capacity = 64;
+}
+
+static void row(struct fx *f, uint64_t start, uint32_t len, uint8_t kind,
+		uint8_t reg, int32_t cfa_off, uint8_t fp_rule, int16_t fp_off)
+{
+	struct cfi_row r = { .start = start, .len = len, .kind = kind,
+			     .cfa_reg = reg, .cfa_off = cfa_off, .ra_off = -8,
+			     .fp_rule = fp_rule, .fp_off = fp_off };
+
+	f->rows[f->table.count++] = r;
+}
+
+static int walk(struct fx *f, uint64_t sp, uint64_t fp, bool fallback, unsigned depth)
+{
+	struct up_regs r = tg_regs(&f->g, IP, sp, fp);
+	struct up_unwind_opts o = { .max_depth = depth ? depth : 64 };
+
+	if (!f->t) {
+		up_image_add_vcpu(f->g.img, &r);
+		f->t = tg_open(&f->g);
+		up_mem_new(&f->m, f->t, 0);
+	}
+	memset(&f->counts, 0, sizeof(f->counts));
+	up_mem_new_sample(f->m);
+	return up_unwind_cfi(f->m, &r, &f->table, &o, fallback, &f->st, &f->counts);
+}
+
+static void teardown(struct fx *f)
+{
+	up_mem_free(f->m);
+	up_target_close(f->t);
+	tg_release(&f->g);
+}
+
+/* f1 (CFA = SP+16) -> f2 (CFA = SP+32, FP saved at CFA-16) -> f3 (outermost). */
+static void test_good_chain(void)
+{
+	struct fx f;
+
+	setup(&f);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 16, CFI_FP_SAME, 0);
+	row(&f, 0x2000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 32, CFI_FP_AT_CFA, -16);
+	row(&f, 0x3000, 0x100, CFI_ROW_OUTERMOST, 0, 0, 0, 0);
+	tg_poke64(&f.g, STACK + 8, 0x2011);          /* f1's return address */
+	tg_poke64(&f.g, STACK + 16 + 16, 0x5555);    /* f2 saved FP */
+	tg_poke64(&f.g, STACK + 16 + 24, 0x3011);    /* f2's return address */
+	CHECK(walk(&f, STACK, 0x77, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE);
+	CHECK(f.st.depth == 3);
+	CHECK_U64(f.frames[1], 0x2011);
+	CHECK_U64(f.frames[2], 0x3011);
+	CHECK(f.counts.cfi == 2 && f.counts.fp == 0);
+	/* Depth limit. */
+	CHECK(walk(&f, STACK, 0x77, false, 2) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_DEPTH && f.st.depth == 2);
+	teardown(&f);
+}
+
+/* An address without CFI: -u cfi stops (complete only when FP is 0),
+ * -u auto takes a frame-pointer step and goes on with CFI. */
+static void test_no_info_and_fallback(void)
+{
+	struct fx f;
+	uint64_t fp = STACK + 0x100;
+
+	setup(&f);
+	row(&f, 0x2000, 0x100, CFI_ROW_OUTERMOST, 0, 0, 0, 0);
+	tg_poke64(&f.g, fp, 0);               /* FP record: caller's FP, ret */
+	tg_poke64(&f.g, fp + 8, 0x2011);
+	CHECK(walk(&f, STACK, fp, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 1);
+	CHECK(walk(&f, STACK, 0, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 1);
+	CHECK(walk(&f, STACK, fp, true, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 2);
+	CHECK_U64(f.frames[1], 0x2011);
+	CHECK(f.counts.fp == 1 && f.counts.cfi == 0);
+	teardown(&f);
+}
+
+static void test_unsupported(void)
+{
+	struct fx f;
+
+	setup(&f);
+	row(&f, 0x1000, 0x100, CFI_ROW_UNSUPPORTED, 0, 0, 0, 0);
+	CHECK(walk(&f, STACK, 0x10, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_UNSUPPORTED);
+	CHECK(f.counts.unsupported == 1);
+	CHECK(walk(&f, STACK, 0x13, true, 0) == 0);   /* FP fallback: misaligned */
+	CHECK(f.st.trunc == UP_TRUNC_ALIGN);
+	CHECK(f.counts.unsupported == 1);
+	teardown(&f);
+}
+
+/* Hostile rules: a CFA that does not rise (would loop), one far above the
+ * stack, one in unmapped memory. */
+static void test_bad_cfa(void)
+{
+	struct fx f;
+
+	setup(&f);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 0, CFI_FP_SAME, 0);
+	CHECK(walk(&f, STACK, 0, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_BAD_CFA);
+	f.rows[0].cfa_off = -64;
+	CHECK(walk(&f, STACK, 0, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_BAD_CFA);
+	f.rows[0].cfa_off = INT32_MAX;
+	CHECK(walk(&f, STACK, 0, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_BOUNDS);
+	f.rows[0].cfa_off = 4 * 4096 + 64;            /* past the mapped stack */
+	CHECK(walk(&f, STACK, 0, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_UNREADABLE);
+	/* CFA from an FP below SP. */
+	f.rows[0].cfa_reg = CFI_REG_FP;
+	f.rows[0].cfa_off = 16;
+	CHECK(walk(&f, STACK + 0x800, STACK, false, 0) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_BAD_CFA);
+	teardown(&f);
+}
+
+/* Recursion: each frame 32 bytes up until the depth limit. */
+static void test_recursion_depth(void)
+{
+	struct fx f;
+
+	setup(&f);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 32, CFI_FP_SAME, 0);
+	for (int i = 0; i < 100; i++)
+		tg_poke64(&f.g, STACK + 32 * (uint64_t)i + 24, 0x1011);
+	CHECK(walk(&f, STACK, 0, false, 50) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_DEPTH && f.st.depth == 50);
+	CHECK(f.counts.cfi >= 49);
+	teardown(&f);
+}
+
+int main(void)
+{
+	const char *b = getenv("top_builddir");
+
+	snprintf(guest_nofp, sizeof(guest_nofp), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
+	RUN(test_table_from_guest);
+	RUN(test_good_chain);
+	RUN(test_no_info_and_fallback);
+	RUN(test_unsupported);
+	RUN(test_bad_cfa);
+	RUN(test_recursion_depth);
+	TEST_MAIN_END();
+}
