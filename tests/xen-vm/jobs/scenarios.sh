@@ -114,6 +114,25 @@ if start_guest $g; then
 fi
 stop_guest $g
 
+# --- CFI against frame pointers on the same paused samples, on the build
+# where both are valid: they must agree frame by frame. The walk costs are
+# reported (a benchmark, not asserted here).
+g=tg-pv-fp
+if start_guest $g; then
+	/usr/local/libexec/uniprof/uniprof-walk-bench "$(xl domid $g)" /guests/tg-fp.elf 300 \
+		> $OUT/walk.out 2> $OUT/walk.err
+	rc=$?
+	same=$(sed -n 's/.*"identical_pct": \([0-9.]*\).*/\1/p' $OUT/walk.out)
+	if [ $rc -eq 0 ] && awk -v s="${same:-0}" 'BEGIN { exit !(s >= 98) }'; then
+		ok "CFI and FP walks agree frame by frame on ${same}% of 300 samples"
+	else
+		not_ok "CFI and FP walks agree (${same:-?}%, exit $rc)" "$(cat $OUT/walk.out $OUT/walk.err)"
+	fi
+	sed 's/^/UNIPROF-TAP # walk: /' $OUT/walk.out
+	check "domain running after the walk benchmark" not_paused $g
+fi
+stop_guest $g
+
 # --- Signals: SIGINT and SIGTERM end the run with a complete profile and
 # the domain unpaused.
 g=tg-pv-fp

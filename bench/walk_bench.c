@@ -1,0 +1,134 @@
+/* uniprof-walk-bench: the cost of one stack walk, frame pointers against
+ * the CFI table, on the same samples of a live domain, and whether the two
+ * walks agree frame by frame. A benchmark, not a test: it reports numbers.
+ *
+ *   uniprof-walk-bench DOMID KERNEL.elf [SAMPLES]
+ *
+ * Per sample: pause, read vCPU 0's registers, walk once with each unwinder
+ * to warm the frame cache, then time R walks of each, compare the frames,
+ * unpause. Prints a table and one JSON line. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uniprof/uniprof.h"
+
+#define REPEATS 50
+#define MAX_DEPTH 128
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n ? v[n / 2] : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct up_target *t;
+	struct up_cfi_table *cfi;
+	struct up_mem *m;
+	uint64_t fpf[MAX_DEPTH], cff[MAX_DEPTH], *fp_ns, *cfi_ns;
+	struct up_stack fs = { .frames = fpf, .capacity = MAX_DEPTH };
+	struct up_stack cs = { .frames = cff, .capacity = MAX_DEPTH };
+	struct up_unwind_opts o = { .max_depth = MAX_DEPTH };
+	unsigned n, same = 0, done = 0, fp_whole = 0, cfi_whole = 0;
+	uint64_t depth_sum = 0;
+	const struct timespec gap = { 0, 10 * 1000 * 1000 };
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: uniprof-walk-bench DOMID KERNEL.elf [SAMPLES]\n");
+		return 2;
+	}
+	n = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 200;
+	if (n == 0 || n > 100000) {
+		fprintf(stderr, "uniprof-walk-bench: samples must be 1..100000\n");
+		return 2;
+	}
+	if (up_target_open_xen(&t, (uint32_t)strtoul(argv[1], NULL, 10)) < 0 ||
+	    up_crash_guard_install(t) < 0 || up_cfi_table_load(&cfi, argv[2]) < 0 ||
+	    up_mem_new(&m, t, 0) < 0) {
+		fprintf(stderr, "uniprof-walk-bench: %s\n", up_error_last());
+		return 1;
+	}
+	fp_ns = calloc(n, sizeof(*fp_ns));
+	cfi_ns = calloc(n, sizeof(*cfi_ns));
+	if (!fp_ns || !cfi_ns)
+		return 1;
+	for (unsigned i = 0; i < n; i++) {
+		struct up_regs r;
+		uint64_t a, b, c;
+
+		nanosleep(&gap, NULL);
+		if (up_target_pause(t) < 0)
+			break;
+		up_mem_new_sample(m);
+		if (up_target_get_regs(t, 0, &r) == 0 && r.online) {
+			up_unwind_fp(m, &r, &o, &fs);
+			up_unwind_cfi(m, &r, cfi, &o, false, &cs, NULL);
+			a = now_ns();
+			for (int k = 0; k < REPEATS; k++) {
+				up_mem_new_sample(m);
+				up_unwind_fp(m, &r, &o, &fs);
+			}
+			b = now_ns();
+			for (int k = 0; k < REPEATS; k++) {
+				up_mem_new_sample(m);
+				up_unwind_cfi(m, &r, cfi, &o, false, &cs, NULL);
+			}
+			c = now_ns();
+			fp_ns[done] = (b - a) / REPEATS;
+			cfi_ns[done] = (c - b) / REPEATS;
+			same += fs.depth == cs.depth && fs.trunc == cs.trunc &&
+				memcmp(fpf, cff, fs.depth * sizeof(*fpf)) == 0;
+			fp_whole += fs.trunc == UP_TRUNC_NONE;
+			cfi_whole += cs.trunc == UP_TRUNC_NONE;
+			depth_sum += cs.depth;
+			done++;
+		}
+		up_target_unpause(t);
+	}
+	up_target_close(t);
+	if (!done) {
+		fprintf(stderr, "uniprof-walk-bench: no samples taken\n");
+		return 1;
+	}
+	{
+		uint64_t f = median(fp_ns, done), cf = median(cfi_ns, done);
+
+		printf("%-10s %12s %12s\n", "unwinder", "walk p50 ns", "whole stacks");
+		printf("%-10s %12" PRIu64 " %11.1f%%\n", "fp", f, 100.0 * fp_whole / done);
+		printf("%-10s %12" PRIu64 " %11.1f%%\n", "cfi", cf, 100.0 * cfi_whole / done);
+		printf("samples %u, mean depth %.1f, identical frames %u (%.1f%%), cfi/fp %.2f\n",
+		       done, (double)depth_sum / done, same, 100.0 * same / done,
+		       f ? (double)cf / (double)f : 0.0);
+		printf("{\"samples\": %u, \"mean_depth\": %.1f, \"fp_walk_ns_p50\": %" PRIu64
+		       ", \"cfi_walk_ns_p50\": %" PRIu64 ", \"cfi_over_fp\": %.2f"
+		       ", \"identical_pct\": %.1f, \"fp_whole_pct\": %.1f, \"cfi_whole_pct\": %.1f}\n",
+		       done, (double)depth_sum / done, f, cf, f ? (double)cf / (double)f : 0.0,
+		       100.0 * same / done, 100.0 * fp_whole / done, 100.0 * cfi_whole / done);
+	}
+	up_mem_free(m);
+	up_cfi_table_free(cfi);
+	free(fp_ns);
+	free(cfi_ns);
+	return 0;
+}
