@@ -1,6 +1,7 @@
-/* uniprof-walk-bench: the cost of one stack walk, frame pointers against
- * the CFI table, on the same samples of a live domain, and whether the two
- * walks agree frame by frame. A benchmark, not a test: it reports numbers.
+/* uniprof-walk-bench: the cost of one stack walk with frame pointers, the
+ * CFI table and libunwind, on the same samples of a live domain, and
+ * whether the walks agree frame by frame (CFI against FP, and CFI against
+ * libunwind). A benchmark, not a test: it reports numbers.
  *
  *   uniprof-walk-bench DOMID KERNEL.elf [SAMPLES]
  *
@@ -45,12 +46,14 @@ int main(int argc, char **argv)
 {
 	struct up_target *t;
 	struct up_cfi_table *cfi;
+	struct up_libunwind *lu;
 	struct up_mem *m;
-	uint64_t fpf[MAX_DEPTH], cff[MAX_DEPTH], *fp_ns, *cfi_ns;
+	uint64_t fpf[MAX_DEPTH], cff[MAX_DEPTH], luf[MAX_DEPTH], *fp_ns, *cfi_ns, *lu_ns;
 	struct up_stack fs = { .frames = fpf, .capacity = MAX_DEPTH };
 	struct up_stack cs = { .frames = cff, .capacity = MAX_DEPTH };
+	struct up_stack ls = { .frames = luf, .capacity = MAX_DEPTH };
 	struct up_unwind_opts o = { .max_depth = MAX_DEPTH };
-	unsigned n, same = 0, done = 0, fp_whole = 0, cfi_whole = 0;
+	unsigned n, same = 0, same_lu = 0, done = 0, fp_whole = 0, cfi_whole = 0, lu_whole = 0;
 	uint64_t depth_sum = 0;
 	const struct timespec gap = { 0, 10 * 1000 * 1000 };
 
@@ -65,17 +68,18 @@ int main(int argc, char **argv)
 	}
 	if (up_target_open_xen(&t, (uint32_t)strtoul(argv[1], NULL, 10)) < 0 ||
 	    up_crash_guard_install(t) < 0 || up_cfi_table_load(&cfi, argv[2]) < 0 ||
-	    up_mem_new(&m, t, 0) < 0) {
+	    up_libunwind_load(&lu, argv[2]) < 0 || up_mem_new(&m, t, 0) < 0) {
 		fprintf(stderr, "uniprof-walk-bench: %s\n", up_error_last());
 		return 1;
 	}
 	fp_ns = calloc(n, sizeof(*fp_ns));
 	cfi_ns = calloc(n, sizeof(*cfi_ns));
-	if (!fp_ns || !cfi_ns)
+	lu_ns = calloc(n, sizeof(*lu_ns));
+	if (!fp_ns || !cfi_ns || !lu_ns)
 		return 1;
 	for (unsigned i = 0; i < n; i++) {
 		struct up_regs r;
-		uint64_t a, b, c;
+		uint64_t a, b, c, d;
 
 		nanosleep(&gap, NULL);
 		if (up_target_pause(t) < 0)
@@ -84,6 +88,7 @@ int main(int argc, char **argv)
 		if (up_target_get_regs(t, 0, &r) == 0 && r.online) {
 			up_unwind_fp(m, &r, &o, &fs);
 			up_unwind_cfi(m, &r, cfi, &o, false, &cs, NULL);
+			up_unwind_libunwind(m, &r, lu, &o, &ls);
 			a = now_ns();
 			for (int k = 0; k < REPEATS; k++) {
 				up_mem_new_sample(m);
@@ -95,8 +100,17 @@ int main(int argc, char **argv)
 				up_unwind_cfi(m, &r, cfi, &o, false, &cs, NULL);
 			}
 			c = now_ns();
+			for (int k = 0; k < REPEATS; k++) {
+				up_mem_new_sample(m);
+				up_unwind_libunwind(m, &r, lu, &o, &ls);
+			}
+			d = now_ns();
 			fp_ns[done] = (b - a) / REPEATS;
 			cfi_ns[done] = (c - b) / REPEATS;
+			lu_ns[done] = (d - c) / REPEATS;
+			same_lu += ls.depth == cs.depth && ls.trunc == cs.trunc &&
+				   memcmp(luf, cff, cs.depth * sizeof(*luf)) == 0;
+			lu_whole += ls.trunc == UP_TRUNC_NONE;
 			same += fs.depth == cs.depth && fs.trunc == cs.trunc &&
 				memcmp(fpf, cff, fs.depth * sizeof(*fpf)) == 0;
 			fp_whole += fs.trunc == UP_TRUNC_NONE;
@@ -106,29 +120,37 @@ int main(int argc, char **argv)
 		}
 		up_target_unpause(t);
 	}
+	up_mem_free(m);          /* its mappings belong to the target */
 	up_target_close(t);
 	if (!done) {
 		fprintf(stderr, "uniprof-walk-bench: no samples taken\n");
 		return 1;
 	}
 	{
-		uint64_t f = median(fp_ns, done), cf = median(cfi_ns, done);
+		uint64_t f = median(fp_ns, done), cf = median(cfi_ns, done), l = median(lu_ns, done);
 
 		printf("%-10s %12s %12s\n", "unwinder", "walk p50 ns", "whole stacks");
 		printf("%-10s %12" PRIu64 " %11.1f%%\n", "fp", f, 100.0 * fp_whole / done);
 		printf("%-10s %12" PRIu64 " %11.1f%%\n", "cfi", cf, 100.0 * cfi_whole / done);
-		printf("samples %u, mean depth %.1f, identical frames %u (%.1f%%), cfi/fp %.2f\n",
-		       done, (double)depth_sum / done, same, 100.0 * same / done,
-		       f ? (double)cf / (double)f : 0.0);
+		printf("%-10s %12" PRIu64 " %11.1f%%\n", "libunwind", l, 100.0 * lu_whole / done);
+		printf("samples %u, mean depth %.1f, cfi/fp %.2f, libunwind/fp %.2f\n",
+		       done, (double)depth_sum / done, f ? (double)cf / (double)f : 0.0,
+		       f ? (double)l / (double)f : 0.0);
+		printf("frame-by-frame: cfi = fp on %.1f%%, cfi = libunwind on %.1f%% of samples\n",
+		       100.0 * same / done, 100.0 * same_lu / done);
 		printf("{\"samples\": %u, \"mean_depth\": %.1f, \"fp_walk_ns_p50\": %" PRIu64
-		       ", \"cfi_walk_ns_p50\": %" PRIu64 ", \"cfi_over_fp\": %.2f"
-		       ", \"identical_pct\": %.1f, \"fp_whole_pct\": %.1f, \"cfi_whole_pct\": %.1f}\n",
-		       done, (double)depth_sum / done, f, cf, f ? (double)cf / (double)f : 0.0,
-		       100.0 * same / done, 100.0 * fp_whole / done, 100.0 * cfi_whole / done);
+		       ", \"cfi_walk_ns_p50\": %" PRIu64 ", \"libunwind_walk_ns_p50\": %" PRIu64
+		       ", \"cfi_over_fp\": %.2f, \"identical_pct\": %.1f"
+		       ", \"cfi_libunwind_identical_pct\": %.1f, \"fp_whole_pct\": %.1f"
+		       ", \"cfi_whole_pct\": %.1f, \"libunwind_whole_pct\": %.1f}\n",
+		       done, (double)depth_sum / done, f, cf, l, f ? (double)cf / (double)f : 0.0,
+		       100.0 * same / done, 100.0 * same_lu / done, 100.0 * fp_whole / done,
+		       100.0 * cfi_whole / done, 100.0 * lu_whole / done);
 	}
-	up_mem_free(m);
 	up_cfi_table_free(cfi);
+	up_libunwind_free(lu);
 	free(fp_ns);
 	free(cfi_ns);
+	free(lu_ns);
 	return 0;
 }

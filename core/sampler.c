@@ -22,6 +22,7 @@ const char *up_unwinder_name(enum up_unwinder u)
 	case UP_UNWINDER_FP: return "fp";
 	case UP_UNWINDER_CFI: return "cfi";
 	case UP_UNWINDER_AUTO: return "auto";
+	case UP_UNWINDER_LIBUNWIND: return "libunwind";
 	}
 	return "unknown";
 }
@@ -116,9 +117,11 @@ static int check_config(const struct up_target *t,
 	if (c->unwind.max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
 		return up_fail(UP_EINVAL, "depth limit %u above %u",
 			       c->unwind.max_depth, UP_UNWIND_MAX_DEPTH_LIMIT);
-	if (c->unwinder > UP_UNWINDER_AUTO)
+	if (c->unwinder > UP_UNWINDER_LIBUNWIND)
 		return up_fail(UP_EINVAL, "unknown unwinder %d", (int)c->unwinder);
-	if (c->unwinder != UP_UNWINDER_FP && !c->cfi)
+	if (c->unwinder == UP_UNWINDER_LIBUNWIND && !c->libunwind)
+		return up_fail(UP_EINVAL, "the libunwind unwinder needs its tables");
+	if ((c->unwinder == UP_UNWINDER_CFI || c->unwinder == UP_UNWINDER_AUTO) && !c->cfi)
 		return up_fail(UP_EINVAL, "the %s unwinder needs a CFI table",
 			       up_unwinder_name(c->unwinder));
 	return 0;
@@ -133,6 +136,12 @@ static int walk(struct up_mem *mem, const struct up_regs *regs,
 		int rc = up_unwind_fp(mem, regs, &c->unwind, st);
 
 		counts->fp += rc == 0 ? st->depth - 1 : 0;
+		return rc;
+	}
+	if (c->unwinder == UP_UNWINDER_LIBUNWIND) {
+		int rc = up_unwind_libunwind(mem, regs, c->libunwind, &c->unwind, st);
+
+		counts->libunwind += rc == 0 ? st->depth - 1 : 0;
 		return rc;
 	}
 	return up_unwind_cfi(mem, regs, c->cfi, &c->unwind,

@@ -37,7 +37,7 @@ static const struct option_doc docs[] = {
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
 	  "use a symbol file even if its build-id differs from the kernel's" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
-	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, fp" },
+	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, libunwind, fp" },
 	{ { "wait", no_argument, NULL, OPT_WAIT }, OPT_WAIT, NULL,
 	  "wait for a domain of that name to appear, profile it until it is destroyed" },
 	{ { "paused", no_argument, NULL, OPT_PAUSED }, OPT_PAUSED, NULL,
@@ -195,10 +195,9 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			else if (strcmp(optarg, "auto") == 0)
 				o->unwinder = UP_UNWINDER_AUTO;
 			else if (strcmp(optarg, "libunwind") == 0)
-				return bad("unwinder", optarg,
-					   "not available in this version: use auto, cfi or fp");
+				o->unwinder = UP_UNWINDER_LIBUNWIND;
 			else
-				return bad("unwinder", optarg, "use auto, cfi or fp");
+				return bad("unwinder", optarg, "use auto, cfi, libunwind or fp");
 			break;
 		case OPT_FORCE_SYMBOLS:
 			o->force_symbols = true;

@@ -32,9 +32,9 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		", map failures %" PRIu64 "\n", s->mem.maps, s->mem.hits,
 		s->mem.map_failures);
 	fprintf(out, "unwinder %s: frames by CFI %" PRIu64 ", by frame pointer %" PRIu64
-		", CFI rules not expressible %" PRIu64 "\n",
+		", by libunwind %" PRIu64 ", CFI rules not expressible %" PRIu64 "\n",
 		up_unwinder_name(r->unwinder), s->frames.cfi, s->frames.fp,
-		s->frames.unsupported);
+		s->frames.libunwind, s->frames.unsupported);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
 		fprintf(out, "vcpu%u %" PRIu64 " stacks\n", v,
 			up_profile_vcpu_samples(r->profile, v));
@@ -111,6 +111,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	yajl_gen_map_open(g);
 	key(g, "cfi"); yajl_gen_integer(g, (long long)s->frames.cfi);
 	key(g, "fp"); yajl_gen_integer(g, (long long)s->frames.fp);
+	key(g, "libunwind"); yajl_gen_integer(g, (long long)s->frames.libunwind);
 	key(g, "unsupported"); yajl_gen_integer(g, (long long)s->frames.unsupported);
 	yajl_gen_map_close(g);
 	key(g, "frequency_hz"); num(g, r->opt->hz, 3);

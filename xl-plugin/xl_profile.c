@@ -46,6 +46,7 @@ struct run {
 	struct up_profile *profile;
 	struct up_sampler_stats stats;
 	struct up_cfi_table *cfi;
+	struct up_libunwind *libunwind;
 	enum up_unwinder unwinder;
 };
 
@@ -60,9 +61,18 @@ static int load_unwind_info(struct run *r)
 	r->unwinder = r->opt->unwinder;
 	if (r->unwinder == UP_UNWINDER_FP)
 		return 0;
-	for (int i = 0; i < 2 && !r->cfi; i++) {
+	for (int i = 0; i < 2 && !r->cfi && !r->libunwind; i++) {
 		if (!tried[i] || (i == 1 && tried[0] && strcmp(tried[0], tried[1]) == 0))
 			continue;
+		if (r->unwinder == UP_UNWINDER_LIBUNWIND) {
+			if (up_libunwind_load(&r->libunwind, tried[i]) == 0) {
+				if (r->opt->verbose)
+					fprintf(stderr, "xl profile: unwind: libunwind over %s\n", tried[i]);
+			} else {
+				snprintf(why, sizeof(why), "%s", up_error_last());
+			}
+			continue;
+		}
 		if (up_cfi_table_load(&r->cfi, tried[i]) == 0) {
 			const struct up_cfi_info *ci = up_cfi_table_info(r->cfi);
 
@@ -74,10 +84,10 @@ static int load_unwind_info(struct run *r)
 			snprintf(why, sizeof(why), "%s", up_error_last());
 		}
 	}
-	if (r->cfi)
+	if (r->cfi || r->libunwind)
 		return 0;
-	if (r->unwinder == UP_UNWINDER_CFI) {
-		fprintf(stderr, "xl profile: -u cfi: %s\n", why);
+	if (r->unwinder != UP_UNWINDER_AUTO) {
+		fprintf(stderr, "xl profile: -u %s: %s\n", up_unwinder_name(r->unwinder), why);
 		return -1;
 	}
 	if (r->opt->verbose)
@@ -302,6 +312,7 @@ int main(int argc, char **argv)
 	cfg.unwind.max_depth = opt.max_depth;
 	cfg.unwinder = r.unwinder;
 	cfg.cfi = r.cfi;
+	cfg.libunwind = r.libunwind;
 	if (opt.once)
 		cfg.max_samples = 1;
 	if (!opt.quiet && !opt.once)
@@ -347,6 +358,7 @@ out:
 	up_profile_free(r.profile);
 	up_symtab_free(r.symtab);
 	up_cfi_table_free(r.cfi);
+	up_libunwind_free(r.libunwind);
 	xlp_domain_release(&r.dom);
 	xlp_libxl_close();
 	free(symbols_used);

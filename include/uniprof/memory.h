@@ -19,7 +19,7 @@ struct up_mem;
 /* cache_frames: how many guest frames stay mapped at most (0: default). */
 int up_mem_new(struct up_mem **out, struct up_target *t, size_t cache_frames);
 
-/* Unmaps every cached frame. */
+/* Unmaps every cached frame. Call before closing the target. */
 void up_mem_free(struct up_mem *m);
 
 /* Call once per sample, after pausing: translations remembered within one

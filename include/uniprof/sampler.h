@@ -23,6 +23,7 @@ enum up_unwinder {
 	UP_UNWINDER_FP = 0,       /* frame pointers */
 	UP_UNWINDER_CFI,          /* precompiled CFI table only */
 	UP_UNWINDER_AUTO,         /* CFI where the image has it, FP elsewhere */
+	UP_UNWINDER_LIBUNWIND,    /* stock libunwind, remote */
 };
 
 const char *up_unwinder_name(enum up_unwinder u);
@@ -36,6 +37,7 @@ struct up_sampler_config {
 	uint64_t max_samples;    /* 0: unlimited */
 	enum up_unwinder unwinder;
 	const struct up_cfi_table *cfi;   /* for CFI and AUTO */
+	const struct up_libunwind *libunwind;   /* for LIBUNWIND */
 	bool no_jitter;          /* sample exactly on the period grid */
 };
 

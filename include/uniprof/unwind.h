@@ -67,11 +67,22 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 void up_cfi_table_free(struct up_cfi_table *t);
 const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t);
 
+/* libunwind (stock, remote) over an ELF image's .eh_frame: slower than
+ * the CFI table, and the reference it is checked against. */
+struct up_libunwind;
+
+int up_libunwind_load(struct up_libunwind **out, const char *path);
+void up_libunwind_free(struct up_libunwind *lu);
+int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
+			const struct up_libunwind *lu,
+			const struct up_unwind_opts *opts, struct up_stack *out);
+
 /* How the frames of one walk were found (added to, not reset). */
 struct up_unwind_counts {
 	uint64_t cfi;           /* frames unwound with the CFI table */
 	uint64_t fp;            /* frames unwound with the frame pointer */
 	uint64_t unsupported;   /* frames whose CFI rule the table lacks */
+	uint64_t libunwind;     /* frames unwound by libunwind */
 };
 
 /* CFI walk. With fp_fallback (-u auto), an address without CFI is unwound

@@ -86,8 +86,15 @@ create_guest() {
 	return 1
 }
 
+# Destroy a guest and make sure it is gone (a leftover guest would steal
+# CPU from every later scenario).
 stop_guest() {
-	xl destroy "$1" >/dev/null 2>&1 || true
+	for try in 1 2 3; do
+		xl destroy "$1" >/dev/null 2>&1
+		xl domid "$1" >/dev/null 2>&1 || return 0
+		sleep 1
+	done
+	tap "# could not destroy $1"
 }
 
 # Is the domain running, not paused? ("p" in xl list's state column)

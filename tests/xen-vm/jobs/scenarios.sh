@@ -89,7 +89,7 @@ for t in pv pvh; do
 		not_ok "$t no-fp: guest starts"
 		continue
 	fi
-	for u in cfi auto; do
+	for u in cfi auto libunwind; do
 		$PROF $g -f 97 -d 10 -u $u -o $OUT/$g-$u > $OUT/$g-$u.stdout 2> $OUT/$g-$u.stderr
 		rc=$?
 		check "$t no-fp -u $u: xl-profile exits 0" [ $rc -eq 0 ]
@@ -314,7 +314,7 @@ one_line_error "invalid frequency" -f 200000 tg-pv-fp
 one_line_error "invalid duration" -d -3 tg-pv-fp
 one_line_error "invalid duration" -d 0 tg-pv-fp
 one_line_error "invalid format" -F pdf tg-pv-fp
-one_line_error "invalid unwinder" -u cfi tg-pv-fp
+one_line_error "invalid unwinder" -u orc tg-pv-fp
 one_line_error "invalid unwinder" -u magic tg-pv-fp
 one_line_error "invalid vCPU" --vcpu x tg-pv-fp
 one_line_error "vCPU 5 does not exist" --vcpu 5 -d 1 tg-pv-fp

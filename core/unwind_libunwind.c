@@ -1,0 +1,331 @@
+/* Remote unwinding with the stock libunwind: an address space whose
+ * accessors read the stack through our page walker and the registers from
+ * the sampled vCPU, and whose unwind tables come from the kernel ELF.
+ * find_proc_info searches a binary search table over .eh_frame, as Linux
+ * perf does with dwarf_search_unwind_table; static unikernel links often
+ * have no .eh_frame_hdr, so we build that table from the FDE list. */
+#include "config.h"
+
+#include <gelf.h>
+#include <libunwind.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eh_frame.h"
+#include "error_impl.h"
+#include "symtab_impl.h"
+#include "uniprof/unwind.h"
+
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					       unw_dyn_info_t *di, unw_proc_info_t *pi,
+					       int need_unwind_info, void *arg);
+
+/* Where the search table appears in the address space libunwind sees: a
+ * non-canonical address, so it can never be mistaken for guest memory. */
+#define TABLE_VADDR 0x8000000000000000ULL
+
+struct table_entry {
+	int32_t start_ip_offset;   /* relative to segbase (.eh_frame) */
+	int32_t fde_offset;
+};
+
+struct up_libunwind {
+	uint8_t *eh_frame;
+	size_t eh_len;
+	uint64_t eh_addr;
+	struct table_entry *table;
+	size_t entries;
+	uint64_t text_lo, text_hi;
+	unw_addr_space_t as;
+};
+
+struct walk_arg {
+	const struct up_libunwind *lu;
+	struct up_mem *m;
+	const struct up_regs *regs;
+};
+
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			  int need_unwind_info, void *arg)
+{
+	const struct up_libunwind *lu = ((struct walk_arg *)arg)->lu;
+	unw_dyn_info_t di;
+
+	if (ip < lu->text_lo || ip >= lu->text_hi)
+		return -UNW_ENOINFO;
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = lu->text_lo;
+	di.end_ip = lu->text_hi;
+	di.u.rti.segbase = lu->eh_addr;
+	di.u.rti.table_data = TABLE_VADDR;
+	di.u.rti.table_len = lu->entries * sizeof(struct table_entry) / sizeof(unw_word_t);
+	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	(void)as;
+	(void)pi;
+	(void)arg;
+}
+
+static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+/* The table and .eh_frame from the image; everything else is guest memory. */
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
+		      int write, void *arg)
+{
+	struct walk_arg *w = arg;
+	const struct up_libunwind *lu = w->lu;
+	size_t tlen = lu->entries * sizeof(struct table_entry);
+	uint64_t v;
+
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (addr >= TABLE_VADDR && addr - TABLE_VADDR <= tlen - sizeof(v) && tlen >= sizeof(v)) {
+		memcpy(val, (const uint8_t *)lu->table + (addr - TABLE_VADDR), sizeof(v));
+		return 0;
+	}
+	if (addr >= lu->eh_addr && addr - lu->eh_addr + sizeof(v) <= lu->eh_len) {
+		memcpy(val, lu->eh_frame + (addr - lu->eh_addr), sizeof(v));
+		return 0;
+	}
+	if (up_mem_read_u64(w->m, w->regs, addr, &v) < 0)
+		return -UNW_EINVAL;
+	*val = v;
+	return 0;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
+		      int write, void *arg)
+{
+	const struct up_regs *r = ((struct walk_arg *)arg)->regs;
+
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	switch (reg) {
+	case UNW_X86_64_RIP: *val = r->ip; break;
+	case UNW_X86_64_RSP: *val = r->sp; break;
+	case UNW_X86_64_RBP: *val = r->fp; break;
+	default: *val = 0; break;    /* not sampled: CFI on x86_64 rarely needs them */
+	}
+	return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val,
+			int write, void *arg)
+{
+	(void)as;
+	(void)reg;
+	(void)val;
+	(void)write;
+	(void)arg;
+	return -UNW_EBADREG;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	(void)as;
+	(void)c;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf,
+			 size_t len, unw_word_t *off, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	(void)off;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = find_proc_info,
+	.put_unwind_info = put_unwind_info,
+	.get_dyn_info_list_addr = get_dyn_info_list_addr,
+	.access_mem = access_mem,
+	.access_reg = access_reg,
+	.access_fpreg = access_fpreg,
+	.resume = resume,
+	.get_proc_name = get_proc_name,
+};
+
+void up_libunwind_free(struct up_libunwind *lu)
+{
+	if (!lu)
+		return;
+	if (lu->as)
+		unw_destroy_addr_space(lu->as);
+	free(lu->eh_frame);
+	free(lu->table);
+	free(lu);
+}
+
+static int build(struct up_libunwind *lu, Elf *elf, const char *what)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	size_t shstrndx;
+	struct fde_list fdes;
+	int rc;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *n;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!n || strcmp(n, ".eh_frame") != 0 || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		lu->eh_frame = malloc(d->d_size ? d->d_size : 1);
+		if (!lu->eh_frame)
+			return up_fail(UP_ENOMEM, "out of memory");
+		memcpy(lu->eh_frame, d->d_buf, d->d_size);
+		lu->eh_len = d->d_size;
+		lu->eh_addr = shdr.sh_addr;
+		break;
+	}
+	if (!lu->eh_frame)
+		return up_fail(UP_ENOENT, "%s has no .eh_frame for libunwind", what);
+	rc = eh_frame_list_fdes(lu->eh_frame, lu->eh_len, lu->eh_addr, true, &fdes);
+	if (rc < 0)
+		return rc;
+	lu->table = calloc(fdes.count ? fdes.count : 1, sizeof(*lu->table));
+	if (!lu->table) {
+		fde_list_release(&fdes);
+		return up_fail(UP_ENOMEM, "out of memory");
+	}
+	lu->text_lo = UINT64_MAX;
+	for (size_t i = 0; i < fdes.count; i++) {
+		int64_t ip = (int64_t)(fdes.fdes[i].pc_begin - lu->eh_addr);
+		int64_t fo = (int64_t)fdes.fdes[i].fde_offset;
+
+		if (ip < INT32_MIN || ip > INT32_MAX || fo > INT32_MAX)
+			continue;       /* out of reach of the table format */
+		lu->table[lu->entries].start_ip_offset = (int32_t)ip;
+		lu->table[lu->entries].fde_offset = (int32_t)fo;
+		lu->entries++;
+		if (fdes.fdes[i].pc_begin < lu->text_lo)
+			lu->text_lo = fdes.fdes[i].pc_begin;
+		if (fdes.fdes[i].pc_end > lu->text_hi)
+			lu->text_hi = fdes.fdes[i].pc_end;
+	}
+	fde_list_release(&fdes);
+	if (!lu->entries)
+		return up_fail(UP_ENOENT, "%s: .eh_frame holds no usable FDE", what);
+	lu->as = unw_create_addr_space(&accessors, 0);
+	if (!lu->as)
+		return up_fail(UP_ENOMEM, "libunwind: cannot create an address space");
+	unw_set_caching_policy(lu->as, UNW_CACHE_GLOBAL);
+	return 0;
+}
+
+int up_libunwind_load(struct up_libunwind **out, const char *path)
+{
+	struct up_libunwind *lu = calloc(1, sizeof(*lu));
+	uint8_t *buf = NULL;
+	size_t len;
+	Elf *elf = NULL;
+	int rc;
+
+	if (!lu)
+		return up_fail(UP_ENOMEM, "out of memory");
+	rc = symtab_read_file(path, &buf, &len);
+	if (rc == 0) {
+		elf_version(EV_CURRENT);
+		elf = elf_memory((char *)buf, len);
+		rc = elf && elf_kind(elf) == ELF_K_ELF ? build(lu, elf, path) :
+			up_fail(UP_EFORMAT, "%s: not a valid ELF file", path);
+	}
+	if (elf)
+		elf_end(elf);
+	free(buf);
+	if (rc < 0) {
+		up_libunwind_free(lu);
+		return rc;
+	}
+	*out = lu;
+	return 0;
+}
+
+int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
+			const struct up_libunwind *lu,
+			const struct up_unwind_opts *opts, struct up_stack *out)
+{
+	unsigned max_depth = opts && opts->max_depth ? opts->max_depth :
+			     UP_UNWIND_DEFAULT_MAX_DEPTH;
+	uint64_t max_stack = opts && opts->max_stack_bytes ?
+			     opts->max_stack_bytes : UP_UNWIND_DEFAULT_MAX_STACK;
+	struct walk_arg arg = { lu, m, regs };
+	uint64_t prev_sp = regs->sp, hi = regs->sp + max_stack;
+	unw_cursor_t c;
+
+	if (max_depth > out->capacity || max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
+		return up_fail(UP_EINVAL, "depth limit %u above the stack buffer (%u)",
+			       max_depth, out->capacity);
+	if (hi < prev_sp)
+		hi = UINT64_MAX;
+	out->depth = 0;
+	out->trunc = UP_TRUNC_NONE;
+	out->frames[out->depth++] = regs->ip;
+	if (unw_init_remote(&c, lu->as, &arg) < 0) {
+		out->trunc = UP_TRUNC_NO_UNWIND_INFO;
+		return 0;
+	}
+	for (;;) {
+		unw_word_t ip, sp, fp;
+		int rc;
+
+		/* The frame pointer of the frame being left, for the end
+		 * mark below (libunwind may not report it after a failure). */
+		if (unw_get_reg(&c, UNW_X86_64_RBP, &fp) < 0)
+			fp = 1;
+		rc = unw_step(&c);
+
+		if (rc == 0)
+			return 0;                        /* outermost frame */
+		if (rc < 0) {
+			/* No FDE here (libunwind then tries the frame pointer
+			 * and fails on 0): with the ABI's end mark, rbp = 0,
+			 * the stack is whole. */
+			if (fp != 0)
+				out->trunc = rc == -UNW_ENOINFO || rc == -UNW_EBADFRAME ?
+					     UP_TRUNC_NO_UNWIND_INFO : UP_TRUNC_UNREADABLE;
+			return 0;
+		}
+		unw_get_reg(&c, UNW_REG_IP, &ip);
+		unw_get_reg(&c, UNW_REG_SP, &sp);
+		if (sp <= prev_sp) {
+			out->trunc = UP_TRUNC_BAD_CFA;
+			return 0;
+		}
+		if (sp > hi) {
+			out->trunc = UP_TRUNC_BOUNDS;
+			return 0;
+		}
+		if (ip == 0)
+			return 0;
+		if (out->depth >= max_depth) {
+			out->trunc = UP_TRUNC_DEPTH;
+			return 0;
+		}
+		out->frames[out->depth++] = ip;
+		prev_sp = sp;
+	}
+}

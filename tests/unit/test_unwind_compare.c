@@ -1,0 +1,151 @@
+/* The CFI table against libunwind, frame by frame, on stacks built to
+ * match the test guest's real unwind information: for each sampled IP in
+ * the no-frame-pointer build, a call chain down to tg_entry64 is laid out
+ * on a synthetic stack exactly as the code would have (CFA offsets and
+ * saved registers from the CFI), then both unwinders walk it. */
+#include "cfi_table.h"
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+#define STACK 0xffff880000400000ULL
+
+static char elf[4096];
+
+static unsigned long shell_hex(const char *fmt, const char *a, const char *b)
+{
+	char cmd[8192];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), fmt, elf, a, b);
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%lx", &v) != 1)
+			v = 0;
+		pclose(f);
+	}
+	return v;
+}
+
+static unsigned long sym(const char *name)
+{
+	return shell_hex("nm '%s' | awk '$3 == \"%s\" { print $1 }'%s", name, "");
+}
+
+/* The return address of caller's call to callee. */
+static unsigned long ret_after_call(const char *caller, const char *callee)
+{
+	unsigned long call = shell_hex(
+		"objdump -d --no-show-raw-insn '%s' | awk '/^[0-9a-f]+ <%s>:/ { in_f = 1; next } /^[0-9a-f]+ </ { in_f = 0 } in_f && /call.*<%s>/ { sub(\":\", \"\", $1); print $1; exit }'",
+		caller, callee);
+
+	return call ? call + 5 : 0;     /* call rel32 is 5 bytes */
+}
+
+/* Lay out the frames for ip and its callers (rets, innermost first). */
+static int build(struct test_guest *g, const struct up_cfi_table *t, uint64_t ip,
+		 const uint64_t *rets, unsigned n, uint64_t sp)
+{
+	uint64_t pc = ip;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct cfi_row *r = cfi_table_find(t, pc);
+		uint64_t cfa;
+
+		if (!r || r->kind != CFI_ROW_NORMAL || r->cfa_reg != CFI_REG_SP)
+			return -1;
+		cfa = sp + (uint64_t)(int64_t)r->cfa_off;
+		tg_poke64(g, cfa + (uint64_t)(int64_t)r->ra_off, rets[i]);
+		if (r->fp_rule == CFI_FP_AT_CFA)
+			tg_poke64(g, cfa + (uint64_t)(int64_t)r->fp_off, 0);
+		sp = cfa;
+		pc = rets[i] - 1;
+	}
+	return 0;
+}
+
+static void compare_at(const struct up_cfi_table *t, const struct up_libunwind *lu,
+		       uint64_t ip, const uint64_t *rets, unsigned n)
+{
+	struct test_guest g;
+	struct up_target *tgt;
+	struct up_mem *m;
+	struct up_regs r;
+	uint64_t a[64], b[64];
+	struct up_stack sa = { .frames = a, .capacity = 64 };
+	struct up_stack sb = { .frames = b, .capacity = 64 };
+	struct up_unwind_opts o = { .max_depth = 64 };
+
+	tg_init(&g, UP_DOMAIN_HVM);
+	tg_map_fresh(&g, STACK, 4);
+	REQUIRE(build(&g, t, ip, rets, n, STACK + 0x100) == 0);
+	r = tg_regs(&g, ip, STACK + 0x100, 0);
+	up_image_add_vcpu(g.img, &r);
+	tgt = tg_open(&g);
+	REQUIRE(up_mem_new(&m, tgt, 0) == 0);
+	CHECK(up_unwind_cfi(m, &r, t, &o, false, &sa, NULL) == 0);
+	CHECK(up_unwind_libunwind(m, &r, lu, &o, &sb) == 0);
+	CHECK(sa.trunc == UP_TRUNC_NONE);
+	CHECK(sb.trunc == UP_TRUNC_NONE);
+	CHECK(sa.depth == n + 1);
+	CHECK(sb.depth == sa.depth);
+	for (unsigned i = 0; i < sa.depth && i < sb.depth; i++)
+		CHECK_U64(b[i], a[i]);
+	for (unsigned i = 1; i < sa.depth; i++)
+		CHECK_U64(a[i], rets[i - 1]);
+	up_mem_free(m);
+	up_target_close(tgt);
+	tg_release(&g);
+}
+
+static void test_cfi_matches_libunwind(void)
+{
+	struct up_cfi_table *t;
+	struct up_libunwind *lu;
+	uint64_t chain[14];
+	unsigned n = 0;
+	char callee[32], caller[32];
+
+	REQUIRE(up_cfi_table_load(&t, elf) == 0);
+	REQUIRE(up_libunwind_load(&lu, elf) == 0);
+
+	/* tg_chain_10 <- 09 <- ... <- 01 <- tg_round <- tg_workload <- tg_main <- tg_entry64 */
+	for (int k = 10; k > 1; k--) {
+		snprintf(callee, sizeof(callee), "tg_chain_%02d", k);
+		snprintf(caller, sizeof(caller), "tg_chain_%02d", k - 1);
+		chain[n++] = ret_after_call(caller, callee);
+	}
+	chain[n++] = ret_after_call("tg_round", "tg_chain_01");
+	chain[n++] = ret_after_call("tg_workload", "tg_round");
+	chain[n++] = ret_after_call("tg_main", "tg_workload");
+	chain[n++] = ret_after_call("tg_entry64", "tg_main");
+	for (unsigned i = 0; i < n; i++)
+		REQUIRE(chain[i] != 0);
+	/* Every instruction of the leaf's first 48 bytes: prologue, loop. */
+	for (unsigned off = 0; off < 48; off++) {
+		uint64_t ip = sym("tg_chain_10") + off;
+
+		if (cfi_table_find(t, ip))
+			compare_at(t, lu, ip, chain, n);
+	}
+	/* A shallow stack: tg_hot_35 <- tg_round <- ... */
+	{
+		uint64_t hot[4] = { ret_after_call("tg_round", "tg_hot_35"), chain[10],
+				    chain[11], chain[12] };
+
+		compare_at(t, lu, sym("tg_hot_35"), hot, 4);
+	}
+	up_libunwind_free(lu);
+	up_cfi_table_free(t);
+}
+
+int main(void)
+{
+	const char *b = getenv("top_builddir");
+
+	snprintf(elf, sizeof(elf), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
+	RUN(test_cfi_matches_libunwind);
+	TEST_MAIN_END();
+}
