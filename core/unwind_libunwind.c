@@ -2,8 +2,9 @@
  * accessors read the stack through our page walker and the registers from
  * the sampled vCPU, and whose unwind tables come from the kernel ELF.
  * find_proc_info searches a binary search table over .eh_frame, as Linux
- * perf does with dwarf_search_unwind_table; static unikernel links often
- * have no .eh_frame_hdr, so we build that table from the FDE list. */
+ * perf does with dwarf_search_unwind_table: the image's own .eh_frame_hdr
+ * when it has a usable one, else (static unikernel links often have none)
+ * a table we build from the FDE list. */
 #include "config.h"
 
 #include <gelf.h>
@@ -33,8 +34,13 @@ struct up_libunwind {
 	uint8_t *eh_frame;
 	size_t eh_len;
 	uint64_t eh_addr;
-	struct table_entry *table;
+	struct table_entry *table;   /* ours, or a copy of the image's */
 	size_t entries;
+	uint64_t segbase;            /* entries are relative to this */
+	uint64_t table_vaddr;        /* where libunwind reads the table */
+	uint8_t *hdr;                /* the image's .eh_frame_hdr, if used */
+	size_t hdr_len;
+	uint64_t hdr_addr;
 	uint64_t text_lo, text_hi;
 	unw_addr_space_t as;
 };
@@ -57,8 +63,8 @@ static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *p
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	di.start_ip = lu->text_lo;
 	di.end_ip = lu->text_hi;
-	di.u.rti.segbase = lu->eh_addr;
-	di.u.rti.table_data = TABLE_VADDR;
+	di.u.rti.segbase = lu->segbase;
+	di.u.rti.table_data = lu->table_vaddr;
 	di.u.rti.table_len = lu->entries * sizeof(struct table_entry) / sizeof(unw_word_t);
 	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
 }
@@ -79,25 +85,39 @@ static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *a
 }
 
 /* The table and .eh_frame from the image; everything else is guest memory. */
+/* An 8-byte read that touches [base, base+len) of the image: libunwind
+ * reads whole aligned words, which may hang over a section's edges. */
+static bool from_image(uint64_t addr, const void *bytes, uint64_t base,
+		       size_t len, unw_word_t *val)
+{
+	uint8_t word[8] = { 0 };
+
+	if (!bytes || addr + 8 <= base || addr >= base + len)
+		return false;
+	for (unsigned i = 0; i < 8; i++)
+		if (addr + i >= base && addr + i < base + len)
+			word[i] = ((const uint8_t *)bytes)[addr + i - base];
+	memcpy(val, word, 8);
+	return true;
+}
+
+/* The table and .eh_frame from the image; everything else is guest memory. */
 static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
 		      int write, void *arg)
 {
 	struct walk_arg *w = arg;
 	const struct up_libunwind *lu = w->lu;
-	size_t tlen = lu->entries * sizeof(struct table_entry);
 	uint64_t v;
 
 	(void)as;
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (addr >= TABLE_VADDR && addr - TABLE_VADDR <= tlen - sizeof(v) && tlen >= sizeof(v)) {
-		memcpy(val, (const uint8_t *)lu->table + (addr - TABLE_VADDR), sizeof(v));
+	if (lu->hdr ? from_image(addr, lu->hdr, lu->hdr_addr, lu->hdr_len, val) :
+		      from_image(addr, lu->table, lu->table_vaddr,
+				 lu->entries * sizeof(struct table_entry), val))
 		return 0;
-	}
-	if (addr >= lu->eh_addr && addr - lu->eh_addr + sizeof(v) <= lu->eh_len) {
-		memcpy(val, lu->eh_frame + (addr - lu->eh_addr), sizeof(v));
+	if (from_image(addr, lu->eh_frame, lu->eh_addr, lu->eh_len, val))
 		return 0;
-	}
 	if (up_mem_read_u64(w->m, w->regs, addr, &v) < 0)
 		return -UNW_EINVAL;
 	*val = v;
@@ -171,7 +191,47 @@ void up_libunwind_free(struct up_libunwind *lu)
 		unw_destroy_addr_space(lu->as);
 	free(lu->eh_frame);
 	free(lu->table);
+	free(lu->hdr);
 	free(lu);
+}
+
+/* The image's .eh_frame_hdr, if it is the usual kind: version 1, a count
+ * in udata4 and the table in datarel|sdata4 (relative to the header). */
+static bool use_eh_frame_hdr(struct up_libunwind *lu, Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const uint8_t *h;
+		const char *n;
+		Elf_Data *d;
+		uint32_t count;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+			continue;
+		n = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!n || strcmp(n, ".eh_frame_hdr") != 0 ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size < 12)
+			continue;
+		h = d->d_buf;
+		if (h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b || (h[1] & 0x0f) != 0x0b)
+			return false;
+		memcpy(&count, h + 8, 4);
+		if (count == 0 || (size_t)count > (d->d_size - 12) / sizeof(struct table_entry))
+			return false;
+		lu->hdr = malloc(d->d_size);
+		if (!lu->hdr)
+			return false;
+		memcpy(lu->hdr, h, d->d_size);
+		lu->hdr_len = d->d_size;
+		lu->hdr_addr = shdr.sh_addr;
+		lu->entries = count;
+		lu->segbase = shdr.sh_addr;
+		lu->table_vaddr = shdr.sh_addr + 12;
+		return true;
+	}
+	return false;
 }
 
 static int build(struct up_libunwind *lu, Elf *elf, const char *what)
@@ -206,25 +266,31 @@ static int build(struct up_libunwind *lu, Elf *elf, const char *what)
 	rc = eh_frame_list_fdes(lu->eh_frame, lu->eh_len, lu->eh_addr, true, &fdes);
 	if (rc < 0)
 		return rc;
-	lu->table = calloc(fdes.count ? fdes.count : 1, sizeof(*lu->table));
-	if (!lu->table) {
-		fde_list_release(&fdes);
-		return up_fail(UP_ENOMEM, "out of memory");
-	}
 	lu->text_lo = UINT64_MAX;
 	for (size_t i = 0; i < fdes.count; i++) {
-		int64_t ip = (int64_t)(fdes.fdes[i].pc_begin - lu->eh_addr);
-		int64_t fo = (int64_t)fdes.fdes[i].fde_offset;
-
-		if (ip < INT32_MIN || ip > INT32_MAX || fo > INT32_MAX)
-			continue;       /* out of reach of the table format */
-		lu->table[lu->entries].start_ip_offset = (int32_t)ip;
-		lu->table[lu->entries].fde_offset = (int32_t)fo;
-		lu->entries++;
 		if (fdes.fdes[i].pc_begin < lu->text_lo)
 			lu->text_lo = fdes.fdes[i].pc_begin;
 		if (fdes.fdes[i].pc_end > lu->text_hi)
 			lu->text_hi = fdes.fdes[i].pc_end;
+	}
+	if (!use_eh_frame_hdr(lu, elf, shstrndx)) {
+		lu->table = calloc(fdes.count ? fdes.count : 1, sizeof(*lu->table));
+		if (!lu->table) {
+			fde_list_release(&fdes);
+			return up_fail(UP_ENOMEM, "out of memory");
+		}
+		lu->segbase = lu->eh_addr;
+		lu->table_vaddr = TABLE_VADDR;
+		for (size_t i = 0; i < fdes.count; i++) {
+			int64_t ip = (int64_t)(fdes.fdes[i].pc_begin - lu->eh_addr);
+			int64_t fo = (int64_t)fdes.fdes[i].fde_offset;
+
+			if (ip < INT32_MIN || ip > INT32_MAX || fo > INT32_MAX)
+				continue;       /* out of reach of the table format */
+			lu->table[lu->entries].start_ip_offset = (int32_t)ip;
+			lu->table[lu->entries].fde_offset = (int32_t)fo;
+			lu->entries++;
+		}
 	}
 	fde_list_release(&fdes);
 	if (!lu->entries)

@@ -91,6 +91,7 @@ static void compare_at(const struct up_cfi_table *t, const struct up_libunwind *
 	CHECK(sb.trunc == UP_TRUNC_NONE);
 	CHECK(sa.depth == n + 1);
 	CHECK(sb.depth == sa.depth);
+	if (sb.depth != sa.depth) fprintf(stderr, "depth cfi %u libunwind %u trunc %d/%d\n", sa.depth, sb.depth, sa.trunc, sb.trunc);
 	for (unsigned i = 0; i < sa.depth && i < sb.depth; i++)
 		CHECK_U64(b[i], a[i]);
 	for (unsigned i = 1; i < sa.depth; i++)
@@ -145,7 +146,11 @@ int main(void)
 {
 	const char *b = getenv("top_builddir");
 
+	/* libunwind builds its own search table for the first build, and
+	 * reads the image's .eh_frame_hdr for the second. */
 	snprintf(elf, sizeof(elf), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
+	RUN(test_cfi_matches_libunwind);
+	snprintf(elf, sizeof(elf), "%s/tests/guest/tg-nofp-hdr.elf", b ? b : ".");
 	RUN(test_cfi_matches_libunwind);
 	TEST_MAIN_END();
 }

@@ -3,6 +3,10 @@
 TAP_N=0
 TAP_FAILED=0
 
+# xl itself must never stall the suite.
+XL_BIN=$(command -v xl)
+xl() { timeout -s KILL 60 "$XL_BIN" "$@"; }
+
 tap() { echo "UNIPROF-TAP $*"; }
 
 ok() {
