@@ -6,7 +6,7 @@
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
       libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
-      qemu-system-x86 cpio gzip binutils chromium"
+      qemu-system-x86 cpio gzip binutils dash chromium"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -32,7 +32,7 @@ say "xen up: $(xl info | sed -n 's/^xen_version *: //p'), $(nproc) dom0 vCPUs"
 
 job=$(sed -n 's/.*uniprof\.job=\([^ ]*\).*/\1/p' /proc/cmdline)
 if [ -x "/uniprof/jobs/$job.sh" ]; then
-	cd /uniprof && "/uniprof/jobs/$job.sh"
+	cd /uniprof && /bin/dash "/uniprof/jobs/$job.sh"
 	say "job $job exited $?"
 else
 	say "FAILED: no job '$job'"

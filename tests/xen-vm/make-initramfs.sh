@@ -17,6 +17,9 @@ mkdir -p "$work/bin" "$work/dev" "$work/proc" "$work/sys" "$work/tmp" "$work/run
 	"$work/lib64" "$work/lib/x86_64-linux-gnu"
 cp "$root/bin/busybox" "$work/bin/busybox"
 ln -s busybox "$work/bin/sh"
+# The jobs run under dash: busybox's ash corrupted its heap on long job
+# scripts here ("corrupted double-linked list"); its applets stay commands.
+cp -L /bin/dash "$work/bin/dash"
 cp "$here/dom0-init.sh" "$work/init"
 chmod +x "$work/init"
 for m in xen-evtchn xen-privcmd xen-gntdev xen-gntalloc xenfs/xenfs; do
@@ -24,7 +27,7 @@ for m in xen-evtchn xen-privcmd xen-gntdev xen-gntalloc xenfs/xenfs; do
 		"$work/lib/modules/$kver/kernel/drivers/xen/$m.ko"
 done
 
-bins=""
+bins="$work/bin/dash"
 for b in xl oxenstored xenconsoled xen-init-dom0 xenctx readnotes; do
 	cp "$root/usr/lib/xen-4.17/bin/$b" "$work/usr/lib/xen-4.17/bin/$b"
 	bins="$bins $work/usr/lib/xen-4.17/bin/$b"
