@@ -45,8 +45,9 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Whether each HVM vCPU is up: one hypercall per vCPU, so done when the
- * domain is running again and at most once a second. */
+/* Whether each HVM vCPU is up: one hypercall per vCPU, so done with the
+ * state check the sampler makes after each sample, while the domain runs,
+ * at most once a second. */
 static void refresh_online(struct xen_target *x)
 {
 	uint64_t now = mono_ns();
@@ -82,7 +83,6 @@ static int xen_unpause(struct up_target *t)
 		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
 			       "cannot unpause domain %u: %s", t->info.domid,
 			       strerror(errno));
-	refresh_online(x);
 	return 0;
 }
 
@@ -210,6 +210,8 @@ static int xen_state(struct up_target *t, enum up_domain_state *state)
 		*state = UP_STATE_SHUTDOWN;
 	else
 		*state = UP_STATE_RUNNING;
+	if (*state == UP_STATE_RUNNING)
+		refresh_online(to_xen(t));
 	return 0;
 }
 

@@ -6,22 +6,15 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build/check}
-"$top/scripts/install-deps.sh"
-cd "$top"
-[ -x configure ] && [ configure -nt configure.ac ] && [ configure -nt Makefile.am ] ||
-	autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
-mkdir -p "$build"
+"$top/scripts/build.sh" "$build" --enable-sanitizers --enable-werror
 cd "$build"
-[ -f Makefile ] || "$top/configure" --enable-sanitizers --enable-werror >configure.log 2>&1 ||
-	{ tail -n 20 configure.log; exit 1; }
-make -j"$(nproc)" >make.log 2>&1 || { tail -n 40 make.log; exit 1; }
 set +e
 UNIPROF_CACHE=${UNIPROF_CACHE:-$top/build/cache/xen-vm} make check
 rc=$?
 set -e
 if [ $rc -ne 0 ]; then
 	# Show what failed: each failing test's log.
-	for log in $(grep -l -E '^(FAIL|ERROR)' tests/unit/*.log tests/xen-vm/*.log 2>/dev/null); do
+	for log in $(grep -l -E '^(FAIL|ERROR|not ok|Bail out)' tests/*/*.log 2>/dev/null); do
 		case "$log" in *test-suite.log) continue ;; esac
 		echo "=== $log"
 		grep -v '^ok' "$log" | tail -n 60

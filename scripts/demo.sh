@@ -7,15 +7,9 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build/demo}
 out=${DEMO_OUTPUT:-$PWD/demo-output}
-"$top/scripts/install-deps.sh"
-cd "$top"
-[ -x configure ] && [ configure -nt configure.ac ] && [ configure -nt Makefile.am ] ||
-	autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
-mkdir -p "$build"
-cd "$build"
-[ -f Makefile ] || "$top/configure" >configure.log 2>&1 || { tail -n 20 configure.log; exit 1; }
 echo "demo: building uniprof and the sample unikernel"
-make -j"$(nproc)" >make.log 2>&1 || { tail -n 40 make.log; exit 1; }
+"$top/scripts/build.sh" "$build"
+cd "$build"
 cache=${UNIPROF_CACHE:-$top/build/cache/xen-vm}
 echo "demo: fetching Debian's Xen 4.17 and dom0 kernel into $cache"
 "$top/tests/xen-vm/fetch-debs.sh" "$cache"

@@ -19,7 +19,7 @@ timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -cpu max,-smap,-smep \
 	-smp 2 -m 1536 -display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$console" \
 	-kernel "$xen" \
-	-append "console=com1 com1=115200,8n1 loglvl=all guest_loglvl=all dom0_mem=768M,max:768M noreboot" \
+	-append "console=com1 com1=115200,8n1 dom0_mem=768M,max:768M noreboot" \
 	-initrd "$kernel console=hvc0 earlyprintk=xen loglevel=3 uniprof.job=$job,$initrd" \
 	</dev/null >"$outdir/qemu.log" 2>&1 &
 qemu=$!
@@ -40,7 +40,7 @@ rm -f "$xen"
 [ $rc -eq 124 ] && echo "run-vm: QEMU killed after ${limit}s" >> "$outdir/qemu.log"
 
 # Unpack files sent over the console.
-tr -d '\r' < "$console" | awk -v dir="$outdir/files" '
+tr -d '\r' < "$console" | tr -c '[:print:]\n\t' '?' | awk -v dir="$outdir/files" '
 	/^UNIPROF-FILE-BEGIN / { name = $2; out = dir "/" name ".b64"; printf "" > out; next }
 	/^UNIPROF-FILE-END/ { close(out); out = ""; next }
 	# Xen and the guests may log into the same console: keep base64 only.
