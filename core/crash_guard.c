@@ -1,22 +1,25 @@
-/* The crash guard's watchdog (see include/uniprof/crash_guard.h). A signal
- * handler could not unpause safely (libxenctrl takes locks and allocates),
- * and could not run at all on SIGKILL; a second process can do both. */
+/* The crash guard (see include/uniprof/crash_guard.h). A signal handler
+ * could not unpause safely (libxenctrl takes locks and allocates) and does
+ * not run at all on SIGKILL; a watchdog process can do both. It is a
+ * separate program started with posix_spawn, not a fork of the profiler:
+ * a forked copy would share Xen handles, hypercall buffers and mappings. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "error_impl.h"
 #include "target_impl.h"
 #include "uniprof/crash_guard.h"
+
+extern char **environ;
 
 struct guard {
 	struct up_target *target;
@@ -27,70 +30,58 @@ struct guard {
 
 static struct guard guard = { .pid = -1, .fd = -1 };
 
-static void watchdog(int fd, volatile int *shared, uint32_t domid,
-		     int (*unpause)(uint32_t))
+static const char *guard_path(void)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	char c;
+	const char *p = getenv("UNIPROF_GUARD");
 
-	/* Ctrl-C goes to the whole process group: the watchdog must outlive
-	 * the profiler, not die with it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	prctl(PR_SET_NAME, "uniprof-guard");
-	for (;;) {
-		if (poll(&pfd, 1, -1) < 0 && errno == EINTR)
-			continue;
-		if (read(fd, &c, 1) == 1) {
-			if (c == 'q')             /* orderly release */
-				_exit(0);
-			continue;
-		}
-		break;                            /* EOF: the profiler died */
-	}
-	if (*shared) {
-		for (int i = 0; i < 5 && unpause(domid) < 0; i++)
-			usleep(100000);
-	}
-	_exit(0);
+	return p && *p ? p : UNIPROF_GUARD_PATH;
 }
 
 int up_crash_guard_install(struct up_target *t)
 {
-	int fds[2];
+	char a_pipe[16], a_flag[16], a_dom[16];
+	char *argv[5];
 	volatile int *shared;
+	int fds[2], flag_fd, rc;
 	pid_t pid;
 
-	if (!t->ops->emergency_unpause)
+	if (!t->ops->live)
 		return 0;
 	if (guard.target)
 		return up_fail(UP_EINVAL, "a crash guard is already installed");
-	shared = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shared == MAP_FAILED)
-		return up_fail(UP_EIO, "cannot start the crash guard: %s",
-			       strerror(errno));
+	flag_fd = memfd_create("uniprof-guard", 0);
+	if (flag_fd < 0 || ftruncate(flag_fd, sizeof(int)) < 0)
+		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
+	shared = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED, flag_fd, 0);
+	if (shared == MAP_FAILED) {
+		close(flag_fd);
+		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
+	}
 	*shared = *t->paused;
-	if (pipe2(fds, O_CLOEXEC) < 0) {
+	if (pipe(fds) < 0) {
 		munmap((void *)shared, sizeof(int));
-		return up_fail(UP_EIO, "cannot start the crash guard: %s",
-			       strerror(errno));
+		close(flag_fd);
+		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
 	}
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		munmap((void *)shared, sizeof(int));
-		return up_fail(UP_EIO, "cannot start the crash guard: %s",
-			       strerror(errno));
-	}
-	if (pid == 0) {
-		close(fds[1]);
-		watchdog(fds[0], shared, t->info.domid,
-			 t->ops->emergency_unpause);
-	}
+	/* Only the watchdog's ends cross exec; ours stay private. */
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	snprintf(a_pipe, sizeof(a_pipe), "%d", fds[0]);
+	snprintf(a_flag, sizeof(a_flag), "%d", flag_fd);
+	snprintf(a_dom, sizeof(a_dom), "%u", t->info.domid);
+	argv[0] = (char *)"uniprof-guard";
+	argv[1] = a_pipe;
+	argv[2] = a_flag;
+	argv[3] = a_dom;
+	argv[4] = NULL;
+	rc = posix_spawn(&pid, guard_path(), NULL, NULL, argv, environ);
 	close(fds[0]);
+	close(flag_fd);
+	if (rc != 0) {
+		close(fds[1]);
+		munmap((void *)shared, sizeof(int));
+		return up_fail(UP_EIO, "cannot start the crash guard %s: %s",
+			       guard_path(), strerror(rc));
+	}
 	guard.target = t;
 	guard.shared = shared;
 	guard.pid = pid;

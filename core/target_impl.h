@@ -14,8 +14,8 @@ struct up_target_ops {
 	void (*unmap_frame)(struct up_target *t, const void *page);
 	int (*state)(struct up_target *t, enum up_domain_state *state);
 	void (*close)(struct up_target *t);
-	/* Unpause from a separate process, with fresh handles (watchdog). */
-	int (*emergency_unpause)(uint32_t domid);
+	/* A live domain: the crash guard's watchdog must cover it. */
+	bool live;
 };
 
 struct up_target {

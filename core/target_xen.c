@@ -229,19 +229,6 @@ static void xen_close(struct up_target *t)
 	free(x);
 }
 
-/* Runs in the watchdog process after we died: nothing of ours is usable. */
-static int xen_emergency_unpause(uint32_t domid)
-{
-	xc_interface *xch = xc_interface_open(NULL, NULL, 0);
-	int rc;
-
-	if (!xch)
-		return -1;
-	rc = xc_domain_unpause(xch, domid);
-	xc_interface_close(xch);
-	return rc;
-}
-
 static const struct up_target_ops xen_ops = {
 	.pause = xen_pause,
 	.unpause = xen_unpause,
@@ -250,7 +237,7 @@ static const struct up_target_ops xen_ops = {
 	.unmap_frame = xen_unmap_frame,
 	.state = xen_state,
 	.close = xen_close,
-	.emergency_unpause = xen_emergency_unpause,
+	.live = true,
 };
 
 int up_target_open_xen(struct up_target **out, uint32_t domid)
