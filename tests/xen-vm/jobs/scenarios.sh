@@ -60,7 +60,7 @@ for t in pv pvh; do
 		rc=$?
 		folded=$(ls -t /var/log/xen/profile/$g-*.folded 2>/dev/null | head -n 1)
 	else
-		$PROF $g -f 97 -d 10 -u fp -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
+		$PROF $g -f 97 -d 20 -u fp -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
 		rc=$?
 		folded=$OUT/$g.folded
 	fi
@@ -90,7 +90,7 @@ for t in pv pvh; do
 		continue
 	fi
 	for u in cfi auto libunwind; do
-		$PROF $g -f 97 -d 10 -u $u -o $OUT/$g-$u > $OUT/$g-$u.stdout 2> $OUT/$g-$u.stderr
+		$PROF $g -f 97 -d 20 -u $u -o $OUT/$g-$u > $OUT/$g-$u.stdout 2> $OUT/$g-$u.stderr
 		rc=$?
 		check "$t no-fp -u $u: xl-profile exits 0" [ $rc -eq 0 ]
 		[ $rc -eq 0 ] || tap "# $(cat $OUT/$g-$u.stderr)"
