@@ -16,10 +16,10 @@ kernel=$(ls "$root"/boot/vmlinuz-* | head -n 1)
 zcat "$root/boot/xen-4.17-amd64.gz" > "$xen"
 : > "$console"
 timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -cpu max,-smap,-smep \
-	-smp 2 -m 1536 -display none -monitor none -no-reboot -nodefaults \
+	-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$console" \
 	-kernel "$xen" \
-	-append "console=com1 com1=115200,8n1 dom0_mem=768M,max:768M noreboot" \
+	-append "console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M noreboot" \
 	-initrd "$kernel console=hvc0 earlyprintk=xen loglevel=3 uniprof.job=$job,$initrd" \
 	</dev/null >"$outdir/qemu.log" 2>&1 &
 qemu=$!
