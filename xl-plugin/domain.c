@@ -137,6 +137,15 @@ int xlp_domain_wait(const char *name, bool want_paused,
 				ready = want_paused ? info.paused && !info.dying :
 						      !info.paused && !info.dying;
 			libxl_dominfo_dispose(&info);
+			/* ... and until its configuration is stored: it names
+			 * the kernel the symbols come from. */
+			if (ready) {
+				libxl_domain_config cfg;
+
+				libxl_domain_config_init(&cfg);
+				ready = libxl_retrieve_domain_configuration(ctx, domid, &cfg, NULL) == 0;
+				libxl_domain_config_dispose(&cfg);
+			}
 			if (ready)
 				return 0;
 		}

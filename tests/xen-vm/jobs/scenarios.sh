@@ -329,7 +329,7 @@ one_line_error() {
 		not_ok "bad input '$*': exit $rc, $lines lines" "$(cat $OUT/bad.stderr)"
 	fi
 }
-start_guest tg-pv-fp >/dev/null 2>&1
+start_guest tg-pv-fp || tap "# the guest for the bad-input checks did not start"
 one_line_error "does not exist" no-such-domain -d 1
 one_line_error "does not exist" 4242 -d 1
 one_line_error "dom0" Domain-0 -d 1
