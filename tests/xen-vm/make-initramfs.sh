@@ -3,9 +3,11 @@
 # Debian packages, the kernel modules dom0 needs, our installed binaries
 # (a DESTDIR install), the test guests and the jobs, plus every shared
 # library they load (ldd, and libgcc_s which glibc loads at run time).
-# Usage: make-initramfs.sh CACHE_ROOT STAGE GUEST_DIR OUT.cpio.gz
+# EXTRA, if given, is a directory copied over the tree last (the benchmark
+# adds its job and files that way).
+# Usage: make-initramfs.sh CACHE_ROOT STAGE GUEST_DIR OUT.cpio.gz [EXTRA]
 set -eu
-root=$1 stage=$2 guests=$3 out=$4
+root=$1 stage=$2 guests=$3 out=$4 extra=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -83,6 +85,7 @@ nm -n "$g/tg-fp.elf" > "$g/map/System.map"
 cp "$g/tg-nofp.elf" "$g/bad/tg.elf.debug"
 cp "$here"/guests/*.cfg "$work/guests/"
 cp "$here"/jobs/* "$work/uniprof/jobs/"
+[ -z "$extra" ] || cp -a "$extra/." "$work/"
 chmod +x "$work"/uniprof/jobs/*.sh
 
 (cd "$work" && find . | cpio -o -H newc --quiet) | gzip -1 > "$out"

@@ -15,11 +15,16 @@ kernel=$(ls "$root"/boot/vmlinuz-* | head -n 1)
 
 zcat "$root/boot/xen-4.17-amd64.gz" > "$xen"
 : > "$console"
-timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -cpu max,-smap,-smep \
+# dom0 gets one vCPU, pinned: with two unpinned dom0 vCPUs and a domU
+# running, dom0 processes under TCG died at random with a wrong TLS/heap
+# view (tens of SIGSEGVs a minute in a seq|awk loop); with one pinned vCPU,
+# none, whether the domU shares its pCPU or not.
+timeout -k 10 "$limit" qemu-system-x86_64 -accel "${UNIPROF_QEMU_ACCEL:-tcg}" \
+	-cpu "${UNIPROF_QEMU_CPU:-max,-smap,-smep}" \
 	-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$console" \
 	-kernel "$xen" \
-	-append "console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M noreboot" \
+	-append "console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M noreboot dom0_max_vcpus=1 dom0_vcpus_pin ${UNIPROF_XEN_ARGS:-}" \
 	-initrd "$kernel console=hvc0 earlyprintk=xen loglevel=3 uniprof.job=$job,$initrd" \
 	</dev/null >"$outdir/qemu.log" 2>&1 &
 qemu=$!
