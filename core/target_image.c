@@ -192,6 +192,7 @@ static int parse(struct image_target *it)
 	it->base.info.max_vcpus = nv;
 	it->base.info.guest_width = it->vcpus[0].guest_width;
 	it->base.info.domid = UINT32_MAX;
+	it->base.info.hypercalls = "image";
 	return 0;
 }
 

@@ -1,10 +1,11 @@
-/* The Xen target: a live domain through libxenctrl (pause, registers,
- * domain info) and libxenforeignmemory (read-only frame mappings). Only the
- * libraries' stable calls are used, no raw domctls, so a hypervisor
- * interface bump does not break us. */
+/* The Xen target: a live domain through libxenctrl (domain info, and the
+ * portable pause/registers path), libxencall (the direct path: raw domctls
+ * on buffers that live across samples, see xen_domctl.h) and
+ * libxenforeignmemory (read-only frame mappings). */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 
 #include "error_impl.h"
 #include "target_impl.h"
+#include "xen_domctl.h"
 
 #define CR0_PG (1ULL << 31)
 #define CR4_PAE (1ULL << 5)
@@ -28,6 +30,8 @@ struct xen_target {
 	xentoollog_logger *log;
 	xc_interface *xch;
 	xenforeignmemory_handle *fmem;
+	struct xen_domctl_path *direct;   /* NULL: libxenctrl path */
+	char path_note[512];              /* why not direct, if so */
 	bool *online;            /* HVM: vCPU up, refreshed outside pauses */
 	uint64_t online_stamp;
 };
@@ -68,6 +72,8 @@ static int xen_pause(struct up_target *t)
 {
 	struct xen_target *x = to_xen(t);
 
+	if (x->direct)
+		return xen_domctl_pause(x->direct);
 	if (xc_domain_pause(x->xch, t->info.domid) < 0)
 		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
 			       "cannot pause domain %u: %s", t->info.domid,
@@ -79,6 +85,8 @@ static int xen_unpause(struct up_target *t)
 {
 	struct xen_target *x = to_xen(t);
 
+	if (x->direct)
+		return xen_domctl_unpause(x->direct);
 	if (xc_domain_unpause(x->xch, t->info.domid) < 0)
 		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
 			       "cannot unpause domain %u: %s", t->info.domid,
@@ -88,33 +96,41 @@ static int xen_unpause(struct up_target *t)
 
 static int pv_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
 {
-	vcpu_guest_context_any_t ctx;
+	vcpu_guest_context_any_t buf;
+	const vcpu_guest_context_any_t *c = &buf;
 
-	if (xc_vcpu_getcontext(x->xch, x->base.info.domid, vcpu, &ctx) < 0)
+	if (x->direct) {
+		int rc = xen_domctl_vcpu_context(x->direct, vcpu, &c);
+
+		if (rc < 0)
+			return rc;
+	} else if (xc_vcpu_getcontext(x->xch, x->base.info.domid, vcpu,
+				      &buf) < 0) {
 		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
 			       vcpu, strerror(errno));
+	}
 	r->frame_kind = UP_FRAME_MFN;   /* PV page tables hold machine frames */
 	if (x->base.info.guest_width == 8) {
-		unsigned long flags = ctx.x64.flags;
+		unsigned long flags = c->x64.flags;
 
-		r->ip = ctx.x64.user_regs.rip;
-		r->sp = ctx.x64.user_regs.rsp;
-		r->fp = ctx.x64.user_regs.rbp;
+		r->ip = c->x64.user_regs.rip;
+		r->sp = c->x64.user_regs.rsp;
+		r->fp = c->x64.user_regs.rbp;
 		r->kernel_mode = flags & VGCF_in_kernel;
 		r->online = flags & VGCF_online;
 		/* 64-bit PV keeps user-mode page tables in ctrlreg[1]. */
-		r->cr3 = (ctx.x64.ctrlreg[r->kernel_mode ? 3 : 1] >> 12)
+		r->cr3 = (c->x64.ctrlreg[r->kernel_mode ? 3 : 1] >> 12)
 			 << UP_PAGE_SHIFT;
 		r->paging = UP_PAGING_X86_64;
 		r->guest_width = 8;
 	} else {
-		uint32_t cr3 = ctx.x32.ctrlreg[3];
+		uint32_t cr3 = c->x32.ctrlreg[3];
 
-		r->ip = ctx.x32.user_regs.eip;
-		r->sp = ctx.x32.user_regs.esp;
-		r->fp = ctx.x32.user_regs.ebp;
-		r->kernel_mode = ctx.x32.flags & VGCF_in_kernel;
-		r->online = ctx.x32.flags & VGCF_online;
+		r->ip = c->x32.user_regs.eip;
+		r->sp = c->x32.user_regs.esp;
+		r->fp = c->x32.user_regs.ebp;
+		r->kernel_mode = c->x32.flags & VGCF_in_kernel;
+		r->online = c->x32.flags & VGCF_online;
 		/* 32-bit PV packs the frame's high bits into the low ones. */
 		r->cr3 = (uint64_t)((cr3 >> 12) | (cr3 << 20)) << UP_PAGE_SHIFT;
 		r->paging = UP_PAGING_X86_PAE;
@@ -125,31 +141,39 @@ static int pv_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
 
 static int hvm_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
 {
-	struct hvm_hw_cpu cpu;
+	struct hvm_hw_cpu buf;
+	const struct hvm_hw_cpu *c = &buf;
 
-	if (xc_domain_hvm_getcontext_partial(x->xch, x->base.info.domid,
-					     HVM_SAVE_CODE(CPU), vcpu, &cpu,
-					     sizeof(cpu)) < 0)
+	if (x->direct) {
+		int rc = xen_domctl_hvm_cpu(x->direct, vcpu, &c);
+
+		if (rc < 0)
+			return rc;
+	} else if (xc_domain_hvm_getcontext_partial(x->xch,
+						    x->base.info.domid,
+						    HVM_SAVE_CODE(CPU), vcpu,
+						    &buf, sizeof(buf)) < 0) {
 		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
 			       vcpu, strerror(errno));
-	r->ip = cpu.rip;
-	r->sp = cpu.rsp;
-	r->fp = cpu.rbp;
-	r->cr3 = cpu.cr3;
+	}
+	r->ip = c->rip;
+	r->sp = c->rsp;
+	r->fp = c->rbp;
+	r->cr3 = c->cr3;
 	r->frame_kind = UP_FRAME_GFN;
-	r->kernel_mode = ((cpu.cs_arbytes >> 5) & 3) == 0;
+	r->kernel_mode = ((c->cs_arbytes >> 5) & 3) == 0;
 	r->online = x->online[vcpu];
-	if (!(cpu.cr0 & CR0_PG))
+	if (!(c->cr0 & CR0_PG))
 		r->paging = UP_PAGING_NONE;
-	else if (cpu.msr_efer & EFER_LMA)
-		r->paging = cpu.cr4 & CR4_LA57 ? UP_PAGING_X86_64_LA57 :
+	else if (c->msr_efer & EFER_LMA)
+		r->paging = c->cr4 & CR4_LA57 ? UP_PAGING_X86_64_LA57 :
 						 UP_PAGING_X86_64;
-	else if (cpu.cr4 & CR4_PAE)
+	else if (c->cr4 & CR4_PAE)
 		r->paging = UP_PAGING_X86_PAE;
 	else
 		r->paging = UP_PAGING_X86_32;
 	/* CS.L (arbytes bit 9) says the vCPU executes 64-bit code. */
-	r->guest_width = (cpu.msr_efer & EFER_LMA) && (cpu.cs_arbytes & 0x200) ?
+	r->guest_width = (c->msr_efer & EFER_LMA) && (c->cs_arbytes & 0x200) ?
 			 8 : 4;
 	return 0;
 }
@@ -219,6 +243,7 @@ static void xen_close(struct up_target *t)
 {
 	struct xen_target *x = to_xen(t);
 
+	xen_domctl_close(x->direct);
 	if (x->fmem)
 		xenforeignmemory_close(x->fmem);
 	if (x->xch)
@@ -241,6 +266,12 @@ static const struct up_target_ops xen_ops = {
 };
 
 int up_target_open_xen(struct up_target **out, uint32_t domid)
+{
+	return up_target_open_xen_with(out, domid, UP_HYPERCALLS_AUTO);
+}
+
+int up_target_open_xen_with(struct up_target **out, uint32_t domid,
+			    enum up_hypercalls how)
 {
 	struct xen_target *x;
 	xc_dominfo_t info;
@@ -292,6 +323,21 @@ int up_target_open_xen(struct up_target **out, uint32_t domid)
 	if (!x->online) {
 		rc = up_fail(UP_ENOMEM, "out of memory");
 		goto fail;
+	}
+	x->base.info.hypercalls = "libxenctrl";
+	if (how != UP_HYPERCALLS_LIBXENCTRL) {
+		rc = xen_domctl_open(&x->direct, domid, x->log);
+		if (rc == 0)
+			x->base.info.hypercalls = "direct domctl";
+		else if (how == UP_HYPERCALLS_DIRECT)
+			goto fail;
+		else {
+			snprintf(x->path_note, sizeof(x->path_note),
+				 "libxenctrl (direct path unavailable: %s)",
+				 up_error_last());
+			x->base.info.hypercalls = x->path_note;
+			up_error_clear();
+		}
 	}
 	refresh_online(x);
 	*out = &x->base;

@@ -13,7 +13,7 @@
 
 enum {
 	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
-	OPT_WAIT, OPT_PAUSED,
+	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME,
 };
 
 struct option_doc {
@@ -38,6 +38,10 @@ static const struct option_doc docs[] = {
 	  "use a symbol file even if its build-id differs from the kernel's" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
 	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, libunwind, fp" },
+	{ { "hypercalls", required_argument, NULL, OPT_HYPERCALLS }, OPT_HYPERCALLS, "PATH",
+	  "how samples reach Xen: auto (direct when this Xen's domctl interface matches; default), direct, libxenctrl" },
+	{ { "no-realtime", no_argument, NULL, OPT_NO_REALTIME }, OPT_NO_REALTIME, NULL,
+	  "sample at normal priority, memory unlocked (default: SCHED_FIFO, mlockall while sampling)" },
 	{ { "wait", no_argument, NULL, OPT_WAIT }, OPT_WAIT, NULL,
 	  "wait for a domain of that name to appear, profile it until it is destroyed" },
 	{ { "paused", no_argument, NULL, OPT_PAUSED }, OPT_PAUSED, NULL,
@@ -198,6 +202,19 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 				o->unwinder = UP_UNWINDER_LIBUNWIND;
 			else
 				return bad("unwinder", optarg, "use auto, cfi, libunwind or fp");
+			break;
+		case OPT_HYPERCALLS:
+			if (strcmp(optarg, "auto") == 0)
+				o->hypercalls = UP_HYPERCALLS_AUTO;
+			else if (strcmp(optarg, "direct") == 0)
+				o->hypercalls = UP_HYPERCALLS_DIRECT;
+			else if (strcmp(optarg, "libxenctrl") == 0)
+				o->hypercalls = UP_HYPERCALLS_LIBXENCTRL;
+			else
+				return bad("hypercall path", optarg, "use auto, direct or libxenctrl");
+			break;
+		case OPT_NO_REALTIME:
+			o->no_realtime = true;
 			break;
 		case OPT_FORCE_SYMBOLS:
 			o->force_symbols = true;

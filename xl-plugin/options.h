@@ -35,7 +35,9 @@ struct xlp_options {
 	bool wait;                /* --wait: for the domain to appear */
 	bool paused;              /* --paused: created with xl create -p */
 	bool once;                /* -1: one stack per vCPU, no files */
+	bool no_realtime;         /* sample without SCHED_FIFO/mlockall */
 	enum up_unwinder unwinder;
+	enum up_hypercalls hypercalls;
 };
 
 /* Parse argv. Returns 0 to run, 1 when --help/--version was printed,

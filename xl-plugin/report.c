@@ -20,10 +20,15 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 	fprintf(out, "%" PRIu64 " samples in %.1f s at %g Hz (%" PRIu64
 		" stacks), stopped: %s\n", s->samples, s->elapsed_s,
 		r->opt->hz, total, up_stop_reason_name(s->stop));
-	fprintf(out, "pause per sample: p50 %.0f us, p99 %.0f us, max %.0f us\n",
+	fprintf(out, "pause per sample: p50 %.0f us, p99 %.0f us, max %.0f us (%s)\n",
 		(double)up_sampler_pause_percentile(s, 50) / 1e3,
 		(double)up_sampler_pause_percentile(s, 99) / 1e3,
-		(double)up_sampler_pause_percentile(s, 100) / 1e3);
+		(double)up_sampler_pause_percentile(s, 100) / 1e3,
+		r->hypercalls ? r->hypercalls : "?");
+	fprintf(out, "sampled at %s\n", r->realtime ?
+		"real-time priority, memory locked" : "normal priority");
+	fprintf(out, "set up in %.0f ms (symbols, unwind tables), peak memory %ld KiB\n",
+		r->setup_ms, r->peak_rss_kib);
 	fprintf(out, "truncated stacks %" PRIu64 " (%.1f%%), missed deadlines %"
 		PRIu64 "\n", trunc,
 		total ? 100.0 * (double)trunc / (double)total : 0.0,
@@ -107,6 +112,10 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	yajl_gen_integer(g, r->symtab ? (long long)up_symtab_count(r->symtab) : 0);
 	yajl_gen_map_close(g);
 	key(g, "unwinder"); str(g, up_unwinder_name(r->unwinder));
+	key(g, "hypercalls"); str(g, r->hypercalls);
+	key(g, "realtime"); yajl_gen_bool(g, r->realtime);
+	key(g, "setup_ms"); num(g, r->setup_ms, 1);
+	key(g, "peak_rss_kib"); yajl_gen_integer(g, r->peak_rss_kib);
 	key(g, "unwound_frames");
 	yajl_gen_map_open(g);
 	key(g, "cfi"); yajl_gen_integer(g, (long long)s->frames.cfi);

@@ -17,6 +17,10 @@ struct xlp_report {
 	const struct up_profile *profile;
 	const struct up_sampler_stats *stats;
 	enum up_unwinder unwinder;       /* the one actually used */
+	const char *hypercalls;          /* the path actually used */
+	double setup_ms;                 /* start to first sample */
+	long peak_rss_kib;               /* our own peak memory */
+	bool realtime;                   /* sampled SCHED_FIFO, memory locked */
 	const char *files[8];
 	unsigned nr_files;
 };

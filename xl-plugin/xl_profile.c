@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "domain.h"
 #include "options.h"
 #include "output_files.h"
+#include "realtime.h"
 #include "report.h"
 #include "symbols_find.h"
 #include "uniprof/uniprof.h"
@@ -48,7 +51,25 @@ struct run {
 	struct up_cfi_table *cfi;
 	struct up_libunwind *libunwind;
 	enum up_unwinder unwinder;
+	const char *hypercalls;
+	double setup_ms;          /* start to first sample: symbols, tables */
+	bool realtime;            /* sampled SCHED_FIFO with memory locked */
 };
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
 
 /* The CFI table for -u cfi/auto, from the kernel image (stripping keeps
  * .eh_frame), else from the symbol file. auto without any CFI falls back
@@ -235,6 +256,7 @@ int main(int argc, char **argv)
 	struct up_sampler_config cfg;
 	struct xlp_symbol_query q = { 0 };
 	char *stem = NULL, *symbols_used = NULL;
+	double start_ms = now_ms();
 	int rc;
 
 	rc = xlp_parse_options(argc, argv, &opt);
@@ -273,10 +295,13 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (up_target_open_xen(&t, r.dom.domid) < 0) {
+	if (up_target_open_xen_with(&t, r.dom.domid, opt.hypercalls) < 0) {
 		rc = fail(NULL);
 		goto out;
 	}
+	r.hypercalls = up_target_info(t)->hypercalls;
+	if (opt.verbose)
+		fprintf(stderr, "xl profile: hypercalls: %s\n", r.hypercalls);
 	q.explicit_file = opt.symbols;
 	q.kernel = r.dom.kernel;
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
@@ -323,7 +348,20 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (up_sample(t, &cfg, r.profile, &stop_requested, &r.stats) < 0) {
+	r.setup_ms = now_ms() - start_ms;
+	if (opt.verbose)
+		fprintf(stderr, "xl profile: set up in %.0f ms, %ld KiB resident\n",
+			r.setup_ms, peak_rss_kib());
+	if (!opt.no_realtime) {
+		const char *why;
+
+		r.realtime = xlp_realtime_enter(&why);
+		if (!r.realtime && opt.verbose)
+			fprintf(stderr, "xl profile: sampling at normal priority: %s\n", why);
+	}
+	rc = up_sample(t, &cfg, r.profile, &stop_requested, &r.stats);
+	xlp_realtime_leave();
+	if (rc < 0) {
 		rc = fail(NULL);
 		goto out;
 	}
@@ -341,6 +379,9 @@ int main(int argc, char **argv)
 		.opt = &opt, .dom = &r.dom, .symtab = r.symtab,
 		.symbols_used = r.symbols_used, .profile = r.profile,
 		.stats = &r.stats, .unwinder = r.unwinder,
+		.hypercalls = r.hypercalls,
+		.setup_ms = r.setup_ms, .peak_rss_kib = peak_rss_kib(),
+		.realtime = r.realtime,
 	};
 
 	rc = write_outputs(&r, &rep, stem, opt.quiet ? NULL : stdout) < 0 ? 1 : 0;

@@ -64,11 +64,29 @@ struct up_target_info {
 	enum up_domain_type type;
 	unsigned max_vcpus;       /* vCPU ids are 0 .. max_vcpus-1 */
 	unsigned guest_width;
+	/* How pause, unpause and registers reach Xen: "direct domctl"
+	 * (libxencall, buffers reused), "libxenctrl", or "image". */
+	const char *hypercalls;
 };
 
-/* Open a live Xen domain (libxenctrl + libxenforeignmemory). dom0 is
- * refused: pausing it would freeze the profiler itself. */
+/* How the Xen target makes the calls of the paused window. */
+enum up_hypercalls {
+	/* direct when the running Xen speaks our domctl interface version,
+	 * else libxenctrl */
+	UP_HYPERCALLS_AUTO = 0,
+	/* raw domctls through libxencall with buffers allocated once; an
+	 * interface version mismatch is an error */
+	UP_HYPERCALLS_DIRECT = 1,
+	/* libxenctrl's stable calls only (fresh bounce buffers per call) */
+	UP_HYPERCALLS_LIBXENCTRL = 2,
+};
+
+/* Open a live Xen domain (libxenctrl + libxenforeignmemory, and libxencall
+ * for the direct path). dom0 is refused: pausing it would freeze the
+ * profiler itself. */
 int up_target_open_xen(struct up_target **out, uint32_t domid);
+int up_target_open_xen_with(struct up_target **out, uint32_t domid,
+			    enum up_hypercalls how);
 
 /* Open a guest image file (see up_image_* in image.h for the format). */
 int up_target_open_image(struct up_target **out, const char *path);

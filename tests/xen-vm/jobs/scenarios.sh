@@ -73,7 +73,15 @@ for t in pv pvh; do
 		grep -q "\"file\": \"/guests/tg-fp.elf\"" "$stem.json"
 	check "$t: domain type from its configuration is $t" \
 		grep -q "\"type\": \"$t\"" "$stem.json"
+	check "$t: samples took the direct domctl path (buffers reused)" \
+		grep -q '"hypercalls": "direct domctl"' "$stem.json"
 	for ext in folded svg txt json; do send_file "$stem.$ext" "$g.$ext"; done
+	# The portable path: libxenctrl's own calls give the same stacks.
+	$PROF $g -f 97 -d 5 --hypercalls libxenctrl -o $OUT/$g-xc > /dev/null 2> $OUT/$g-xc.stderr
+	check "$t --hypercalls libxenctrl: exits 0, JSON says libxenctrl" \
+		grep -q '"hypercalls": "libxenctrl"' $OUT/$g-xc.json
+	c=$(stat $OUT/$g-xc.folded complete)
+	check "$t --hypercalls libxenctrl: ${c:-0}% whole chains" within "${c:-0}" 100 1
 	check "$t: domain running after the profiler exits" not_paused $g
 	check "$t: guest keeps working after the profiler exits" guest_progresses $g
 	grep -q "pause per sample" $OUT/$g.stdout &&
@@ -123,6 +131,36 @@ if start_guest $g; then
 		awk -v c="${c:-0}" 'BEGIN { exit !(c < 90) }'
 fi
 stop_guest $g
+
+# --- Two vCPUs, each on its own chain: vCPU 0 the known 50/35/15 split,
+# vCPU 1 its tg_ap_* chain at 80/20. Every sample takes one stack per vCPU.
+for t in pv:fp pvh:nofp; do
+	ty=${t%:*} b=${t#*:}
+	g=tg-smp-$ty
+	if ! create_guest $g tg-$ty-$b 'vcpus=2'; then
+		not_ok "2 vCPUs $ty: guest starts"
+		continue
+	fi
+	check "2 vCPUs $ty: the guest brought up vCPU 1" \
+		grep -q "tg: start.*vcpus=2" /var/log/xen/console/guest-$g.log
+	$PROF $g -f 97 -d 20 -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
+	rc=$?
+	check "2 vCPUs $ty: xl-profile exits 0" [ $rc -eq 0 ]
+	f=$OUT/$g.folded
+	v1=$(stat $f vcpu1)
+	check "2 vCPUs $ty: vCPU 1 has ${v1:-0}% of the stacks (expected 50 +-2)" within "${v1:-0}" 50 2
+	for pair in tg_chain_10:50 tg_hot_35:35 tg_hot_15:15 tg_ap_leaf_80:80 tg_ap_leaf_20:20; do
+		fn=${pair%:*} want=${pair#*:}
+		got=$(stat $f leaf $fn)
+		check "2 vCPUs $ty: $fn ${got:-0}% of its vCPU (expected $want +-5)" within "${got:-0}" $want 5
+	done
+	c=$(stat $f complete)
+	check "2 vCPUs $ty: ${c:-0}% whole chains, from tg_entry64 or tg_ap_entry64" within "${c:-0}" 100 1
+	n=$(grep -c '"vcpu": [01]' $OUT/$g.json)
+	check "2 vCPUs $ty: JSON counts both vCPUs" [ "$n" -eq 2 ]
+	check "2 vCPUs $ty: domain running afterwards" not_paused $g
+	stop_guest $g
+done
 
 # --- The unwinders against each other on the same paused samples of a live
 # guest: on the frame-pointer build all three are valid, on the other the
@@ -350,6 +388,7 @@ one_line_error "invalid duration" -d 0 tg-pv-fp
 one_line_error "invalid format" -F pdf tg-pv-fp
 one_line_error "invalid unwinder" -u orc tg-pv-fp
 one_line_error "invalid unwinder" -u magic tg-pv-fp
+one_line_error "invalid hypercall path" --hypercalls magic tg-pv-fp
 one_line_error "invalid vCPU" --vcpu x tg-pv-fp
 one_line_error "vCPU 5 does not exist" --vcpu 5 -d 1 tg-pv-fp
 one_line_error "invalid top count" --top -1 tg-pv-fp

@@ -1,0 +1,37 @@
+/* Direct domctl hypercalls through libxencall, for the sampling fast path.
+ *
+ * libxenctrl bounces every call's arguments through fresh hypercall
+ * buffers (xc_vcpu_getcontext maps and clears two pages per call); here the
+ * domctl and the register buffers are allocated once and reused, so a
+ * sample's paused window holds little more than the hypercalls themselves.
+ * Raw domctls are tied to the hypervisor's interface version: open checks
+ * it against the running Xen and fails with one clear line on mismatch, and
+ * the caller falls back to libxenctrl. */
+#ifndef UNIPROF_XEN_DOMCTL_H
+#define UNIPROF_XEN_DOMCTL_H
+
+#include <stdint.h>
+#include <xenctrl.h>
+#include <xen/hvm/save.h>
+
+struct xen_domctl_path;
+
+/* Open the fast path for one domain; UP_EVERSION when the running Xen
+ * speaks another domctl interface than the one we were built against. */
+int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
+		    xentoollog_logger *log);
+void xen_domctl_close(struct xen_domctl_path *p);
+
+int xen_domctl_pause(struct xen_domctl_path *p);
+int xen_domctl_unpause(struct xen_domctl_path *p);
+
+/* A PV vCPU's context, in a buffer owned by p and valid until the next
+ * call (native or compat layout, as the guest's width says). */
+int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
+			    const vcpu_guest_context_any_t **ctx);
+
+/* An HVM/PVH vCPU's CPU save record, likewise. */
+int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
+		       const struct hvm_hw_cpu **cpu);
+
+#endif
