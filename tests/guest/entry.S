@@ -37,7 +37,7 @@ pv_start:
 	jmp tg_entry64
 
 	.code32
-	.globl pvh_start32
+	.globl pvh_start32, pvh_pml4
 pvh_start32:
 	cld
 	mov %ebx, %esi
@@ -99,6 +99,17 @@ tg_entry64:
 	jmp 3b
 	.size tg_entry64, . - tg_entry64
 
+/* vCPU 1 (see smp.c): the root frame of its stacks. */
+	.globl tg_ap_entry64
+	.type tg_ap_entry64, @function
+tg_ap_entry64:
+	lea tg_ap_stack_top(%rip), %rsp
+	xor %ebp, %ebp
+	call tg_ap_main
+4:	hlt
+	jmp 4b
+	.size tg_ap_entry64, . - tg_ap_entry64
+
 	.section .rodata
 	.p2align 3
 pvh_gdt:
@@ -121,5 +132,9 @@ pvh_pd:   .skip 4 * 4096
 	.globl tg_boot_stack
 tg_boot_stack: .skip 65536
 tg_boot_stack_top:
+	.p2align 4
+	.globl tg_ap_stack_top
+tg_ap_stack: .skip 65536
+tg_ap_stack_top:
 
 	.section .note.GNU-stack, "", @progbits

@@ -123,6 +123,11 @@ uint64_t now_ns(void)
 	return (t / tsc_khz) * 1000000 + (t % tsc_khz) * 1000000 / tsc_khz;
 }
 
+int hyp_on_xen(void)
+{
+	return on_xen;
+}
+
 _Noreturn void hyp_shutdown(unsigned reason)
 {
 	struct sched_shutdown sd = { .reason = reason };

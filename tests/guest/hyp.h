@@ -26,6 +26,22 @@ static inline long hypercall2(unsigned long entry, unsigned long a1,
 	return ret;
 }
 
+static inline long hypercall3(unsigned nr, unsigned long a1,
+			      unsigned long a2, unsigned long a3)
+{
+	register unsigned long rdi __asm__("rdi") = a1;
+	register unsigned long rsi __asm__("rsi") = a2;
+	register unsigned long rdx __asm__("rdx") = a3;
+	unsigned long entry = (unsigned long)hypercall_page + nr * 32;
+	long ret;
+
+	__asm__ volatile("call *%[fn]"
+			 : "=a"(ret), "+r"(rdi), "+r"(rsi), "+r"(rdx)
+			 : [fn] "r"(entry)
+			 : "memory", "rcx", "r8", "r9", "r10", "r11");
+	return ret;
+}
+
 static inline long hypercall(unsigned nr, unsigned long a1, unsigned long a2)
 {
 	return hypercall2((unsigned long)hypercall_page + nr * 32, a1, a2);
@@ -44,5 +60,8 @@ void console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t now_ns(void);
 
 _Noreturn void hyp_shutdown(unsigned reason);
+
+/* Whether a hypervisor is there (0 under plain QEMU). */
+int hyp_on_xen(void);
 
 #endif

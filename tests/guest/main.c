@@ -9,6 +9,7 @@
 
 #include "hyp.h"
 #include "lib.h"
+#include "smp.h"
 #include "workload.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
@@ -48,10 +49,13 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	uint64_t run_s = tg_cmdline_u64(cmdline, "run", 0);
 	uint64_t report_ms = tg_cmdline_u64(cmdline, "report_ms", 1000);
 
+	int vcpu1;
+
 	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
-	console_printf("tg: start mode=%s run=%lu unit=%lu cmdline='%s'\n",
+	vcpu1 = hyp_on_xen() ? tg_start_vcpu1((enum tg_mode)mode, boot_info) : -1;
+	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%d cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,
-		       tg_unit_iters, cmdline);
+		       tg_unit_iters, vcpu1 == 0 ? 2 : 1, cmdline);
 	tg_workload(run_s * 1000000000ULL, report_ms * 1000000ULL);
 	hyp_shutdown(SHUTDOWN_poweroff);
 }

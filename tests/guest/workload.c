@@ -46,3 +46,23 @@ TG_FN void tg_round(void)
 	tg_hot_15();
 	AFTER_CALL();
 }
+
+/* vCPU 1's workload: its own chain, 80/20 between two leaves. */
+TG_FN void tg_ap_leaf_80(void) { SPIN(80); }
+TG_FN void tg_ap_leaf_20(void) { SPIN(20); }
+TG_FN void tg_ap_mid(void) { tg_ap_leaf_80(); AFTER_CALL(); }
+
+TG_FN void tg_ap_round(void)
+{
+	tg_ap_mid();
+	tg_ap_leaf_20();
+	AFTER_CALL();
+}
+
+void tg_ap_main(void);
+
+TG_FN _Noreturn void tg_ap_main(void)
+{
+	for (;;)
+		tg_ap_round();
+}
