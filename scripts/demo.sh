@@ -11,13 +11,10 @@ echo "demo: building uniprof and the sample unikernel"
 "$top/scripts/build.sh" "$build"
 cd "$build"
 cache=${UNIPROF_CACHE:-$top/build/cache/xen-vm}
-echo "demo: fetching Debian's Xen 4.17 and dom0 kernel into $cache"
-"$top/tests/xen-vm/fetch-debs.sh" "$cache"
+echo "demo: fetching Debian's Xen 4.17 and dom0 kernel into $cache, building dom0's initramfs"
 run=$build/demo-run
 rm -rf "$run"
-mkdir -p "$run"
-make install DESTDIR="$run/stage" >install.log 2>&1 || { tail -n 20 install.log; exit 1; }
-"$top/tests/xen-vm/make-initramfs.sh" "$cache/root" "$run/stage" tests/guest "$run/dom0.cpio.gz"
+"$top/tests/xen-vm/prepare-dom0.sh" "$top" "$build" "$cache" "$run"
 echo "demo: booting Xen in QEMU (software emulation, about 2 minutes)"
 if ! "$top/tests/xen-vm/run-vm.sh" "$cache/root" "$run/dom0.cpio.gz" demo "$run/vm" 900; then
 	echo "demo: the VM did not finish; console tail:" >&2
