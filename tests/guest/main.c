@@ -53,9 +53,9 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 
 	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
 	vcpu1 = hyp_on_xen() ? tg_start_vcpu1((enum tg_mode)mode, boot_info) : -1;
-	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%d cmdline='%s'\n",
+	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,
-		       tg_unit_iters, vcpu1 == 0 ? 2 : 1, cmdline);
+		       tg_unit_iters, vcpu1 == 0 ? 2u : 1u, cmdline);
 	tg_workload(run_s * 1000000000ULL, report_ms * 1000000ULL);
 	hyp_shutdown(SHUTDOWN_poweroff);
 }
