@@ -100,7 +100,8 @@ stop_guest tg-pv-nofp
 
 if create_guest tg-2 tg-pv-fp 'vcpus=2' "$PIN"; then
 	profile fp-2vcpu tg-2 10 -f 97 -u fp --hypercalls direct
-	put "vcpus_online $(xl vcpu-list tg-2 | awk 'NR > 1 && $5 ~ /[rb]/' | wc -l)"
+	put "vcpu1_share $(awk -f /uniprof/jobs/profile-check.awk $OUT/fp-2vcpu.folded | awk '$1 == "vcpu1" { print $2 }')"
+	put "note 2 vCPUs: $(grep -o 'vcpus=[0-9]' /var/log/xen/console/guest-tg-2.log | head -n 1); $(xl vcpu-list tg-2 | tr -s ' ' | tail -n +2 | tr '\n' '/')"
 	stop_guest tg-2
 fi
 

@@ -27,7 +27,8 @@ $1 == "rate" {
 }
 $1 == "xenctx_frames" { xframes = $2 }
 $1 == "xenctx" { xtraces = kv(rest, "traces"); xms = kv(rest, "ms") }
-$1 == "vcpus_online" { online = $2 }
+$1 == "vcpu1_share" { vcpu1 = $2 }
+$1 == "note" { notes = notes "  " rest "\n" }
 $1 == "big_once" { big_once = kv(rest, "ms") }
 $1 == "big" || $1 == "small" {
 	setup[$1] = kv(rest, "setup_ms"); rss[$1] = kv(rest, "rss_kib"); fns[$1] = kv(rest, "functions")
@@ -50,8 +51,8 @@ END {
 	printf "  %-50s %8s %8s %8s %8s %10s\n", "run", "p50 us", "p99 us", "max us", "samples", "xenctx/p50"
 	for (i = 1; i <= n; i++) {
 		nm = label[i] in names ? names[label[i]] : label[i]
-		if (label[i] == "fp-2vcpu" && online != "")
-			nm = nm " (" online " online)"
+		if (label[i] == "fp-2vcpu" && vcpu1 != "")
+			nm = nm " (vCPU 1: " vcpu1 "%)"
 		if (label[i] == "big" || label[i] == "small")
 			continue
 		printf "  %-50s %8d %8d %8d %8d %9.0fx\n", nm, p50[i], p99[i], pmax[i], samples[i],
@@ -65,6 +66,9 @@ END {
 	s997 = slow(r997, (b2 + b3) / 2)
 	printf "  profiled at 97 Hz  %10.1f   slowdown %5.2f%%\n", r97, s97
 	printf "  profiled at 997 Hz %10.1f   slowdown %5.2f%%\n", r997, s997
+	if (idx["slow-97"])
+		printf "  (time paused at 97 Hz by the p50 pause alone: %.2f%%; at 997 Hz: %.2f%%)\n",
+			97 * p50[idx["slow-97"]] / 1e4, (idx["slow-997"] ? 997 * p50[idx["slow-997"]] / 1e4 : 0)
 	s97n = slow(r97n, (b3 + b4) / 2)
 	printf "  97 Hz, --no-realtime %8.1f   slowdown %5.2f%%\n", r97n, s97n
 	printf "\nStart-up (symbols and unwind tables, until the first sample) and peak memory:\n"
@@ -74,6 +78,8 @@ END {
 	r = idx["fp-direct"] ? xtrace_us / p50[idx["fp-direct"]] : 0
 	printf "\nGoals: pause p50 >= 100x below xenctx per trace: %.0fx (%s); slowdown at 97 Hz < 1%%: %.2f%% (%s)\n",
 		r, (r >= 100 ? "met" : "not met"), s97, (s97 >= 0 && s97 < 1 ? "met" : "not met")
+	if (notes != "")
+		printf "\nNotes:\n%s", notes
 	if (errors != "")
 		printf "\nMeasurements that failed:\n%s", errors
 	if (json != "") {

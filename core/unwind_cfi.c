@@ -1,5 +1,6 @@
 /* Unwinding with the precompiled CFI table, frame by frame, falling back
- * to the frame pointer where the table has nothing (-u auto). The same
+ * to libunwind where a rule is beyond the table, and to the frame pointer
+ * where the table has nothing (-u auto). The same
  * guards as the FP walk: the stack pointer must strictly rise and stay in
  * bounds, the depth is limited, a stop says why. */
 #include "config.h"
@@ -106,6 +107,20 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		if (r && r->kind == CFI_ROW_NORMAL) {
 			rc = cfi_step(&w, r, &trunc);
 			counts->cfi += rc == 0;
+		} else if (r && opts && opts->cfi_fallback) {
+			/* A rule the table cannot express: libunwind reads it
+			 * from .eh_frame, for this frame only. */
+			uint64_t sp = w.sp;
+
+			counts->unsupported++;
+			rc = up_libunwind_step(m, regs, opts->cfi_fallback,
+					       out->depth == 1, &w.ip, &w.sp,
+					       &w.fp, &trunc);
+			if (rc == 0 && (w.sp <= sp || w.sp > w.hi)) {
+				trunc = w.sp <= sp ? UP_TRUNC_BAD_CFA : UP_TRUNC_BOUNDS;
+				rc = -1;
+			}
+			counts->libunwind += rc == 0;
 		} else {
 			if (r)
 				counts->unsupported++;

@@ -395,3 +395,42 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 		prev_sp = sp;
 	}
 }
+
+int up_libunwind_step(struct up_mem *m, const struct up_regs *regs,
+		      const struct up_libunwind *lu, bool first,
+		      uint64_t *ip, uint64_t *sp, uint64_t *fp,
+		      enum up_trunc *trunc)
+{
+	struct up_regs frame = *regs;
+	struct walk_arg arg = { lu, m, &frame };
+	unw_cursor_t c;
+	unw_word_t nip, nsp, nfp;
+	int rc;
+
+	/* libunwind looks the first frame up by its IP as is: a caller's
+	 * return address is moved back into its call instruction, whose
+	 * unwind rule is the one in force at the return. */
+	frame.ip = first ? *ip : *ip - 1;
+	frame.sp = *sp;
+	frame.fp = *fp;
+	if (unw_init_remote(&c, lu->as, &arg) < 0) {
+		*trunc = UP_TRUNC_NO_UNWIND_INFO;
+		return -1;
+	}
+	rc = unw_step(&c);
+	if (rc == 0)
+		return 1;
+	if (rc < 0) {
+		*trunc = rc == -UNW_ENOINFO || rc == -UNW_EBADFRAME ?
+			 UP_TRUNC_NO_UNWIND_INFO : UP_TRUNC_UNREADABLE;
+		return -1;
+	}
+	unw_get_reg(&c, UNW_REG_IP, &nip);
+	unw_get_reg(&c, UNW_REG_SP, &nsp);
+	if (unw_get_reg(&c, UNW_X86_64_RBP, &nfp) < 0)
+		nfp = *fp;
+	*ip = nip;
+	*sp = nsp;
+	*fp = nfp;
+	return 0;
+}

@@ -101,6 +101,13 @@ static int load_unwind_info(struct run *r)
 				fprintf(stderr, "xl profile: unwind: %s: %zu CFI rows from %zu FDEs (%zu not expressible)%s%s\n",
 					tried[i], ci->rows, ci->fdes, ci->unsupported,
 					ci->warning[0] ? "; " : "", ci->warning);
+			/* Rows the table cannot express: libunwind takes
+			 * those frames, read from the same image. */
+			if (ci->unsupported &&
+			    up_libunwind_load(&r->libunwind, tried[i]) < 0 &&
+			    r->opt->verbose)
+				fprintf(stderr, "xl profile: unwind: no libunwind for the %zu rows: %s\n",
+					ci->unsupported, up_error_last());
 		} else {
 			snprintf(why, sizeof(why), "%s", up_error_last());
 		}
@@ -338,6 +345,8 @@ int main(int argc, char **argv)
 	cfg.unwinder = r.unwinder;
 	cfg.cfi = r.cfi;
 	cfg.libunwind = r.libunwind;
+	if (r.cfi)
+		cfg.unwind.cfi_fallback = r.libunwind;
 	if (opt.once)
 		cfg.max_samples = 1;
 	if (!opt.quiet && !opt.once)

@@ -30,9 +30,15 @@ enum up_trunc {
 
 const char *up_trunc_name(enum up_trunc t);
 
+struct up_libunwind;
+
 struct up_unwind_opts {
 	unsigned max_depth;        /* frames incl. IP; 0: default */
 	uint64_t max_stack_bytes;  /* FP must stay within [sp, sp+this) */
+	/* CFI walks: a frame whose rule the table cannot express is unwound
+	 * by libunwind over this image instead (NULL: the frame pointer in
+	 * -u auto, a truncated stack in -u cfi). */
+	const struct up_libunwind *cfi_fallback;
 };
 
 struct up_stack {
@@ -69,13 +75,20 @@ const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t);
 
 /* libunwind (stock, remote) over an ELF image's .eh_frame: slower than
  * the CFI table, and the reference it is checked against. */
-struct up_libunwind;
 
 int up_libunwind_load(struct up_libunwind **out, const char *path);
 void up_libunwind_free(struct up_libunwind *lu);
 int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 			const struct up_libunwind *lu,
 			const struct up_unwind_opts *opts, struct up_stack *out);
+
+/* One frame: from the ip, sp and fp given (ip a return address unless
+ * first) to the caller's. 0, 1 at the outermost frame, or -1 with *trunc
+ * set. */
+int up_libunwind_step(struct up_mem *m, const struct up_regs *regs,
+		      const struct up_libunwind *lu, bool first,
+		      uint64_t *ip, uint64_t *sp, uint64_t *fp,
+		      enum up_trunc *trunc);
 
 /* How the frames of one walk were found (added to, not reset). */
 struct up_unwind_counts {

@@ -2,7 +2,8 @@
  * match the test guest's real unwind information: for each sampled IP in
  * the no-frame-pointer build, a call chain down to tg_entry64 is laid out
  * on a synthetic stack exactly as the code would have (CFA offsets and
- * saved registers from the CFI), then both unwinders walk it. */
+ * saved registers from the CFI), then both unwinders walk it. And the
+ * per-frame fallback: a rule beyond the table goes to libunwind. */
 #include "cfi_table.h"
 #include "guest.h"
 #include "test.h"
@@ -142,6 +143,66 @@ static void test_cfi_matches_libunwind(void)
 	up_cfi_table_free(t);
 }
 
+/* fixture_cfi_far: far_leaf's frame pointer lies 40016 bytes below its
+ * CFA, beyond the table; far_caller is a plain frame-pointer frame. */
+static void test_fallback_to_libunwind(void)
+{
+	struct up_cfi_table *t;
+	struct up_libunwind *lu;
+	struct test_guest g;
+	struct up_target *tgt;
+	struct up_mem *m;
+	uint64_t frames[16], body = sym("far_leaf_body"), ret = sym("far_caller_ret");
+	uint64_t sp = STACK, caller_fp = STACK + 0x10000;
+	struct up_stack st = { .frames = frames, .capacity = 16 };
+	struct up_unwind_counts c = { 0 };
+	struct up_unwind_opts o = { .max_depth = 16 };
+	struct up_regs r;
+	const struct cfi_row *row;
+
+	REQUIRE(body && ret);
+	REQUIRE(up_cfi_table_load(&t, elf) == 0);
+	CHECK(up_cfi_table_info(t)->unsupported >= 1);
+	row = cfi_table_find(t, body);
+	REQUIRE(row != NULL);
+	CHECK(row->kind == CFI_ROW_UNSUPPORTED);
+	REQUIRE(up_libunwind_load(&lu, elf) == 0);
+
+	tg_init(&g, UP_DOMAIN_HVM);
+	tg_map_fresh(&g, STACK, 20);
+	/* far_leaf: CFA = sp + 40016, RA at CFA-8, caller's rbp at CFA-40016. */
+	tg_poke64(&g, sp, caller_fp);
+	tg_poke64(&g, sp + 40008, ret);
+	/* far_caller: CFA = rbp + 16, its caller's rbp 0 and RA 0: the end. */
+	tg_poke64(&g, caller_fp, 0);
+	tg_poke64(&g, caller_fp + 8, 0);
+	r = tg_regs(&g, body, sp, 0x1234);
+	up_image_add_vcpu(g.img, &r);
+	tgt = tg_open(&g);
+	REQUIRE(up_mem_new(&m, tgt, 0) == 0);
+
+	/* Without the fallback, -u cfi stops at the rule it cannot express. */
+	up_mem_new_sample(m);
+	CHECK(up_unwind_cfi(m, &r, t, &o, false, &st, &c) == 0);
+	CHECK(st.depth == 1 && st.trunc == UP_TRUNC_UNSUPPORTED);
+	CHECK(c.unsupported == 1 && c.libunwind == 0);
+
+	/* With it, libunwind takes that frame and the table the next. */
+	memset(&c, 0, sizeof(c));
+	o.cfi_fallback = lu;
+	up_mem_new_sample(m);
+	CHECK(up_unwind_cfi(m, &r, t, &o, false, &st, &c) == 0);
+	CHECK(st.trunc == UP_TRUNC_NONE);
+	CHECK(st.depth == 2 && frames[0] == body && frames[1] == ret);
+	CHECK(c.unsupported == 1 && c.libunwind == 1 && c.cfi == 1);
+
+	up_mem_free(m);
+	up_target_close(tgt);
+	tg_release(&g);
+	up_libunwind_free(lu);
+	up_cfi_table_free(t);
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -152,5 +213,7 @@ int main(void)
 	RUN(test_cfi_matches_libunwind);
 	snprintf(elf, sizeof(elf), "%s/tests/guest/tg-nofp-hdr.elf", b ? b : ".");
 	RUN(test_cfi_matches_libunwind);
+	snprintf(elf, sizeof(elf), "%s/tests/unit/fixture_cfi_far", b ? b : ".");
+	RUN(test_fallback_to_libunwind);
 	TEST_MAIN_END();
 }
