@@ -249,6 +249,8 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 			     "%s has no unwind information (.eh_frame or .debug_frame): build it with -fasynchronous-unwind-tables, or use -u fp",
 			     what);
 	t->info.rows = t->count;
+	if (rc == 0)
+		cfi_table_index(t);
 out:
 	if (dw)
 		dwarf_end(dw);
@@ -283,7 +285,36 @@ void up_cfi_table_free(struct up_cfi_table *t)
 	if (!t)
 		return;
 	free(t->rows);
+	free(t->index);
 	free(t);
+}
+
+void cfi_table_index(struct up_cfi_table *t)
+{
+	uint64_t end, span, blocks;
+	size_t i = 0;
+
+	free(t->index);
+	t->index = NULL;
+	if (!t->count || t->count > UINT32_MAX)
+		return;
+	t->index_base = t->rows[0].start & ~((1ULL << CFI_BLOCK_SHIFT) - 1);
+	end = t->rows[t->count - 1].start + t->rows[t->count - 1].len;
+	span = end - t->index_base;
+	blocks = (span >> CFI_BLOCK_SHIFT) + 1;
+	if (blocks > CFI_MAX_BLOCKS)
+		return;
+	t->index = malloc((blocks + 1) * sizeof(*t->index));
+	if (!t->index)
+		return;
+	for (uint64_t b = 0; b <= blocks; b++) {
+		uint64_t block_start = t->index_base + (b << CFI_BLOCK_SHIFT);
+
+		while (i < t->count && t->rows[i].start + t->rows[i].len <= block_start)
+			i++;
+		t->index[b] = (uint32_t)i;
+	}
+	t->blocks = blocks;
 }
 
 const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t)
@@ -294,6 +325,17 @@ const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t)
 const struct cfi_row *cfi_table_find(const struct up_cfi_table *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->count;
+
+	if (t->index) {
+		uint64_t b = (pc - t->index_base) >> CFI_BLOCK_SHIFT;
+
+		if (pc < t->index_base || b >= t->blocks)
+			return NULL;
+		/* A row holding pc ends after its block's start and is at
+		 * most the first row ending after the next block's start. */
+		lo = t->index[b];
+		hi = t->index[b + 1] < t->count ? t->index[b + 1] + 1 : t->count;
+	}
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

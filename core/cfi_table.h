@@ -2,7 +2,7 @@
  * .debug_frame) become a sorted array of address ranges, each with the rule
  * to find the caller: CFA = SP or FP + offset, return address and saved FP
  * at fixed offsets from the CFA (in the spirit of Linux's ORC). While the
- * domain is paused a frame costs one binary search and two reads. */
+ * domain is paused a frame costs one short binary search and two reads. */
 #ifndef UP_CFI_TABLE_H
 #define UP_CFI_TABLE_H
 
@@ -36,11 +36,24 @@ struct cfi_row {
 	int16_t fp_off;
 };
 
+/* Lookup index, as ORC's: for each 256-byte block of the covered range,
+ * the first row ending after the block's start, so a lookup binary-searches
+ * the few rows of one block instead of the whole table. */
+#define CFI_BLOCK_SHIFT 8
+#define CFI_MAX_BLOCKS (1u << 22)  /* 1 GiB of code; wider: no index */
+
 struct up_cfi_table {
 	struct cfi_row *rows;
 	size_t count;
 	struct up_cfi_info info;
+	uint32_t *index;           /* blocks + 1 entries, or NULL */
+	uint64_t index_base;
+	size_t blocks;
 };
+
+/* Build the lookup index (rows sorted); without memory, lookups still
+ * work, by binary search over the whole table. */
+void cfi_table_index(struct up_cfi_table *t);
 
 const struct cfi_row *cfi_table_find(const struct up_cfi_table *t, uint64_t pc);
 

@@ -49,6 +49,19 @@ static void test_table_from_guest(void)
 	for (size_t i = 1; i < t->count; i++)
 		CHECK(t->rows[i - 1].start + t->rows[i - 1].len <= t->rows[i].start);
 	CHECK(cfi_table_find(t, 0x100000) == NULL);    /* the asm entry: no CFI */
+	/* The block index finds exactly what a search of the whole table
+	 * finds, at every address around the covered range. */
+	REQUIRE(t->index != NULL);
+	{
+		struct up_cfi_table plain = { .rows = t->rows, .count = t->count };
+		uint64_t a = t->rows[0].start - 300;
+		uint64_t end = t->rows[t->count - 1].start + t->rows[t->count - 1].len + 300;
+		size_t bad = 0;
+
+		for (; a < end; a++)
+			bad += cfi_table_find(t, a) != cfi_table_find(&plain, a);
+		CHECK(bad == 0);
+	}
 	up_cfi_table_free(t);
 	CHECK(up_cfi_table_load(&t, "/nonexistent") == UP_ENOENT);
 }
