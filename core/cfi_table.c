@@ -322,31 +322,3 @@ const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t)
 	return &t->info;
 }
 
-const struct cfi_row *cfi_table_find(const struct up_cfi_table *t, uint64_t pc)
-{
-	size_t lo = 0, hi = t->count;
-
-	if (t->index) {
-		uint64_t b = (pc - t->index_base) >> CFI_BLOCK_SHIFT;
-
-		if (pc < t->index_base || b >= t->blocks)
-			return NULL;
-		/* A row holding pc ends after its block's start and is at
-		 * most the first row ending after the next block's start. */
-		lo = t->index[b];
-		hi = t->index[b + 1] < t->count ? t->index[b + 1] + 1 : t->count;
-	}
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct cfi_row *r = &t->rows[mid];
-
-		if (pc < r->start)
-			hi = mid;
-		else if (pc - r->start >= r->len)
-			lo = mid + 1;
-		else
-			return r;
-	}
-	return NULL;
-}

@@ -55,6 +55,35 @@ struct up_cfi_table {
  * work, by binary search over the whole table. */
 void cfi_table_index(struct up_cfi_table *t);
 
-const struct cfi_row *cfi_table_find(const struct up_cfi_table *t, uint64_t pc);
+/* The row holding pc, or NULL. Inline: the walk calls it once a frame
+ * inside the paused window, and the table's fields then stay in registers. */
+static inline const struct cfi_row *cfi_table_find(const struct up_cfi_table *t,
+						   uint64_t pc)
+{
+	size_t lo = 0, hi = t->count;
+
+	if (t->index) {
+		uint64_t b = (pc - t->index_base) >> CFI_BLOCK_SHIFT;
+
+		if (pc < t->index_base || b >= t->blocks)
+			return NULL;
+		/* A row holding pc ends after its block's start and is at
+		 * most the first row ending after the next block's start. */
+		lo = t->index[b];
+		hi = t->index[b + 1] < t->count ? t->index[b + 1] + 1 : t->count;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct cfi_row *r = &t->rows[mid];
+
+		if (pc < r->start)
+			hi = mid;
+		else if (pc - r->start >= r->len)
+			lo = mid + 1;
+		else
+			return r;
+	}
+	return NULL;
+}
 
 #endif

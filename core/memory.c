@@ -12,6 +12,10 @@
 
 #define TLB_SIZE 16
 
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "guest words are read as host words: a little-endian host is required"
+#endif
+
 struct tlb_entry {
 	uint64_t vpage;    /* va >> 12, plus 1 so 0 means empty */
 	uint64_t root;     /* cr3 | kind | paging, to tell vCPUs apart */
@@ -111,17 +115,21 @@ int up_mem_read(struct up_mem *m, const struct up_regs *regs, uint64_t va,
 	return 0;
 }
 
+/* The unwinders' one read, twice a frame in the paused window: a word
+ * within one page (the common case) is a single lookup and load. Guest and
+ * host are both little-endian x86_64. */
 int up_mem_read_u64(struct up_mem *m, const struct up_regs *regs,
 		    uint64_t va, uint64_t *val)
 {
-	uint8_t b[8];
-	int rc = up_mem_read(m, regs, va, b, sizeof(b));
+	const uint8_t *page;
+	int rc;
 
+	if ((va & (UP_PAGE_SIZE - 1)) > UP_PAGE_SIZE - sizeof(*val))
+		return up_mem_read(m, regs, va, val, sizeof(*val));
+	rc = page_for(m, regs, va, &page);
 	if (rc < 0)
 		return rc;
-	*val = 0;
-	for (int i = 7; i >= 0; i--)
-		*val = *val << 8 | b[i];
+	memcpy(val, page + (va & (UP_PAGE_SIZE - 1)), sizeof(*val));
 	return 0;
 }
 
