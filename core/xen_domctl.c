@@ -13,6 +13,7 @@
 struct xen_domctl_path {
 	xencall_handle *xcall;
 	uint32_t domid;
+	uint32_t version;                 /* domctl interface version we speak */
 	struct xen_domctl *dc;            /* hypercall buffer, reused */
 	vcpu_guest_context_any_t *vcpu;   /* hypercall buffer, reused */
 	struct hvm_hw_cpu *cpu;           /* hypercall buffer, reused */
@@ -26,7 +27,7 @@ struct xen_domctl_path {
 static int domctl(struct xen_domctl_path *p, uint32_t cmd)
 {
 	p->dc->cmd = cmd;
-	p->dc->interface_version = XEN_DOMCTL_INTERFACE_VERSION;
+	p->dc->interface_version = p->version;
 	p->dc->domain = (domid_t)p->domid;
 	return xencall1(p->xcall, __HYPERVISOR_domctl,
 			(uint64_t)(uintptr_t)p->dc);
@@ -48,6 +49,10 @@ int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
 	if (!p)
 		return up_fail(UP_ENOMEM, "out of memory");
 	p->domid = domid;
+	/* The tests make Xen see another version, to prove the check. */
+	p->version = getenv("UNIPROF_TEST_DOMCTL_VERSION") ?
+		     (uint32_t)strtoul(getenv("UNIPROF_TEST_DOMCTL_VERSION"), NULL, 0) :
+		     XEN_DOMCTL_INTERFACE_VERSION;
 	p->xcall = xencall_open((struct xentoollog_logger *)log, 0);
 	if (!p->xcall) {
 		rc = up_fail(UP_EIO, "cannot open libxencall: %s",
@@ -69,8 +74,8 @@ int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
 	if (domctl(p, XEN_DOMCTL_getdomaininfo) < 0) {
 		if (errno == EACCES)
 			rc = up_fail(UP_EUNSUPP,
-				     "the running hypervisor refuses domctl interface version 0x%x (uniprof was built against Xen %s headers): rebuild uniprof against this Xen's headers",
-				     XEN_DOMCTL_INTERFACE_VERSION,
+				     "the running hypervisor refuses domctl interface version 0x%x (uniprof was built against Xen %s headers): use --hypercalls libxenctrl, or rebuild uniprof against this Xen's headers",
+				     p->version,
 				     UP_XEN_HEADERS_VERSION);
 		else
 			rc = fail_errno("query", p);

@@ -82,6 +82,19 @@ for t in pv pvh; do
 		grep -q '"hypercalls": "libxenctrl"' $OUT/$g-xc.json
 	c=$(stat $OUT/$g-xc.folded complete)
 	check "$t --hypercalls libxenctrl: ${c:-0}% whole chains" within "${c:-0}" 100 1
+	if [ $t = pv ]; then
+		# A hypervisor speaking another domctl version (made so by the
+		# test hook): direct is refused in one line, auto falls back.
+		UNIPROF_TEST_DOMCTL_VERSION=0x1 $PROF $g -d 2 --hypercalls direct -o $OUT/$g-v1 \
+			> /dev/null 2> $OUT/$g-v1.stderr
+		rc=$?
+		check "domctl version mismatch: --hypercalls direct exits $rc with one line naming it" \
+			sh -c "[ $rc -eq 1 ] && [ \$(wc -l < $OUT/$g-v1.stderr) -eq 1 ] && grep -q 'refuses domctl interface version 0x1' $OUT/$g-v1.stderr"
+		tap "# $(cat $OUT/$g-v1.stderr)"
+		UNIPROF_TEST_DOMCTL_VERSION=0x1 $PROF $g -d 2 -o $OUT/$g-v2 > /dev/null 2>&1
+		check "domctl version mismatch: auto falls back to libxenctrl and says why" \
+			grep -q '"hypercalls": "libxenctrl (direct path unavailable: the running hypervisor refuses' $OUT/$g-v2.json
+	fi
 	check "$t: domain running after the profiler exits" not_paused $g
 	check "$t: guest keeps working after the profiler exits" guest_progresses $g
 	grep -q "pause per sample" $OUT/$g.stdout &&
