@@ -14,6 +14,7 @@
 #include "cfi_table.h"
 #include "eh_frame.h"
 #include "error_impl.h"
+#include "grow.h"
 #include "symtab_impl.h"
 
 #define RA_REG 16
@@ -40,15 +41,8 @@ static int push_row(struct builder *b, const struct cfi_row *r)
 			return 0;
 		}
 	}
-	if (t->count == b->cap) {
-		size_t n = b->cap ? b->cap * 2 : 1024;
-		struct cfi_row *rows = realloc(t->rows, n * sizeof(*rows));
-
-		if (!rows)
-			return up_fail(UP_ENOMEM, "out of memory");
-		t->rows = rows;
-		b->cap = n;
-	}
+	if (grow_array(&t->rows, &b->cap, t->count + 1, sizeof(*t->rows), 1024) < 0)
+		return UP_ENOMEM;
 	t->rows[t->count++] = *r;
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "eh_frame.h"
 #include "error_impl.h"
+#include "grow.h"
 
 #define PE_OMIT 0xff
 #define PE_ABSPTR 0x00
@@ -193,15 +194,8 @@ static int fde_cmp(const void *a, const void *b)
 
 static int push(struct fde_list *l, size_t *cap, const struct fde_ref *f)
 {
-	if (l->count == *cap) {
-		size_t n = *cap ? *cap * 2 : 256;
-		struct fde_ref *p = realloc(l->fdes, n * sizeof(*p));
-
-		if (!p)
-			return up_fail(UP_ENOMEM, "out of memory");
-		l->fdes = p;
-		*cap = n;
-	}
+	if (grow_array(&l->fdes, cap, l->count + 1, sizeof(*l->fdes), 256) < 0)
+		return UP_ENOMEM;
 	l->fdes[l->count++] = *f;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "error_impl.h"
+#include "grow.h"
 #include "profile_fold.h"
 #include "uniprof/profile.h"
 
@@ -34,15 +35,8 @@ struct tree {
 
 static long tree_add(struct tree *t, const char *name, size_t len)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct node *nn = realloc(t->nodes, cap * sizeof(*nn));
-
-		if (!nn)
-			return -1;
-		t->nodes = nn;
-		t->cap = cap;
-	}
+	if (grow_array(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes), 256) < 0)
+		return -1;
 	memset(&t->nodes[t->n], 0, sizeof(t->nodes[0]));
 	t->nodes[t->n].name = strndup(name, len);
 	if (!t->nodes[t->n].name)

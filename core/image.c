@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error_impl.h"
+#include "grow.h"
 #include "image_format.h"
 #include "uniprof/image.h"
 
@@ -74,15 +75,9 @@ int up_image_frame(struct up_image *img, enum up_frame_kind kind,
 	}
 	if (img->nr_frames >= UP_IMAGE_MAX_FRAMES)
 		return up_fail(UP_EINVAL, "too many frames in image");
-	if (img->nr_frames == img->cap_frames) {
-		size_t cap = img->cap_frames ? img->cap_frames * 2 : 16;
-		struct image_frame **n = realloc(img->frames, cap * sizeof(*n));
-
-		if (!n)
-			return up_fail(UP_ENOMEM, "out of memory");
-		img->frames = n;
-		img->cap_frames = cap;
-	}
+	if (grow_array(&img->frames, &img->cap_frames, img->nr_frames + 1,
+		    sizeof(*img->frames), 16) < 0)
+		return UP_ENOMEM;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return up_fail(UP_ENOMEM, "out of memory");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error_impl.h"
+#include "grow.h"
 #include "uniprof/profile.h"
 
 struct stack_entry {
@@ -101,27 +102,11 @@ static int append(struct up_profile *p, unsigned vcpu, const uint64_t *frames,
 {
 	struct stack_entry *e;
 
-	if (p->arena_len + depth > p->arena_cap) {
-		size_t cap = p->arena_cap ? p->arena_cap : 4096;
-		uint64_t *a;
-
-		while (cap < p->arena_len + depth)
-			cap *= 2;
-		a = realloc(p->arena, cap * sizeof(*a));
-		if (!a)
-			return up_fail(UP_ENOMEM, "out of memory");
-		p->arena = a;
-		p->arena_cap = cap;
-	}
-	if (p->nr_entries == p->cap_entries) {
-		size_t cap = p->cap_entries ? p->cap_entries * 2 : 256;
-		struct stack_entry *n = realloc(p->entries, cap * sizeof(*n));
-
-		if (!n)
-			return up_fail(UP_ENOMEM, "out of memory");
-		p->entries = n;
-		p->cap_entries = cap;
-	}
+	if (grow_array(&p->arena, &p->arena_cap, p->arena_len + depth,
+		    sizeof(*p->arena), 4096) < 0 ||
+	    grow_array(&p->entries, &p->cap_entries, p->nr_entries + 1,
+		    sizeof(*p->entries), 256) < 0)
+		return UP_ENOMEM;
 	memcpy(p->arena + p->arena_len, frames, depth * sizeof(*frames));
 	e = &p->entries[p->nr_entries];
 	e->hash = hash;

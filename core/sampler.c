@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "error_impl.h"
+#include "grow.h"
 #include "uniprof/sampler.h"
 
 #define NSEC 1000000000ULL
@@ -71,15 +72,9 @@ static void sleep_until(uint64_t deadline, volatile sig_atomic_t *stop)
 
 static int record_pause(struct up_sampler_stats *s, uint64_t ns, size_t *cap)
 {
-	if (s->nr_pause == *cap) {
-		size_t n = *cap ? *cap * 2 : 1024;
-		uint64_t *p = realloc(s->pause_ns, n * sizeof(*p));
-
-		if (!p)
-			return up_fail(UP_ENOMEM, "out of memory");
-		s->pause_ns = p;
-		*cap = n;
-	}
+	if (grow_array(&s->pause_ns, cap, s->nr_pause + 1, sizeof(*s->pause_ns),
+		    1024) < 0)
+		return UP_ENOMEM;
 	s->pause_ns[s->nr_pause++] = ns;
 	return 0;
 }

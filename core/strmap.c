@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error_impl.h"
+#include "grow.h"
 #include "strmap.h"
 
 struct strmap {
@@ -84,15 +85,8 @@ long strmap_intern(struct strmap *m, const char *key)
 			return m->table[s];
 		s = (s + 1) & (m->nslots - 1);
 	}
-	if (m->count == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		char **k = realloc(m->keys, cap * sizeof(*k));
-
-		if (!k)
-			return up_fail(UP_ENOMEM, "out of memory");
-		m->keys = k;
-		m->cap = cap;
-	}
+	if (grow_array(&m->keys, &m->cap, m->count + 1, sizeof(*m->keys), 64) < 0)
+		return UP_ENOMEM;
 	m->keys[m->count] = strdup(key);
 	if (!m->keys[m->count])
 		return up_fail(UP_ENOMEM, "out of memory");

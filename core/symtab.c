@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "error_impl.h"
+#include "grow.h"
 #include "symtab_impl.h"
 
 #define MAX_SYMBOL_FILE (1ULL << 31)
@@ -37,18 +38,8 @@ static int arena_add(struct up_symtab *s, const char *name, size_t *off)
 {
 	size_t n = strlen(name) + 1;
 
-	if (s->names_len + n > s->names_cap) {
-		size_t cap = s->names_cap ? s->names_cap : 4096;
-		char *p;
-
-		while (cap < s->names_len + n)
-			cap *= 2;
-		p = realloc(s->names, cap);
-		if (!p)
-			return up_fail(UP_ENOMEM, "out of memory");
-		s->names = p;
-		s->names_cap = cap;
-	}
+	if (grow_array(&s->names, &s->names_cap, s->names_len + n, 1, 4096) < 0)
+		return UP_ENOMEM;
 	memcpy(s->names + s->names_len, name, n);
 	*off = s->names_len;
 	s->names_len += n;
@@ -62,16 +53,9 @@ int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	struct sym_entry *e;
 	int rc;
 
-	if (s->count == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 1024;
-		struct sym_entry *n = realloc(s->entries, cap * sizeof(*n));
-
-		if (!n) {
-			free(demangled);
-			return up_fail(UP_ENOMEM, "out of memory");
-		}
-		s->entries = n;
-		s->cap = cap;
+	if (grow_array(&s->entries, &s->cap, s->count + 1, sizeof(*s->entries), 1024) < 0) {
+		free(demangled);
+		return UP_ENOMEM;
 	}
 	e = &s->entries[s->count];
 	rc = arena_add(s, demangled ? demangled : name, &e->name);

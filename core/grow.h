@@ -1,0 +1,13 @@
+/* Growing arrays: one way to make room, instead of a realloc block at every
+ * site. */
+#ifndef UP_GROW_H
+#define UP_GROW_H
+
+#include <stddef.h>
+
+/* Make *arrayp (a pointer to any array pointer) hold at least `need`
+ * elements of `size` bytes; *cap is its capacity, doubled from `first`.
+ * 0, or UP_ENOMEM (error set) with the array and *cap untouched. */
+int grow_array(void *arrayp, size_t *cap, size_t need, size_t size, size_t first);
+
+#endif
