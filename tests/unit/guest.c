@@ -175,3 +175,25 @@ struct up_target *tg_open(struct test_guest *g)
 	free(buf);
 	return t;
 }
+
+unsigned long tg_shell_hex(const char *fmt, const char *elf, const char *a,
+			   const char *b)
+{
+	char cmd[8192];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), fmt, elf, a, b);
+	f = popen(cmd, "r");
+	if (f) {
+		if (fscanf(f, "%lx", &v) != 1)
+			v = 0;
+		pclose(f);
+	}
+	return v;
+}
+
+unsigned long tg_elf_symbol(const char *elf, const char *name)
+{
+	return tg_shell_hex("nm '%s' | awk '$3 == \"%s\" { print $1 }'%s", elf, name, "");
+}

@@ -46,4 +46,12 @@ uint64_t tg_fp_chain(struct test_guest *g, uint64_t sp, const uint64_t *ret,
 /* Serialize and open as an image target. */
 struct up_target *tg_open(struct test_guest *g);
 
+/* The first hex number a shell command prints (0 if none): fmt is given
+ * elf, a and b as its three %s. For reading addresses off an ELF file. */
+unsigned long tg_shell_hex(const char *fmt, const char *elf, const char *a,
+			   const char *b);
+
+/* A symbol's address in an ELF file, from nm (0 if absent). */
+unsigned long tg_elf_symbol(const char *elf, const char *name);
+
 #endif

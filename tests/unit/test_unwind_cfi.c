@@ -16,18 +16,7 @@ static char guest_nofp[4096];
 
 static unsigned long sym(const char *name)
 {
-	char cmd[4300];
-	unsigned long a = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$3 == \"%s\" { print $1 }'", guest_nofp, name);
-	f = popen(cmd, "r");
-	if (f) {
-		if (fscanf(f, "%lx", &a) != 1)
-			a = 0;
-		pclose(f);
-	}
-	return a;
+	return tg_elf_symbol(guest_nofp, name);
 }
 
 static void test_table_from_guest(void)

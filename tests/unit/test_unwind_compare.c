@@ -14,33 +14,17 @@ TEST_GLOBALS;
 
 static char elf[4096];
 
-static unsigned long shell_hex(const char *fmt, const char *a, const char *b)
-{
-	char cmd[8192];
-	unsigned long v = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), fmt, elf, a, b);
-	f = popen(cmd, "r");
-	if (f) {
-		if (fscanf(f, "%lx", &v) != 1)
-			v = 0;
-		pclose(f);
-	}
-	return v;
-}
-
 static unsigned long sym(const char *name)
 {
-	return shell_hex("nm '%s' | awk '$3 == \"%s\" { print $1 }'%s", name, "");
+	return tg_elf_symbol(elf, name);
 }
 
 /* The return address of caller's call to callee. */
 static unsigned long ret_after_call(const char *caller, const char *callee)
 {
-	unsigned long call = shell_hex(
+	unsigned long call = tg_shell_hex(
 		"objdump -d --no-show-raw-insn '%s' | awk '/^[0-9a-f]+ <%s>:/ { in_f = 1; next } /^[0-9a-f]+ </ { in_f = 0 } in_f && /call.*<%s>/ { sub(\":\", \"\", $1); print $1; exit }'",
-		caller, callee);
+		elf, caller, callee);
 
 	return call ? call + 5 : 0;     /* call rel32 is 5 bytes */
 }
