@@ -315,4 +315,3 @@ const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t)
 {
 	return &t->info;
 }
-

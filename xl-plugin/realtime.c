@@ -31,7 +31,12 @@ bool xlp_realtime_enter(const char **why)
 		*why = strerror(errno);
 		old_policy = -1;
 	}
-	return locked && old_policy >= 0;
+	/* Half of it would make the report's "normal priority" untrue. */
+	if (!locked || old_policy < 0) {
+		xlp_realtime_leave();
+		return false;
+	}
+	return true;
 }
 
 void xlp_realtime_leave(void)
