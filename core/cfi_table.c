@@ -62,6 +62,17 @@ static int at_cfa(const Dwarf_Op *ops, size_t n, int64_t *off)
 	return -1;
 }
 
+/* rsp's rule: nothing said, or "the CFA itself" (libdw spells the ABI's
+ * default val_offset(0) as a value expression). */
+static bool sp_is_cfa(const Dwarf_Op *ops, size_t n)
+{
+	if (n == 0)
+		return true;
+	if (ops[0].atom != DW_OP_call_frame_cfa || ops[n - 1].atom != DW_OP_stack_value)
+		return false;
+	return n == 2 || (n == 3 && ops[1].atom == DW_OP_plus_uconst && ops[1].number == 0);
+}
+
 static void classify(Dwarf_Frame *f, int ra_reg, bool signal, struct cfi_row *r)
 {
 	Dwarf_Op *ops, mem[3];
@@ -98,6 +109,12 @@ static void classify(Dwarf_Frame *f, int ra_reg, bool signal, struct cfi_row *r)
 		return;
 	r->ra_off = (int16_t)off;
 
+	/* The caller's sp is the CFA; a frame that restores rsp from memory
+	 * (interrupt and signal frames) is beyond the table. */
+	if (dwarf_frame_register(f, CFI_REG_SP, mem, &ops, &n) != 0 ||
+	    !sp_is_cfa(ops, n))
+		return;
+
 	if (dwarf_frame_register(f, CFI_REG_FP, mem, &ops, &n) != 0)
 		return;
 	if (n == 0) {                   /* same value, or undefined */
@@ -124,6 +141,8 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 
 		if (done.count && cfi_table_find(&done, a))
 			continue;
+		bool fp_based = false;
+
 		b->t->info.fdes++;
 		while (a < end && rc == 0) {
 			Dwarf_Frame *f;
@@ -147,9 +166,11 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			free(f);
 			if (r.kind == CFI_ROW_UNSUPPORTED)
 				b->t->info.unsupported++;
+			fp_based |= r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_REG_FP;
 			rc = push_row(b, &r);
 			a = e;
 		}
+		b->t->info.fp_fdes += fp_based;
 	}
 	return rc;
 }
@@ -314,4 +335,15 @@ void cfi_table_index(struct up_cfi_table *t)
 const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t)
 {
 	return &t->info;
+}
+
+enum up_frame_pointers up_cfi_frame_pointers(const struct up_cfi_table *t)
+{
+	const struct up_cfi_info *i = &t->info;
+
+	if (i->fdes < 4)
+		return UP_FP_UNKNOWN;       /* too little code to tell */
+	if (i->fp_fdes * 2 >= i->fdes)
+		return UP_FP_KEPT;
+	return i->fp_fdes * 10 <= i->fdes ? UP_FP_OMITTED : UP_FP_UNKNOWN;
 }

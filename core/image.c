@@ -20,6 +20,7 @@ struct image_frame {
 struct up_image {
 	enum up_domain_type type;
 	struct up_regs *vcpus;
+	bool *blocked;
 	unsigned nr_vcpus;
 	struct image_frame **frames;
 	size_t nr_frames, cap_frames;
@@ -44,12 +45,14 @@ void up_image_free(struct up_image *img)
 		free(img->frames[i]);
 	free(img->frames);
 	free(img->vcpus);
+	free(img->blocked);
 	free(img);
 }
 
 int up_image_add_vcpu(struct up_image *img, const struct up_regs *regs)
 {
 	struct up_regs *v;
+	bool *b;
 
 	if (img->nr_vcpus >= UP_IMAGE_MAX_VCPUS)
 		return up_fail(UP_EINVAL, "too many vCPUs in image");
@@ -57,8 +60,21 @@ int up_image_add_vcpu(struct up_image *img, const struct up_regs *regs)
 	if (!v)
 		return up_fail(UP_ENOMEM, "out of memory");
 	img->vcpus = v;
+	b = realloc(img->blocked, (img->nr_vcpus + 1) * sizeof(*b));
+	if (!b)
+		return up_fail(UP_ENOMEM, "out of memory");
+	img->blocked = b;
 	v[img->nr_vcpus] = *regs;
+	b[img->nr_vcpus] = false;
 	return (int)img->nr_vcpus++;
+}
+
+int up_image_set_blocked(struct up_image *img, unsigned vcpu, bool blocked)
+{
+	if (vcpu >= img->nr_vcpus)
+		return up_fail(UP_EINVAL, "vCPU %u is not in the image", vcpu);
+	img->blocked[vcpu] = blocked;
+	return 0;
 }
 
 int up_image_frame(struct up_image *img, enum up_frame_kind kind,
@@ -113,7 +129,8 @@ int up_image_serialize(const struct up_image *img, void **buf, size_t *len)
 		up_put32(p + 36, r->frame_kind);
 		up_put32(p + 40, r->guest_width);
 		up_put32(p + 44, (r->online ? UP_IMAGE_VCPU_ONLINE : 0) |
-				 (r->kernel_mode ? UP_IMAGE_VCPU_KERNEL : 0));
+				 (r->kernel_mode ? UP_IMAGE_VCPU_KERNEL : 0) |
+				 (img->blocked[i] ? UP_IMAGE_VCPU_BLOCKED : 0));
 	}
 	for (size_t i = 0; i < img->nr_frames; i++, p += UP_IMAGE_FRAME_SIZE) {
 		up_put64(p, img->frames[i]->number);

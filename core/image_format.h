@@ -13,6 +13,7 @@
 
 #define UP_IMAGE_VCPU_ONLINE 1u
 #define UP_IMAGE_VCPU_KERNEL 2u
+#define UP_IMAGE_VCPU_BLOCKED 4u
 
 static inline uint32_t up_le32(const uint8_t *p)
 {

@@ -16,12 +16,14 @@ struct stack_entry {
 	unsigned depth;
 	unsigned vcpu;
 	enum up_trunc trunc;
+	enum up_vcpu_activity activity;
 };
 
 struct up_profile {
 	unsigned nr_vcpus;
-	uint64_t *vcpu_samples;
+	uint64_t *vcpu_samples, *vcpu_blocked, *vcpu_busy;
 	uint64_t samples, truncated;
+	uint64_t trunc_by[UP_TRUNC_COUNT];
 	struct stack_entry *entries;
 	size_t nr_entries, cap_entries;
 	size_t *slots;          /* entry index + 1; 0 = empty */
@@ -42,8 +44,10 @@ int up_profile_new(struct up_profile **out, unsigned nr_vcpus)
 	p->nr_vcpus = nr_vcpus;
 	p->nslots = 1024;
 	p->vcpu_samples = calloc(nr_vcpus, sizeof(*p->vcpu_samples));
+	p->vcpu_blocked = calloc(nr_vcpus, sizeof(*p->vcpu_blocked));
+	p->vcpu_busy = calloc(nr_vcpus, sizeof(*p->vcpu_busy));
 	p->slots = calloc(p->nslots, sizeof(*p->slots));
-	if (!p->vcpu_samples || !p->slots) {
+	if (!p->vcpu_samples || !p->vcpu_blocked || !p->vcpu_busy || !p->slots) {
 		up_profile_free(p);
 		return up_fail(UP_ENOMEM, "out of memory");
 	}
@@ -56,6 +60,8 @@ void up_profile_free(struct up_profile *p)
 	if (!p)
 		return;
 	free(p->vcpu_samples);
+	free(p->vcpu_blocked);
+	free(p->vcpu_busy);
 	free(p->entries);
 	free(p->slots);
 	free(p->arena);
@@ -63,10 +69,10 @@ void up_profile_free(struct up_profile *p)
 }
 
 static uint64_t hash_stack(unsigned vcpu, const uint64_t *f, unsigned depth,
-			   enum up_trunc trunc)
+			   enum up_trunc trunc, enum up_vcpu_activity act)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ vcpu ^ ((uint64_t)trunc << 32) ^
-		     ((uint64_t)depth << 40);
+		     ((uint64_t)depth << 40) ^ ((uint64_t)act << 56);
 
 	for (unsigned i = 0; i < depth; i++) {
 		h ^= f[i];
@@ -97,8 +103,8 @@ static int grow_slots(struct up_profile *p)
 }
 
 static int append(struct up_profile *p, unsigned vcpu, const uint64_t *frames,
-		  unsigned depth, enum up_trunc trunc, uint64_t hash,
-		  size_t slot)
+		  unsigned depth, enum up_trunc trunc,
+		  enum up_vcpu_activity act, uint64_t hash, size_t slot)
 {
 	struct stack_entry *e;
 
@@ -115,6 +121,7 @@ static int append(struct up_profile *p, unsigned vcpu, const uint64_t *frames,
 	e->depth = depth;
 	e->vcpu = vcpu;
 	e->trunc = trunc;
+	e->activity = act;
 	p->arena_len += depth;
 	p->slots[slot] = ++p->nr_entries;
 	return 0;
@@ -123,36 +130,63 @@ static int append(struct up_profile *p, unsigned vcpu, const uint64_t *frames,
 int up_profile_add(struct up_profile *p, unsigned vcpu,
 		   const uint64_t *frames, unsigned depth, enum up_trunc trunc)
 {
+	return up_profile_add_activity(p, vcpu, frames, depth, trunc,
+				       UP_VCPU_UNKNOWN);
+}
+
+int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
+			    const uint64_t *frames, unsigned depth,
+			    enum up_trunc trunc, enum up_vcpu_activity act)
+{
 	uint64_t h;
 	size_t j;
 	int rc;
 
-	if (vcpu >= p->nr_vcpus || depth == 0)
+	if (vcpu >= p->nr_vcpus || depth == 0 || trunc >= UP_TRUNC_COUNT ||
+	    act > UP_VCPU_BLOCKED)
 		return up_fail(UP_EINVAL, "bad stack (vCPU %u, depth %u)", vcpu,
 			       depth);
 	if ((p->nr_entries + 1) * 2 > p->nslots && (rc = grow_slots(p)) < 0)
 		return rc;
-	h = hash_stack(vcpu, frames, depth, trunc);
+	h = hash_stack(vcpu, frames, depth, trunc, act);
 	for (j = h & (p->nslots - 1); p->slots[j]; j = (j + 1) & (p->nslots - 1)) {
 		struct stack_entry *e = &p->entries[p->slots[j] - 1];
 
 		if (e->hash == h && e->depth == depth && e->vcpu == vcpu &&
-		    e->trunc == trunc &&
+		    e->trunc == trunc && e->activity == act &&
 		    memcmp(p->arena + e->frames, frames,
 			   depth * sizeof(*frames)) == 0) {
 			e->count++;
 			goto counted;
 		}
 	}
-	rc = append(p, vcpu, frames, depth, trunc, h, j);
+	rc = append(p, vcpu, frames, depth, trunc, act, h, j);
 	if (rc < 0)
 		return rc;
 counted:
 	p->samples++;
 	p->vcpu_samples[vcpu]++;
+	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED;
+	p->vcpu_busy[vcpu] += act == UP_VCPU_BUSY;
 	if (trunc != UP_TRUNC_NONE)
 		p->truncated++;
+	p->trunc_by[trunc]++;
 	return 0;
+}
+
+uint64_t up_profile_vcpu_blocked(const struct up_profile *p, unsigned vcpu)
+{
+	return vcpu < p->nr_vcpus ? p->vcpu_blocked[vcpu] : 0;
+}
+
+uint64_t up_profile_vcpu_busy(const struct up_profile *p, unsigned vcpu)
+{
+	return vcpu < p->nr_vcpus ? p->vcpu_busy[vcpu] : 0;
+}
+
+uint64_t up_profile_truncated_by(const struct up_profile *p, enum up_trunc why)
+{
+	return why < UP_TRUNC_COUNT ? p->trunc_by[why] : 0;
 }
 
 uint64_t up_profile_samples(const struct up_profile *p)
@@ -185,8 +219,12 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 {
 	for (size_t i = 0; i < p->nr_entries; i++) {
 		const struct stack_entry *e = &p->entries[i];
-		int rc = fn(e->vcpu, p->arena + e->frames, e->depth, e->trunc,
-			    e->count, arg);
+		struct up_stack_record r = {
+			.vcpu = e->vcpu, .frames = p->arena + e->frames,
+			.depth = e->depth, .trunc = e->trunc,
+			.activity = e->activity, .count = e->count,
+		};
+		int rc = fn(&r, arg);
 
 		if (rc)
 			return rc;

@@ -97,8 +97,15 @@ static int line_append(struct agg *a, size_t *len, const char *s)
 	return 0;
 }
 
-static int visit_folded(unsigned vcpu, const uint64_t *frames, unsigned depth,
-			enum up_trunc trunc, uint64_t count, void *arg)
+/* Whether the output options keep a stack: its vCPU, and idle or not. */
+static bool kept(const struct up_output_opts *o, const struct up_stack_record *s)
+{
+	if (o->vcpu >= 0 && (unsigned)o->vcpu != s->vcpu)
+		return false;
+	return o->with_idle || s->activity != UP_VCPU_BLOCKED;
+}
+
+static int visit_folded(const struct up_stack_record *s, void *arg)
 {
 	struct agg *a = arg;
 	char name[NAME_MAX_LEN];
@@ -106,16 +113,18 @@ static int visit_folded(unsigned vcpu, const uint64_t *frames, unsigned depth,
 	long idx;
 	int rc = 0;
 
-	if (a->opts->vcpu >= 0 && (unsigned)a->opts->vcpu != vcpu)
+	if (!kept(a->opts, s))
 		return 0;
 	if (a->opts->vcpu_root) {
-		snprintf(name, sizeof(name), "vcpu%u", vcpu);
+		snprintf(name, sizeof(name), "vcpu%u", s->vcpu);
 		rc = line_append(a, &len, name);
 	}
-	if (rc == 0 && trunc != UP_TRUNC_NONE)
+	if (rc == 0 && s->activity == UP_VCPU_BLOCKED)
+		rc = line_append(a, &len, "[idle]");
+	if (rc == 0 && s->trunc != UP_TRUNC_NONE)
 		rc = line_append(a, &len, "[truncated]");
-	for (unsigned i = depth; rc == 0 && i-- > 0;) {
-		frame_name(a->symtab, frames[i], i > 0, a->opts->with_offsets,
+	for (unsigned i = s->depth; rc == 0 && i-- > 0;) {
+		frame_name(a->symtab, s->frames[i], i > 0, a->opts->with_offsets,
 			   name);
 		rc = line_append(a, &len, name);
 	}
@@ -124,7 +133,7 @@ static int visit_folded(unsigned vcpu, const uint64_t *frames, unsigned depth,
 	idx = strmap_intern(a->keys, a->line);
 	if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
 		return a->err = UP_ENOMEM;
-	a->counts[idx] += count;
+	a->counts[idx] += s->count;
 	return 0;
 }
 
@@ -204,17 +213,17 @@ int up_profile_write_folded(const struct up_profile *p,
 	return rc;
 }
 
-static int visit_top(unsigned vcpu, const uint64_t *frames, unsigned depth,
-		     enum up_trunc trunc, uint64_t count, void *arg)
+static int visit_top(const struct up_stack_record *s, void *arg)
 {
 	struct agg *a = arg;
 	char name[NAME_MAX_LEN];
+	const uint64_t *frames = s->frames;
+	uint64_t count = s->count;
 
-	(void)trunc;
-	if (a->opts->vcpu >= 0 && (unsigned)a->opts->vcpu != vcpu)
+	if (!kept(a->opts, s))
 		return 0;
 	a->gen++;
-	for (unsigned i = 0; i < depth; i++) {
+	for (unsigned i = 0; i < s->depth; i++) {
 		long idx;
 
 		frame_name(a->symtab, frames[i], i > 0, false, name);
@@ -289,15 +298,36 @@ int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
 	return 0;
 }
 
+struct kept_count {
+	const struct up_output_opts *opts;
+	uint64_t n;
+};
+
+static int visit_kept(const struct up_stack_record *s, void *arg)
+{
+	struct kept_count *k = arg;
+
+	if (kept(k->opts, s))
+		k->n += s->count;
+	return 0;
+}
+
+uint64_t up_profile_kept_samples(const struct up_profile *p,
+				 const struct up_output_opts *opts)
+{
+	struct kept_count k = { opts ? opts : &default_opts, 0 };
+
+	up_profile_foreach(p, visit_kept, &k);
+	return k.n;
+}
+
 int up_profile_write_top(const struct up_profile *p,
 			 const struct up_symtab *symtab,
 			 const struct up_output_opts *opts, size_t n,
 			 FILE *out)
 {
 	const struct up_output_opts *o = opts ? opts : &default_opts;
-	uint64_t total = o->vcpu >= 0 ?
-			 up_profile_vcpu_samples(p, (unsigned)o->vcpu) :
-			 up_profile_samples(p);
+	uint64_t total = up_profile_kept_samples(p, o);
 	struct up_top_entry *e;
 	size_t count;
 	int rc = up_profile_top(p, symtab, o, &e, &count);

@@ -95,6 +95,8 @@ static enum up_stop_reason end_reason(struct up_target *t)
 struct vcpu_sample {
 	struct up_stack stack;
 	int status;            /* 0: stack, 1: offline, 2: no registers */
+	enum up_vcpu_activity activity;
+	bool activity_failed;
 };
 
 static int check_config(const struct up_target *t,
@@ -124,27 +126,29 @@ static int check_config(const struct up_target *t,
 
 /* The paused window: nothing here allocates or symbolizes. */
 static int walk(struct up_mem *mem, const struct up_regs *regs,
-		const struct up_sampler_config *c, struct up_stack *st,
+		const struct up_sampler_config *c,
+		const struct up_unwind_opts *uo, struct up_stack *st,
 		struct up_unwind_counts *counts)
 {
 	if (c->unwinder == UP_UNWINDER_FP) {
-		int rc = up_unwind_fp(mem, regs, &c->unwind, st);
+		int rc = up_unwind_fp(mem, regs, uo, st);
 
 		counts->fp += rc == 0 ? st->depth - 1 : 0;
 		return rc;
 	}
 	if (c->unwinder == UP_UNWINDER_LIBUNWIND) {
-		int rc = up_unwind_libunwind(mem, regs, c->libunwind, &c->unwind, st);
+		int rc = up_unwind_libunwind(mem, regs, c->libunwind, uo, st);
 
 		counts->libunwind += rc == 0 ? st->depth - 1 : 0;
 		return rc;
 	}
-	return up_unwind_cfi(mem, regs, c->cfi, &c->unwind,
+	return up_unwind_cfi(mem, regs, c->cfi, uo,
 			     c->unwinder == UP_UNWINDER_AUTO, st, counts);
 }
 
 static int take_sample(struct up_target *t, struct up_mem *mem,
-		       const struct up_sampler_config *c, unsigned first,
+		       const struct up_sampler_config *c,
+		       const struct up_unwind_opts *uo, unsigned first,
 		       unsigned last, struct vcpu_sample *vs,
 		       uint64_t *pause_ns, struct up_unwind_counts *counts)
 {
@@ -156,13 +160,24 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 	up_mem_new_sample(mem);
 	for (unsigned v = first; v <= last; v++) {
 		struct up_regs regs;
+		bool online = true;
 
+		/* Blocked or busy: Xen keeps the state across the pause. */
+		vs[v].activity = UP_VCPU_UNKNOWN;
+		vs[v].activity_failed = false;
+		if (!c->no_activity &&
+		    up_target_get_activity(t, v, &vs[v].activity, &online) < 0)
+			vs[v].activity_failed = true;
+		if (!online) {
+			vs[v].status = 1;
+			continue;
+		}
 		if (up_target_get_regs(t, v, &regs) < 0)
 			vs[v].status = 2;
-		else if (!regs.online)
+		else if (!regs.online && (c->no_activity || vs[v].activity_failed))
 			vs[v].status = 1;
 		else
-			vs[v].status = walk(mem, &regs, c, &vs[v].stack,
+			vs[v].status = walk(mem, &regs, c, uo, &vs[v].stack,
 					    counts) < 0 ? 2 : 0;
 	}
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
@@ -183,10 +198,12 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	struct vcpu_sample *vs = NULL;
 	uint64_t *frames = NULL, start, end, period, deadline, rng;
 	struct up_mem *mem = NULL;
+	struct up_unwind_opts uo = c->unwind;
 	size_t pause_cap = 0;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	uo.domain_type = up_target_info(t)->type;
 	rc = check_config(t, c);
 	if (rc < 0)
 		return rc;
@@ -258,7 +275,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			break;
 		}
 
-		rc = take_sample(t, mem, c, first, last, vs, &pause_ns,
+		rc = take_sample(t, mem, c, &uo, first, last, vs, &pause_ns,
 				 &s->frames);
 		if (rc < 0) {
 			s->stop = end_reason(t);
@@ -270,7 +287,9 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		}
 		/* A guest that shut down mid-sample left stale registers:
 		 * drop that sample rather than mislead. */
-		if (up_target_state(t, &st) < 0 || st != UP_STATE_RUNNING) {
+		if (up_target_state(t, &st) < 0 ||
+		    !(st == UP_STATE_RUNNING ||
+		      (c->stopped_ok && st == UP_STATE_SHUTDOWN))) {
 			s->stop = st == UP_STATE_SHUTDOWN ? UP_STOP_SHUTDOWN :
 							    UP_STOP_GONE;
 			break;
@@ -280,10 +299,14 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 				s->offline_vcpus++;
 			} else if (vs[v].status == 2) {
 				s->reg_failures++;
-			} else if ((rc = up_profile_add(p, v, vs[v].stack.frames,
-							vs[v].stack.depth,
-							vs[v].stack.trunc)) < 0) {
+			} else if ((rc = up_profile_add_activity(p, v,
+						vs[v].stack.frames,
+						vs[v].stack.depth,
+						vs[v].stack.trunc,
+						vs[v].activity)) < 0) {
 				break;
+			} else {
+				s->activity_failures += vs[v].activity_failed;
 			}
 		}
 		if (rc == 0)

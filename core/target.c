@@ -83,3 +83,31 @@ int up_target_state(struct up_target *t, enum up_domain_state *state)
 {
 	return t->ops->state(t, state);
 }
+
+const char *up_vcpu_activity_name(enum up_vcpu_activity a)
+{
+	switch (a) {
+	case UP_VCPU_BUSY: return "busy";
+	case UP_VCPU_BLOCKED: return "blocked";
+	case UP_VCPU_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+int up_target_get_activity(struct up_target *t, unsigned vcpu,
+			   enum up_vcpu_activity *activity, bool *online)
+{
+	*activity = UP_VCPU_UNKNOWN;
+	*online = true;
+	if (vcpu >= t->info.max_vcpus)
+		return up_fail(UP_EINVAL, "vCPU %u does not exist (domain has %u)",
+			       vcpu, t->info.max_vcpus);
+	if (!t->ops->activity)
+		return up_fail(UP_EUNSUPP, "this target cannot tell busy from blocked vCPUs");
+	return t->ops->activity(t, vcpu, activity, online);
+}
+
+bool up_target_crashed(struct up_target *t)
+{
+	return t->ops->crashed && t->ops->crashed(t);
+}

@@ -17,6 +17,7 @@ struct image_target {
 	uint8_t *buf;
 	size_t len;
 	struct up_regs *vcpus;
+	bool *blocked;
 	const uint8_t **frames;   /* sorted by (kind, number) */
 	size_t nr_frames;
 	long mapped;              /* outstanding mappings, for tests */
@@ -62,6 +63,16 @@ static int image_get_regs(struct up_target *t, unsigned vcpu,
 			  struct up_regs *out)
 {
 	*out = to_image(t)->vcpus[vcpu];
+	return 0;
+}
+
+static int image_activity(struct up_target *t, unsigned vcpu,
+			  enum up_vcpu_activity *activity, bool *online)
+{
+	struct image_target *it = to_image(t);
+
+	*activity = it->blocked[vcpu] ? UP_VCPU_BLOCKED : UP_VCPU_BUSY;
+	*online = it->vcpus[vcpu].online;
 	return 0;
 }
 
@@ -117,6 +128,7 @@ static void image_close(struct up_target *t)
 
 	free(it->frames);
 	free(it->vcpus);
+	free(it->blocked);
 	free(it->buf);
 	free(it);
 }
@@ -128,6 +140,7 @@ static const struct up_target_ops image_ops = {
 	.map_frame = image_map_frame,
 	.unmap_frame = image_unmap_frame,
 	.state = image_state,
+	.activity = image_activity,
 	.close = image_close,
 };
 
@@ -160,8 +173,9 @@ static int parse(struct image_target *it)
 			       it->len, need);
 
 	it->vcpus = calloc(nv, sizeof(*it->vcpus));
+	it->blocked = calloc(nv, sizeof(*it->blocked));
 	it->frames = calloc(nf ? nf : 1, sizeof(*it->frames));
-	if (!it->vcpus || !it->frames)
+	if (!it->vcpus || !it->blocked || !it->frames)
 		return up_fail(UP_ENOMEM, "out of memory");
 	p = b + UP_IMAGE_HEADER_SIZE;
 	for (uint32_t i = 0; i < nv; i++, p += UP_IMAGE_VCPU_SIZE) {
@@ -178,6 +192,7 @@ static int parse(struct image_target *it)
 		r->guest_width = up_le32(p + 40);
 		r->online = flags & UP_IMAGE_VCPU_ONLINE;
 		r->kernel_mode = flags & UP_IMAGE_VCPU_KERNEL;
+		it->blocked[i] = flags & UP_IMAGE_VCPU_BLOCKED;
 	}
 	for (uint32_t i = 0; i < nf; i++, p += UP_IMAGE_FRAME_SIZE)
 		it->frames[i] = p;

@@ -13,6 +13,11 @@ struct up_target_ops {
 			 uint64_t frame, const void **page);
 	void (*unmap_frame)(struct up_target *t, const void *page);
 	int (*state)(struct up_target *t, enum up_domain_state *state);
+	/* Optional: busy or blocked, online or not (NULL: unknown). */
+	int (*activity)(struct up_target *t, unsigned vcpu,
+			enum up_vcpu_activity *activity, bool *online);
+	/* Optional: the domain shut down by crashing. */
+	bool (*crashed)(struct up_target *t);
 	void (*close)(struct up_target *t);
 	/* A live domain: the crash guard's watchdog must cover it. */
 	bool live;

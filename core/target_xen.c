@@ -34,6 +34,7 @@ struct xen_target {
 	char path_note[512];              /* why not direct, if so */
 	bool *online;            /* HVM: vCPU up, refreshed outside pauses */
 	uint64_t online_stamp;
+	bool crashed;            /* last state check: shut down by a crash */
 };
 
 static struct xen_target *to_xen(struct up_target *t)
@@ -188,6 +189,39 @@ static int xen_get_regs(struct up_target *t, unsigned vcpu,
 					      hvm_regs(x, vcpu, r);
 }
 
+/* Blocked or not, inside the pause: one getvcpuinfo per vCPU. It also
+ * says whether the vCPU is up, fresher than the HVM refresh above. */
+static int xen_activity(struct up_target *t, unsigned vcpu,
+			enum up_vcpu_activity *activity, bool *online)
+{
+	struct xen_target *x = to_xen(t);
+	bool blocked;
+
+	if (x->direct) {
+		int rc = xen_domctl_vcpu_info(x->direct, vcpu, online, &blocked);
+
+		if (rc < 0)
+			return rc;
+	} else {
+		xc_vcpuinfo_t vi;
+
+		if (xc_vcpu_getinfo(x->xch, t->info.domid, vcpu, &vi) < 0)
+			return up_fail(UP_EIO, "cannot read vCPU %u state: %s",
+				       vcpu, strerror(errno));
+		*online = vi.online;
+		blocked = vi.blocked;
+	}
+	*activity = blocked ? UP_VCPU_BLOCKED : UP_VCPU_BUSY;
+	if (t->info.type == UP_DOMAIN_HVM)
+		x->online[vcpu] = *online;
+	return 0;
+}
+
+static bool xen_crashed(struct up_target *t)
+{
+	return to_xen(t)->crashed;
+}
+
 static int xen_map_frame(struct up_target *t, enum up_frame_kind kind,
 			 uint64_t frame, const void **page)
 {
@@ -234,6 +268,9 @@ static int xen_state(struct up_target *t, enum up_domain_state *state)
 		*state = UP_STATE_SHUTDOWN;
 	else
 		*state = UP_STATE_RUNNING;
+	to_xen(t)->crashed = n == 1 && info.domid == t->info.domid &&
+			     (info.crashed || (info.shutdown &&
+					       info.shutdown_reason == SHUTDOWN_crash));
 	if (*state == UP_STATE_RUNNING)
 		refresh_online(to_xen(t));
 	return 0;
@@ -261,6 +298,8 @@ static const struct up_target_ops xen_ops = {
 	.map_frame = xen_map_frame,
 	.unmap_frame = xen_unmap_frame,
 	.state = xen_state,
+	.activity = xen_activity,
+	.crashed = xen_crashed,
 	.close = xen_close,
 	.live = true,
 };
@@ -270,8 +309,23 @@ int up_target_open_xen(struct up_target **out, uint32_t domid)
 	return up_target_open_xen_with(out, domid, UP_HYPERCALLS_AUTO);
 }
 
+static int open_xen(struct up_target **out, uint32_t domid,
+		    enum up_hypercalls how, bool stopped_ok);
+
 int up_target_open_xen_with(struct up_target **out, uint32_t domid,
 			    enum up_hypercalls how)
+{
+	return open_xen(out, domid, how, false);
+}
+
+int up_target_open_xen_stopped(struct up_target **out, uint32_t domid,
+			       enum up_hypercalls how)
+{
+	return open_xen(out, domid, how, true);
+}
+
+static int open_xen(struct up_target **out, uint32_t domid,
+		    enum up_hypercalls how, bool stopped_ok)
 {
 	struct xen_target *x;
 	xc_dominfo_t info;
@@ -307,7 +361,9 @@ int up_target_open_xen_with(struct up_target **out, uint32_t domid,
 		rc = up_fail(UP_ENOENT, "domain %u does not exist", domid);
 		goto fail;
 	}
-	if (info.dying || info.shutdown) {
+	x->crashed = info.crashed ||
+		     (info.shutdown && info.shutdown_reason == SHUTDOWN_crash);
+	if (info.dying || (info.shutdown && !stopped_ok)) {
 		rc = up_fail(UP_EGONE, "domain %u is shutting down", domid);
 		goto fail;
 	}

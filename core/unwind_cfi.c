@@ -1,12 +1,17 @@
 /* Unwinding with the precompiled CFI table, frame by frame, falling back
- * to libunwind where a rule is beyond the table, and to the frame pointer
- * where the table has nothing (-u auto). The same
- * guards as the FP walk: the stack pointer must strictly rise and stay in
- * bounds, the depth is limited, a stop says why. */
+ * to libunwind where a rule is beyond the table, to the hypercall page's
+ * known layout inside it, and to the frame pointer where the table has
+ * nothing and the kernel keeps frame pointers (-u auto). The same guards as
+ * the FP walk: the stack pointer must strictly rise and stay in bounds,
+ * return addresses must be in the kernel's code, the depth is limited, a
+ * stop says why. A stack is whole only by the code's own word: undefined
+ * return address in the CFI, a zero return address, an outermost function,
+ * or rbp == 0 where frame pointers are kept. */
 #include "config.h"
 
 #include "cfi_table.h"
 #include "error_impl.h"
+#include "kernel_map.h"
 #include "uniprof/unwind.h"
 
 struct walk {
@@ -81,6 +86,10 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 			     opts->max_stack_bytes : UP_UNWIND_DEFAULT_MAX_STACK;
 	struct walk w = { m, regs, regs->sp, regs->sp + max_stack,
 			  regs->ip, regs->sp, regs->fp };
+	const struct up_kernel_map *k = opts ? opts->kernel : NULL;
+	/* rbp is a chain only in code that keeps frame pointers. */
+	bool fp_chain = fp_fallback &&
+			up_kernel_map_frame_pointers(k) != UP_FP_OMITTED;
 	struct up_unwind_counts dummy;
 
 	if (!counts)
@@ -98,13 +107,20 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		/* Callers are looked up by the call instruction, not the
 		 * return address after it (it may start another function). */
 		uint64_t pc = out->depth == 1 ? w.ip : w.ip - 1;
-		const struct cfi_row *r = cfi_table_find(t, pc);
+		const struct cfi_row *r;
 		enum up_trunc trunc = UP_TRUNC_NONE;
 		int rc;
 
+		if (up_kernel_map_is_entry(k, pc))
+			return 0;               /* an outermost function */
+		r = cfi_table_find(t, pc);
 		if (r && r->kind == CFI_ROW_OUTERMOST)
 			return 0;
-		if (r && r->kind == CFI_ROW_NORMAL) {
+		if (!r && kernel_in_hypercall_page(k, w.ip)) {
+			rc = kernel_hypercall_step(m, regs, k, opts->domain_type,
+						   &w.ip, &w.sp, &trunc);
+			counts->hypercall += rc == 0;
+		} else if (r && r->kind == CFI_ROW_NORMAL) {
 			rc = cfi_step(&w, r, &trunc);
 			counts->cfi += rc == 0;
 		} else if (r && opts && opts->cfi_fallback) {
@@ -124,12 +140,12 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		} else {
 			if (r)
 				counts->unsupported++;
-			if (fp_fallback) {
+			if (fp_chain) {
 				rc = fp_step(&w, &trunc);
 				counts->fp += rc == 0;
-			} else if (w.fp == 0) {
-				rc = 1;         /* the ABI's outermost-frame mark */
 			} else {
+				/* No CFI, and rbp says nothing here: an honest
+				 * truncation rather than a guess. */
 				trunc = r ? UP_TRUNC_UNSUPPORTED : UP_TRUNC_NO_UNWIND_INFO;
 				rc = -1;
 			}
@@ -138,6 +154,10 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 			return 0;
 		if (rc < 0) {
 			out->trunc = trunc;
+			return 0;
+		}
+		if (!up_kernel_map_in_text(k, w.ip)) {
+			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
 			return 0;
 		}
 		if (out->depth >= max_depth) {

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "error_impl.h"
+#include "kernel_map.h"
 #include "uniprof/unwind.h"
 
 const char *up_trunc_name(enum up_trunc t)
@@ -20,6 +21,9 @@ const char *up_trunc_name(enum up_trunc t)
 	case UP_TRUNC_NO_UNWIND_INFO: return "no unwind information";
 	case UP_TRUNC_UNSUPPORTED: return "unsupported unwind rule";
 	case UP_TRUNC_BAD_CFA: return "unwind rule points down the stack";
+	case UP_TRUNC_OUTSIDE_TEXT: return "return address outside the kernel's code";
+	case UP_TRUNC_HYPERCALL_STUB: return "inside a hypercall stub it cannot return from";
+	case UP_TRUNC_COUNT: break;
 	}
 	return "unknown";
 }
@@ -31,6 +35,7 @@ int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 			     UP_UNWIND_DEFAULT_MAX_DEPTH;
 	uint64_t max_stack = opts && opts->max_stack_bytes ?
 			     opts->max_stack_bytes : UP_UNWIND_DEFAULT_MAX_STACK;
+	const struct up_kernel_map *k = opts ? opts->kernel : NULL;
 	uint64_t lo = regs->sp, hi = regs->sp + max_stack;
 	uint64_t fp = regs->fp, prev = 0;
 
@@ -44,6 +49,30 @@ int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 	out->depth = 0;
 	out->trunc = UP_TRUNC_NONE;
 	out->frames[out->depth++] = regs->ip;
+	if (up_kernel_map_is_entry(k, regs->ip))
+		return 0;
+	/* A stub of the hypercall page sets up no frame: its caller is found
+	 * by the stub's layout, then the rbp chain (untouched) goes on. */
+	if (kernel_in_hypercall_page(k, regs->ip)) {
+		uint64_t ip = regs->ip, sp = regs->sp;
+
+		if (kernel_hypercall_step(m, regs, k, opts->domain_type, &ip,
+					  &sp, &out->trunc) < 0)
+			return 0;
+		if (ip == 0)
+			return 0;
+		if (!up_kernel_map_in_text(k, ip)) {
+			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
+			return 0;
+		}
+		if (out->depth >= max_depth) {
+			out->trunc = UP_TRUNC_DEPTH;
+			return 0;
+		}
+		out->frames[out->depth++] = ip;
+		if (up_kernel_map_is_entry(k, ip - 1))
+			return 0;
+	}
 
 	for (;;) {
 		uint64_t next, ret;
@@ -69,11 +98,17 @@ int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 		}
 		if (ret == 0)
 			return 0;               /* entry code pushed a zero */
+		if (!up_kernel_map_in_text(k, ret)) {
+			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
+			return 0;
+		}
 		if (out->depth >= max_depth) {
 			out->trunc = UP_TRUNC_DEPTH;
 			return 0;
 		}
 		out->frames[out->depth++] = ret;
+		if (up_kernel_map_is_entry(k, ret - 1))
+			return 0;               /* an outermost function */
 		prev = fp;
 		fp = next;
 	}

@@ -14,6 +14,7 @@
 
 #include "eh_frame.h"
 #include "error_impl.h"
+#include "kernel_map.h"
 #include "symtab_impl.h"
 #include "uniprof/unwind.h"
 
@@ -338,7 +339,9 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 			     UP_UNWIND_DEFAULT_MAX_DEPTH;
 	uint64_t max_stack = opts && opts->max_stack_bytes ?
 			     opts->max_stack_bytes : UP_UNWIND_DEFAULT_MAX_STACK;
-	struct walk_arg arg = { lu, m, regs };
+	const struct up_kernel_map *k = opts ? opts->kernel : NULL;
+	struct up_regs start = *regs;
+	struct walk_arg arg = { lu, m, &start };
 	uint64_t prev_sp = regs->sp, hi = regs->sp + max_stack;
 	unw_cursor_t c;
 
@@ -350,6 +353,29 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 	out->depth = 0;
 	out->trunc = UP_TRUNC_NONE;
 	out->frames[out->depth++] = regs->ip;
+	if (up_kernel_map_is_entry(k, regs->ip))
+		return 0;
+	if (kernel_in_hypercall_page(k, regs->ip)) {
+		/* libunwind knows no hypercall page: step out of the stub
+		 * first and start from its caller, at the call instruction. */
+		if (kernel_hypercall_step(m, regs, k, opts->domain_type,
+					  &start.ip, &start.sp, &out->trunc) < 0 ||
+		    start.ip == 0)
+			return 0;
+		if (!up_kernel_map_in_text(k, start.ip)) {
+			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
+			return 0;
+		}
+		if (out->depth >= max_depth) {
+			out->trunc = UP_TRUNC_DEPTH;
+			return 0;
+		}
+		out->frames[out->depth++] = start.ip;
+		if (up_kernel_map_is_entry(k, start.ip - 1))
+			return 0;
+		start.ip--;
+		prev_sp = start.sp;
+	}
 	if (unw_init_remote(&c, lu->as, &arg) < 0) {
 		out->trunc = UP_TRUNC_NO_UNWIND_INFO;
 		return 0;
@@ -369,8 +395,8 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 		if (rc < 0) {
 			/* No FDE here (libunwind then tries the frame pointer
 			 * and fails on 0): with the ABI's end mark, rbp = 0,
-			 * the stack is whole. */
-			if (fp != 0)
+			 * the stack is whole, where frame pointers are kept. */
+			if (fp != 0 || up_kernel_map_frame_pointers(k) == UP_FP_OMITTED)
 				out->trunc = rc == -UNW_ENOINFO || rc == -UNW_EBADFRAME ?
 					     UP_TRUNC_NO_UNWIND_INFO : UP_TRUNC_UNREADABLE;
 			return 0;
@@ -387,11 +413,17 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 		}
 		if (ip == 0)
 			return 0;
+		if (!up_kernel_map_in_text(k, ip)) {
+			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
+			return 0;
+		}
 		if (out->depth >= max_depth) {
 			out->trunc = UP_TRUNC_DEPTH;
 			return 0;
 		}
 		out->frames[out->depth++] = ip;
+		if (up_kernel_map_is_entry(k, ip - 1))
+			return 0;
 		prev_sp = sp;
 	}
 }

@@ -128,6 +128,18 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 	return 0;
 }
 
+int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
+			 bool *online, bool *blocked)
+{
+	p->dc->u.getvcpuinfo.vcpu = vcpu;
+	if (domctl(p, XEN_DOMCTL_getvcpuinfo) < 0)
+		return up_fail(UP_EIO, "cannot read vCPU %u state: %s", vcpu,
+			       strerror(errno));
+	*online = p->dc->u.getvcpuinfo.online;
+	*blocked = p->dc->u.getvcpuinfo.blocked;
+	return 0;
+}
+
 int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
 		       const struct hvm_hw_cpu **cpu)
 {

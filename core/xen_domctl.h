@@ -10,6 +10,7 @@
 #ifndef UNIPROF_XEN_DOMCTL_H
 #define UNIPROF_XEN_DOMCTL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <xenctrl.h>
 #include <xen/hvm/save.h>
@@ -29,6 +30,11 @@ int xen_domctl_unpause(struct xen_domctl_path *p);
  * call (native or compat layout, as the guest's width says). */
 int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 			    const vcpu_guest_context_any_t **ctx);
+
+/* Whether a vCPU is up and whether it is blocked (Xen keeps that state
+ * across a domain pause). */
+int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
+			 bool *online, bool *blocked);
 
 /* An HVM/PVH vCPU's CPU save record, likewise. */
 int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,

@@ -93,6 +93,10 @@ int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
 	out->max_vcpus = (int)info.vcpu_max_id + 1;
 	out->type = type_name(info.domain_type);
 	out->paused = info.paused;
+	out->shutdown = info.shutdown;
+	out->crashed = info.shutdown &&
+		       info.shutdown_reason == LIBXL_SHUTDOWN_REASON_CRASH;
+	out->dying = info.dying;
 	libxl_dominfo_dispose(&info);
 	out->name = libxl_domid_to_name(ctx, domid);
 	if (!out->name && asprintf(&out->name, "domain%u", domid) < 0)

@@ -17,6 +17,9 @@ struct xlp_domain {
 	char *kernel;         /* configured kernel image, or NULL */
 	int max_vcpus;
 	bool paused;          /* paused when looked up */
+	bool shutdown;        /* shut down but kept (e.g. on_crash=preserve) */
+	bool crashed;         /* ... by crashing */
+	bool dying;           /* being destroyed */
 };
 
 /* Open and close libxl for this process (errors: one line, -1). */

@@ -13,7 +13,8 @@
 
 enum {
 	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
-	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME,
+	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME, OPT_IDLE,
+	OPT_NO_VCPU_STATE, OPT_ENTRY,
 };
 
 struct option_doc {
@@ -40,6 +41,12 @@ static const struct option_doc docs[] = {
 	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, libunwind, fp" },
 	{ { "hypercalls", required_argument, NULL, OPT_HYPERCALLS }, OPT_HYPERCALLS, "PATH",
 	  "how samples reach Xen: auto (direct when this Xen's domctl interface matches; default), direct, libxenctrl" },
+	{ { "idle", no_argument, NULL, OPT_IDLE }, OPT_IDLE, NULL,
+	  "also show blocked (idle) vCPUs' stacks, under [idle], in the flame graph and top list (default: on-CPU time only)" },
+	{ { "no-vcpu-state", no_argument, NULL, OPT_NO_VCPU_STATE }, OPT_NO_VCPU_STATE, NULL,
+	  "do not ask Xen whether each vCPU is blocked (one hypercall less per vCPU and sample; all stacks count as on-CPU)" },
+	{ { "entry", required_argument, NULL, OPT_ENTRY }, OPT_ENTRY, "FUNCTION",
+	  "a function where stacks begin (thread entry code without unwind information); repeat or comma-separate" },
 	{ { "no-realtime", no_argument, NULL, OPT_NO_REALTIME }, OPT_NO_REALTIME, NULL,
 	  "sample at normal priority, memory unlocked (default: SCHED_FIFO, mlockall while sampling)" },
 	{ { "wait", no_argument, NULL, OPT_WAIT }, OPT_WAIT, NULL,
@@ -140,6 +147,20 @@ static int parse_formats(const char *arg, unsigned *formats)
 	return *formats ? 0 : -1;
 }
 
+/* Names point into argv (comma lists are split in place). */
+static int parse_entries(char *arg, struct xlp_options *o)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(arg, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (o->nr_entries >= sizeof(o->entries) / sizeof(o->entries[0]))
+			return -1;
+		o->entries[o->nr_entries++] = tok;
+	}
+	return o->nr_entries ? 0 : -1;
+}
+
 int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 {
 	struct option longopts[NDOCS + 1];
@@ -215,6 +236,17 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			break;
 		case OPT_NO_REALTIME:
 			o->no_realtime = true;
+			break;
+		case OPT_IDLE:
+			o->with_idle = true;
+			break;
+		case OPT_NO_VCPU_STATE:
+			o->no_vcpu_state = true;
+			break;
+		case OPT_ENTRY:
+			if (parse_entries(optarg, o) < 0)
+				return bad("entry function", optarg,
+					   "give up to 16 function names, comma-separated");
 			break;
 		case OPT_FORCE_SYMBOLS:
 			o->force_symbols = true;

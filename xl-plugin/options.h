@@ -36,6 +36,10 @@ struct xlp_options {
 	bool paused;              /* --paused: created with xl create -p */
 	bool once;                /* -1: one stack per vCPU, no files */
 	bool no_realtime;         /* sample without SCHED_FIFO/mlockall */
+	bool with_idle;           /* --idle: blocked stacks in SVG and top */
+	bool no_vcpu_state;       /* --no-vcpu-state: do not ask busy/blocked */
+	const char *entries[16];  /* --entry: outermost functions */
+	unsigned nr_entries;
 	enum up_unwinder unwinder;
 	enum up_hypercalls hypercalls;
 };

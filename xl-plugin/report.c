@@ -6,6 +6,15 @@
 
 #include "report.h"
 
+/* Busy share of a vCPU's samples whose state is known, or -1. */
+static double busy_pct(const struct up_profile *p, unsigned v)
+{
+	uint64_t busy = up_profile_vcpu_busy(p, v);
+	uint64_t known = busy + up_profile_vcpu_blocked(p, v);
+
+	return known ? 100.0 * (double)busy / (double)known : -1;
+}
+
 void xlp_report_text(const struct xlp_report *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
@@ -33,16 +42,33 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		PRIu64 "\n", trunc,
 		total ? 100.0 * (double)trunc / (double)total : 0.0,
 		s->missed_deadlines);
+	for (int why = 1; why < UP_TRUNC_COUNT; why++)
+		if (up_profile_truncated_by(r->profile, (enum up_trunc)why))
+			fprintf(out, "  truncated: %s %" PRIu64 "\n",
+				up_trunc_name((enum up_trunc)why),
+				up_profile_truncated_by(r->profile, (enum up_trunc)why));
 	fprintf(out, "guest frames mapped %" PRIu64 ", reused %" PRIu64
 		", map failures %" PRIu64 "\n", s->mem.maps, s->mem.hits,
 		s->mem.map_failures);
 	fprintf(out, "unwinder %s: frames by CFI %" PRIu64 ", by frame pointer %" PRIu64
-		", by libunwind %" PRIu64 ", CFI rules not expressible %" PRIu64 "\n",
+		", by libunwind %" PRIu64 ", out of the hypercall page %" PRIu64
+		", CFI rules not expressible %" PRIu64 "\n",
 		up_unwinder_name(r->unwinder), s->frames.cfi, s->frames.fp,
-		s->frames.libunwind, s->frames.unsupported);
-	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
-		fprintf(out, "vcpu%u %" PRIu64 " stacks\n", v,
+		s->frames.libunwind, s->frames.hypercall, s->frames.unsupported);
+	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
+		double busy = busy_pct(r->profile, v);
+
+		fprintf(out, "vcpu%u %" PRIu64 " stacks", v,
 			up_profile_vcpu_samples(r->profile, v));
+		if (busy >= 0)
+			fprintf(out, ", busy %.1f%% (%" PRIu64 " on-CPU, %" PRIu64 " blocked)",
+				busy, up_profile_vcpu_busy(r->profile, v),
+				up_profile_vcpu_blocked(r->profile, v));
+		fputc('\n', out);
+	}
+	fprintf(out, "flame graph and top list: %s\n", r->opt->with_idle ?
+		"busy and blocked (idle) stacks, blocked ones under [idle]" :
+		"on-CPU time only (--idle adds blocked stacks)");
 }
 
 static void str(yajl_gen g, const char *s)
@@ -81,12 +107,15 @@ static void print_cb(void *ctx, const char *s, size_t len)
 int xlp_report_json(const struct xlp_report *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
+	const struct up_output_opts view = { .vcpu = -1,
+					     .with_idle = r->opt->with_idle };
 	uint64_t total = up_profile_samples(r->profile);
+	uint64_t kept = up_profile_kept_samples(r->profile, &view);
 	struct up_top_entry *top = NULL;
 	size_t ntop = 0;
 	yajl_gen g = yajl_gen_alloc(NULL);
 
-	if (!g || up_profile_top(r->profile, r->symtab, NULL, &top, &ntop) < 0) {
+	if (!g || up_profile_top(r->profile, r->symtab, &view, &top, &ntop) < 0) {
 		fprintf(stderr, "xl profile: cannot build the JSON summary: out of memory\n");
 		if (g)
 			yajl_gen_free(g);
@@ -121,6 +150,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "cfi"); yajl_gen_integer(g, (long long)s->frames.cfi);
 	key(g, "fp"); yajl_gen_integer(g, (long long)s->frames.fp);
 	key(g, "libunwind"); yajl_gen_integer(g, (long long)s->frames.libunwind);
+	key(g, "hypercall_page"); yajl_gen_integer(g, (long long)s->frames.hypercall);
 	key(g, "unsupported"); yajl_gen_integer(g, (long long)s->frames.unsupported);
 	yajl_gen_map_close(g);
 	key(g, "frequency_hz"); num(g, r->opt->hz, 3);
@@ -130,7 +160,19 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "stacks"); yajl_gen_integer(g, (long long)total);
 	key(g, "truncated_stacks");
 	yajl_gen_integer(g, (long long)up_profile_truncated(r->profile));
+	key(g, "truncated_by");
+	yajl_gen_map_open(g);
+	for (int why = 1; why < UP_TRUNC_COUNT; why++)
+		if (up_profile_truncated_by(r->profile, (enum up_trunc)why)) {
+			key(g, up_trunc_name((enum up_trunc)why));
+			yajl_gen_integer(g, (long long)up_profile_truncated_by(r->profile,
+									       (enum up_trunc)why));
+		}
+	yajl_gen_map_close(g);
+	key(g, "top_list_covers"); str(g, r->opt->with_idle ? "busy and idle" : "on-cpu");
+	key(g, "top_list_samples"); yajl_gen_integer(g, (long long)kept);
 	key(g, "missed_deadlines"); yajl_gen_integer(g, (long long)s->missed_deadlines);
+	key(g, "vcpu_state_failures"); yajl_gen_integer(g, (long long)s->activity_failures);
 	key(g, "vcpus");
 	yajl_gen_array_open(g);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
@@ -138,6 +180,15 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 		key(g, "vcpu"); yajl_gen_integer(g, v);
 		key(g, "stacks");
 		yajl_gen_integer(g, (long long)up_profile_vcpu_samples(r->profile, v));
+		key(g, "busy");
+		yajl_gen_integer(g, (long long)up_profile_vcpu_busy(r->profile, v));
+		key(g, "blocked");
+		yajl_gen_integer(g, (long long)up_profile_vcpu_blocked(r->profile, v));
+		key(g, "busy_pct");
+		if (busy_pct(r->profile, v) >= 0)
+			num(g, busy_pct(r->profile, v), 2);
+		else
+			yajl_gen_null(g);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -161,9 +212,9 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 		key(g, "self"); yajl_gen_integer(g, (long long)top[i].self);
 		key(g, "total"); yajl_gen_integer(g, (long long)top[i].total);
 		key(g, "self_pct");
-		num(g, total ? 100.0 * (double)top[i].self / (double)total : 0, 2);
+		num(g, kept ? 100.0 * (double)top[i].self / (double)kept : 0, 2);
 		key(g, "total_pct");
-		num(g, total ? 100.0 * (double)top[i].total / (double)total : 0, 2);
+		num(g, kept ? 100.0 * (double)top[i].total / (double)kept : 0, 2);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

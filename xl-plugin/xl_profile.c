@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "domain.h"
+#include "kernel_map_load.h"
 #include "options.h"
 #include "output_files.h"
 #include "realtime.h"
@@ -50,6 +51,7 @@ struct run {
 	struct up_sampler_stats stats;
 	struct up_cfi_table *cfi;
 	struct up_libunwind *libunwind;
+	struct up_kernel_map *kmap;
 	enum up_unwinder unwinder;
 	const char *hypercalls;
 	double setup_ms;          /* start to first sample: symbols, tables */
@@ -137,23 +139,29 @@ static const struct {
 static int write_one(struct run *r, struct xlp_report *rep, unsigned format,
 		     FILE *f)
 {
+	/* The folded file is the data: every stack, blocked ones under
+	 * [idle]. The views show on-CPU time unless --idle. */
+	const struct up_output_opts all = { .vcpu = -1, .with_idle = true };
+	const struct up_output_opts view = { .vcpu = -1,
+					     .with_idle = r->opt->with_idle };
 	char title[256];
 	int rc = 0;
 
 	switch (format) {
 	case XLP_FORMAT_FOLDED:
-		rc = up_profile_write_folded(r->profile, r->symtab, NULL, f);
+		rc = up_profile_write_folded(r->profile, r->symtab, &all, f);
 		break;
 	case XLP_FORMAT_SVG:
-		snprintf(title, sizeof(title), "%s (%s): %" PRIu64 " stacks at %g Hz",
-			 r->dom.name, r->dom.type, up_profile_samples(r->profile),
-			 r->opt->hz);
-		rc = up_profile_write_svg(r->profile, r->symtab, NULL, title, f);
+		snprintf(title, sizeof(title), "%s (%s): %" PRIu64 " %s stacks at %g Hz",
+			 r->dom.name, r->dom.type,
+			 up_profile_kept_samples(r->profile, &view),
+			 r->opt->with_idle ? "busy and idle" : "on-CPU", r->opt->hz);
+		rc = up_profile_write_svg(r->profile, r->symtab, &view, title, f);
 		break;
 	case XLP_FORMAT_TXT:
 		xlp_report_text(rep, f);
 		fputc('\n', f);
-		rc = up_profile_write_top(r->profile, r->symtab, NULL, r->opt->top, f);
+		rc = up_profile_write_top(r->profile, r->symtab, &view, r->opt->top, f);
 		break;
 	case XLP_FORMAT_JSON:
 		return xlp_report_json(rep, f);
@@ -208,16 +216,19 @@ struct once_print {
 	bool *seen;
 };
 
-static int print_stack(unsigned vcpu, const uint64_t *frames, unsigned depth,
-		       enum up_trunc trunc, uint64_t count, void *arg)
+static int print_stack(const struct up_stack_record *s, void *arg)
 {
 	struct once_print *op = arg;
+	const uint64_t *frames = s->frames;
 	char name[512];
 
-	(void)count;
-	op->seen[vcpu] = true;
-	printf("vcpu%u (%s):\n", vcpu, up_trunc_name(trunc));
-	for (unsigned i = 0; i < depth; i++) {
+	op->seen[s->vcpu] = true;
+	if (s->activity == UP_VCPU_UNKNOWN)
+		printf("vcpu%u (%s):\n", s->vcpu, up_trunc_name(s->trunc));
+	else
+		printf("vcpu%u (%s, %s):\n", s->vcpu,
+		       up_vcpu_activity_name(s->activity), up_trunc_name(s->trunc));
+	for (unsigned i = 0; i < s->depth; i++) {
 		/* Return addresses point after the call: name the call. */
 		uint64_t look = i && frames[i] ? frames[i] - 1 : frames[i];
 		const struct up_symbol *sym = op->symtab ? up_symtab_lookup(op->symtab, look) : NULL;
@@ -240,7 +251,8 @@ static int print_once(const struct run *r)
 
 	if (!op.seen)
 		return 1;
-	printf("domain %s (id %u, %s)\n", r->dom.name, r->dom.domid, r->dom.type);
+	printf("domain %s (id %u, %s)%s\n", r->dom.name, r->dom.domid, r->dom.type,
+	       r->dom.crashed ? ", crashed" : r->dom.shutdown ? ", shut down" : "");
 	up_profile_foreach(r->profile, print_stack, &op);
 	for (unsigned v = 0; v < n; v++)
 		if (!op.seen[v] && (r->opt->vcpu < 0 || (unsigned)r->opt->vcpu == v))
@@ -296,13 +308,26 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (r.dom.dying) {
+		fprintf(stderr, "xl profile: domain %s is being destroyed: nothing left to profile\n",
+			r.dom.name);
+		rc = 1;
+		goto out;
+	}
+	if (r.dom.shutdown && !opt.once) {
+		fprintf(stderr, "xl profile: domain %s has %s and is kept, its vCPUs stopped: there is no CPU time to sample; print their stacks with 'xl profile --once %s'\n",
+			r.dom.name, r.dom.crashed ? "crashed" : "shut down", r.dom.name);
+		rc = 1;
+		goto out;
+	}
 	if (opt.vcpu >= 0 && opt.vcpu >= r.dom.max_vcpus) {
 		fprintf(stderr, "xl profile: vCPU %d does not exist: domain %s has %d vCPUs (0-%d)\n",
 			opt.vcpu, r.dom.name, r.dom.max_vcpus, r.dom.max_vcpus - 1);
 		rc = 2;
 		goto out;
 	}
-	if (up_target_open_xen_with(&t, r.dom.domid, opt.hypercalls) < 0) {
+	if ((opt.once ? up_target_open_xen_stopped(&t, r.dom.domid, opt.hypercalls) :
+			up_target_open_xen_with(&t, r.dom.domid, opt.hypercalls)) < 0) {
 		rc = fail(NULL);
 		goto out;
 	}
@@ -323,7 +348,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	r.symbols_used = symbols_used;
-	if (load_unwind_info(&r) < 0) {
+	if (load_unwind_info(&r) < 0 ||
+	    xlp_kernel_map_load(r.dom.kernel, r.symbols_used, r.symtab, r.cfi,
+				&opt, &r.kmap) < 0) {
 		rc = 1;
 		goto out;
 	}
@@ -347,8 +374,12 @@ int main(int argc, char **argv)
 	cfg.libunwind = r.libunwind;
 	if (r.cfi)
 		cfg.unwind.cfi_fallback = r.libunwind;
-	if (opt.once)
+	cfg.unwind.kernel = r.kmap;
+	cfg.no_activity = opt.no_vcpu_state;
+	if (opt.once) {
 		cfg.max_samples = 1;
+		cfg.stopped_ok = true;
+	}
 	if (!opt.quiet && !opt.once)
 		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s; Ctrl-C stops\n",
 			r.dom.name, r.dom.domid, opt.hz,
@@ -395,9 +426,12 @@ int main(int argc, char **argv)
 
 	rc = write_outputs(&r, &rep, stem, opt.quiet ? NULL : stdout) < 0 ? 1 : 0;
 	if (!opt.quiet) {
+		const struct up_output_opts view = { .vcpu = -1,
+						     .with_idle = opt.with_idle };
+
 		xlp_report_text(&rep, stdout);
 		fputc('\n', stdout);
-		up_profile_write_top(r.profile, r.symtab, NULL,
+		up_profile_write_top(r.profile, r.symtab, &view,
 				     opt.top < 10 ? opt.top : 10, stdout);
 	}
 	if (rc == 0 && r.stats.stop == UP_STOP_ERROR)
@@ -409,6 +443,7 @@ out:
 	up_symtab_free(r.symtab);
 	up_cfi_table_free(r.cfi);
 	up_libunwind_free(r.libunwind);
+	up_kernel_map_free(r.kmap);
 	xlp_domain_release(&r.dom);
 	xlp_libxl_close();
 	free(symbols_used);

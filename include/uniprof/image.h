@@ -5,12 +5,13 @@
  *   header   "UPIMAGE1", u32 version (1), u32 domain type, u32 nr_vcpus,
  *            u32 nr_frames
  *   vcpu     u64 ip, sp, fp, cr3; u32 paging, frame_kind, guest_width,
- *            flags (1: online, 2: kernel mode)            -- nr_vcpus times
+ *            flags (1: online, 2: kernel mode, 4: blocked) -- nr_vcpus times
  *   frame    u64 number, u32 kind, u32 reserved, 4096 data -- nr_frames times
  */
 #ifndef UNIPROF_IMAGE_H
 #define UNIPROF_IMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "target.h"
@@ -30,6 +31,9 @@ void up_image_free(struct up_image *img);
 
 /* Append a vCPU; returns its number or a negative error. */
 int up_image_add_vcpu(struct up_image *img, const struct up_regs *regs);
+
+/* Mark a vCPU blocked (idle) rather than busy; vCPUs start busy. */
+int up_image_set_blocked(struct up_image *img, unsigned vcpu, bool blocked);
 
 /* A zeroed frame (created on first use) that the caller may fill. */
 int up_image_frame(struct up_image *img, enum up_frame_kind kind,

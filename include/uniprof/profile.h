@@ -23,16 +23,34 @@ void up_profile_free(struct up_profile *p);
 int up_profile_add(struct up_profile *p, unsigned vcpu,
 		   const uint64_t *frames, unsigned depth, enum up_trunc trunc);
 
+/* The same, saying whether the vCPU was busy or blocked (idle). */
+int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
+			    const uint64_t *frames, unsigned depth,
+			    enum up_trunc trunc, enum up_vcpu_activity activity);
+
 uint64_t up_profile_samples(const struct up_profile *p);  /* all vCPUs */
 uint64_t up_profile_vcpu_samples(const struct up_profile *p, unsigned vcpu);
 uint64_t up_profile_truncated(const struct up_profile *p);
+/* Samples of a vCPU that found it blocked, and busy (the rest: unknown). */
+uint64_t up_profile_vcpu_blocked(const struct up_profile *p, unsigned vcpu);
+uint64_t up_profile_vcpu_busy(const struct up_profile *p, unsigned vcpu);
+/* Stacks truncated for one reason. */
+uint64_t up_profile_truncated_by(const struct up_profile *p, enum up_trunc why);
 size_t up_profile_unique_stacks(const struct up_profile *p);
 unsigned up_profile_nr_vcpus(const struct up_profile *p);
 
-/* Visit every distinct raw stack. vcpu is the vCPU it was seen on. */
-typedef int (*up_profile_visit_fn)(unsigned vcpu, const uint64_t *frames,
-				   unsigned depth, enum up_trunc trunc,
-				   uint64_t count, void *arg);
+/* One distinct raw stack and how often it was seen. */
+struct up_stack_record {
+	unsigned vcpu;                   /* the vCPU it was seen on */
+	const uint64_t *frames;          /* frames[0] is the IP */
+	unsigned depth;
+	enum up_trunc trunc;
+	enum up_vcpu_activity activity;
+	uint64_t count;
+};
+
+/* Visit every distinct raw stack; a non-zero return stops the walk. */
+typedef int (*up_profile_visit_fn)(const struct up_stack_record *s, void *arg);
 int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 		       void *arg);
 
@@ -40,10 +58,14 @@ struct up_output_opts {
 	int vcpu;             /* -1: all vCPUs merged */
 	bool with_offsets;    /* name+0xoff instead of name */
 	bool vcpu_root;       /* prefix each stack with "vcpuN" */
+	/* Stacks of blocked vCPUs: left out (on-CPU time only, as perf's
+	 * cpu-clock), or kept under an "[idle]" root frame. */
+	bool with_idle;
 };
 
 /* Folded stacks, root first, "a;b;c count\n", as flamegraph.pl reads them.
- * A truncated stack starts with "[truncated]". symtab may be NULL. */
+ * A truncated stack starts with "[truncated]", a blocked vCPU's (with_idle)
+ * with "[idle]". symtab may be NULL. */
 int up_profile_write_folded(const struct up_profile *p,
 			    const struct up_symtab *symtab,
 			    const struct up_output_opts *opts, FILE *out);
@@ -68,7 +90,12 @@ int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
 		   struct up_top_entry **entries, size_t *count);
 void up_top_free(struct up_top_entry *entries, size_t count);
 
-/* A table of the first n functions with self % and total %. */
+/* Samples the output options keep (vCPU and idle filters). */
+uint64_t up_profile_kept_samples(const struct up_profile *p,
+				 const struct up_output_opts *opts);
+
+/* A table of the first n functions with self % and total % (of the
+ * samples the options keep). */
 int up_profile_write_top(const struct up_profile *p,
 			 const struct up_symtab *symtab,
 			 const struct up_output_opts *opts, size_t n,

@@ -39,6 +39,12 @@ struct up_sampler_config {
 	const struct up_cfi_table *cfi;   /* for CFI and AUTO */
 	const struct up_libunwind *libunwind;   /* for LIBUNWIND */
 	bool no_jitter;          /* sample exactly on the period grid */
+	/* Do not ask Xen whether each vCPU is blocked (one hypercall less
+	 * per vCPU and sample; every stack then counts as unknown, on-CPU). */
+	bool no_activity;
+	/* Sample a domain that has shut down or crashed but is kept: its
+	 * stopped vCPUs' stacks (a crash dump with --once). */
+	bool stopped_ok;
 };
 
 enum up_stop_reason {
@@ -57,6 +63,7 @@ struct up_sampler_stats {
 	uint64_t missed_deadlines; /* deadlines skipped, not burst */
 	uint64_t offline_vcpus;    /* vCPU samples skipped: offline */
 	uint64_t reg_failures;     /* vCPU samples skipped: no registers */
+	uint64_t activity_failures; /* vCPU samples whose state Xen did not give */
 	uint64_t *pause_ns;        /* one entry per sample */
 	size_t nr_pause;
 	double elapsed_s;

@@ -57,6 +57,16 @@ struct up_regs {
 	bool kernel_mode;
 };
 
+/* What a vCPU was doing when the domain was paused: Xen keeps a blocked
+ * vCPU's state across a pause, so a sample can tell CPU time from idle. */
+enum up_vcpu_activity {
+	UP_VCPU_UNKNOWN = 0,    /* not asked, or not known */
+	UP_VCPU_BUSY = 1,       /* running, or runnable (waiting for a CPU) */
+	UP_VCPU_BLOCKED = 2,    /* blocked in the hypervisor: idle */
+};
+
+const char *up_vcpu_activity_name(enum up_vcpu_activity a);
+
 struct up_target;
 
 struct up_target_info {
@@ -88,6 +98,12 @@ int up_target_open_xen(struct up_target **out, uint32_t domid);
 int up_target_open_xen_with(struct up_target **out, uint32_t domid,
 			    enum up_hypercalls how);
 
+/* The same for a domain that may have shut down or crashed and is kept
+ * (on_crash = "preserve"): its vCPUs are stopped but their registers and
+ * memory are still there, which is what a one-shot stack dump needs. */
+int up_target_open_xen_stopped(struct up_target **out, uint32_t domid,
+			       enum up_hypercalls how);
+
 /* Open a guest image file (see up_image_* in image.h for the format). */
 int up_target_open_image(struct up_target **out, const char *path);
 
@@ -113,6 +129,16 @@ int up_target_map_frame(struct up_target *t, enum up_frame_kind kind,
 void up_target_unmap_frame(struct up_target *t, const void *page);
 
 int up_target_state(struct up_target *t, enum up_domain_state *state);
+
+/* Whether a domain that shut down did so by crashing (SHUTDOWN_crash);
+ * false while it runs or where the target cannot tell. */
+bool up_target_crashed(struct up_target *t);
+
+/* What one vCPU is doing, and whether it is up; only meaningful while
+ * paused (one more hypercall per vCPU on Xen). UP_EUNSUPP where the target
+ * cannot tell. */
+int up_target_get_activity(struct up_target *t, unsigned vcpu,
+			   enum up_vcpu_activity *activity, bool *online);
 
 /* Is the domain currently paused by us? Used by crash handlers. */
 bool up_target_paused_by_us(const struct up_target *t);

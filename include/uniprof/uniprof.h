@@ -5,6 +5,7 @@
 #include "error.h"
 #include "target.h"
 #include "memory.h"
+#include "kernel.h"
 #include "unwind.h"
 #include "symbols.h"
 #include "profile.h"

@@ -5,6 +5,7 @@
 #define UNIPROF_UNWIND_H
 
 #include <stdint.h>
+#include "kernel.h"
 #include "memory.h"
 
 #ifdef __cplusplus
@@ -26,11 +27,15 @@ enum up_trunc {
 	UP_TRUNC_NO_UNWIND_INFO, /* no CFI for an address (-u cfi) */
 	UP_TRUNC_UNSUPPORTED,  /* CFI rule the table cannot express */
 	UP_TRUNC_BAD_CFA,      /* CFI gave a CFA that does not go up */
+	UP_TRUNC_OUTSIDE_TEXT, /* a return address outside the kernel's code */
+	UP_TRUNC_HYPERCALL_STUB, /* in a hypercall stub where it cannot return */
+	UP_TRUNC_COUNT
 };
 
 const char *up_trunc_name(enum up_trunc t);
 
 struct up_libunwind;
+struct up_kernel_map;
 
 struct up_unwind_opts {
 	unsigned max_depth;        /* frames incl. IP; 0: default */
@@ -39,6 +44,12 @@ struct up_unwind_opts {
 	 * by libunwind over this image instead (NULL: the frame pointer in
 	 * -u auto, a truncated stack in -u cfi). */
 	const struct up_libunwind *cfi_fallback;
+	/* The kernel's code (include/uniprof/kernel.h): return addresses
+	 * outside it end a walk, its outermost functions end it whole, its
+	 * hypercall page is stepped through. NULL: none of that. */
+	const struct up_kernel_map *kernel;
+	/* Which hypercall stubs the hypercall page holds: PV or HVM/PVH. */
+	enum up_domain_type domain_type;
 };
 
 struct up_stack {
@@ -49,7 +60,9 @@ struct up_stack {
 };
 
 /* Frame-pointer walk for x86_64: IP first, then return addresses along the
- * RBP chain. Needs out->frames with capacity >= the depth limit. */
+ * RBP chain (after stepping out of the hypercall page). rbp == 0 ends it
+ * whole: frame pointers are assumed kept. Needs out->frames with capacity
+ * >= the depth limit. */
 int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 		 const struct up_unwind_opts *opts, struct up_stack *out);
 
@@ -62,6 +75,8 @@ struct up_cfi_info {
 	size_t rows;
 	size_t unsupported;     /* rows the table cannot express */
 	size_t skipped_fdes;    /* FDEs with encodings we do not decode */
+	size_t fp_fdes;         /* FDEs whose CFA is rbp-based somewhere:
+				 * code built with frame pointers */
 	char warning[160];      /* a malformed section, if any */
 };
 
@@ -72,6 +87,11 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 			  size_t len, const char *what);
 void up_cfi_table_free(struct up_cfi_table *t);
 const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t);
+
+/* What the CFI says of frame pointers: kept when most functions address
+ * their frame through rbp (every non-leaf function does in such a build),
+ * omitted when almost none does. */
+enum up_frame_pointers up_cfi_frame_pointers(const struct up_cfi_table *t);
 
 /* libunwind (stock, remote) over an ELF image's .eh_frame: slower than
  * the CFI table, and the reference it is checked against. */
@@ -96,11 +116,15 @@ struct up_unwind_counts {
 	uint64_t fp;            /* frames unwound with the frame pointer */
 	uint64_t unsupported;   /* frames whose CFI rule the table lacks */
 	uint64_t libunwind;     /* frames unwound by libunwind */
+	uint64_t hypercall;     /* frames out of the hypercall page */
 };
 
-/* CFI walk. With fp_fallback (-u auto), an address without CFI is unwound
- * through the frame pointer; without it (-u cfi) the walk stops there,
- * complete if the frame pointer is 0 (the ABI's outermost-frame mark). */
+/* CFI walk. A stack is whole only where the CFI says the return address
+ * is undefined, a return address is 0, or an outermost function of the
+ * kernel map is reached. With fp_fallback (-u auto), an address without
+ * CFI is unwound through the frame pointer when the kernel keeps frame
+ * pointers (then rbp == 0 also ends it whole); otherwise the walk stops
+ * there, truncated. */
 int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		  const struct up_cfi_table *t, const struct up_unwind_opts *opts,
 		  bool fp_fallback, struct up_stack *out,

@@ -89,25 +89,34 @@ pvh_start64:
 	mov $1, %esi            /* mode 1: PVH */
 	jmp tg_entry64
 
+/* The outermost frames say so in their CFI (return address undefined),
+ * as a C runtime's _start does: unwinders without frame pointers know the
+ * stack is whole there. */
 	.globl tg_entry64
 	.type tg_entry64, @function
 tg_entry64:
+	.cfi_startproc
+	.cfi_undefined rip
 	lea tg_boot_stack_top(%rip), %rsp
 	xor %ebp, %ebp
 	call tg_main
 3:	hlt
 	jmp 3b
+	.cfi_endproc
 	.size tg_entry64, . - tg_entry64
 
 /* vCPU 1 (see smp.c): the root frame of its stacks. */
 	.globl tg_ap_entry64
 	.type tg_ap_entry64, @function
 tg_ap_entry64:
+	.cfi_startproc
+	.cfi_undefined rip
 	lea tg_ap_stack_top(%rip), %rsp
 	xor %ebp, %ebp
 	call tg_ap_main
 4:	hlt
 	jmp 4b
+	.cfi_endproc
 	.size tg_ap_entry64, . - tg_ap_entry64
 
 	.section .rodata

@@ -1,0 +1,43 @@
+/* The kernel map's layout (see include/uniprof/kernel.h), and the unwind
+ * steps that use it, shared by the frame-pointer, CFI and libunwind walks. */
+#ifndef UP_KERNEL_MAP_H
+#define UP_KERNEL_MAP_H
+
+#include <stdint.h>
+#include "uniprof/kernel.h"
+#include "uniprof/target.h"
+#include "uniprof/unwind.h"
+
+struct kernel_range {
+	uint64_t lo, hi;
+};
+
+struct up_kernel_map {
+	struct kernel_range text[UP_KERNEL_MAX_TEXT];
+	size_t nr_text;
+	struct kernel_range entry[UP_KERNEL_MAX_ENTRIES];
+	size_t nr_entry;
+	uint64_t hypercall_page;
+	enum up_frame_pointers frame_pointers;
+};
+
+#define HYPERCALL_STUB_SIZE 32
+
+static inline bool kernel_in_hypercall_page(const struct up_kernel_map *k,
+					    uint64_t ip)
+{
+	return k && k->hypercall_page &&
+	       ip - k->hypercall_page < (uint64_t)UP_PAGE_SIZE;
+}
+
+/* One frame out of a hypercall stub: Xen writes 32-byte stubs that set up
+ * no frame. 64-bit PV: push %rcx; push %r11; mov $N,%eax; syscall;
+ * pop %r11; pop %rcx; ret. HVM/PVH: mov $N,%eax; vmcall (or vmmcall); ret.
+ * From the pc's offset in its stub, where the return address is.
+ * Returns 0 with the caller's ip and sp, -1 with *trunc set. */
+int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
+			  const struct up_kernel_map *k,
+			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,
+			  enum up_trunc *trunc);
+
+#endif

@@ -1,0 +1,56 @@
+/* Unwinding out of Xen's hypercall page. A vCPU blocked in the hypervisor
+ * (SCHEDOP_block: most of an idle unikernel's time) is paused with its pc
+ * just after the stub's syscall/vmcall; the stub has no CFI and sets up no
+ * frame, so neither the CFI table nor an rbp chain finds its caller. The
+ * stub's layout is Xen's own, fixed by the domain type. */
+#include "config.h"
+
+#include "kernel_map.h"
+
+#define HYPERCALL_IRET 23     /* jumped to, never returns */
+
+/* Where the return address is, from sp, at each offset of a 64-bit PV
+ * stub: push %rcx (1 byte), push %r11 (2), mov $N,%eax (5), syscall (2),
+ * pop %r11 (2), pop %rcx (1), ret (1). -1: not an instruction boundary
+ * the stub can be paused at. */
+static int pv_ra_offset(unsigned off)
+{
+	if (off == 0 || off == 13)
+		return 0;
+	if (off == 1 || off == 12)
+		return 8;
+	if (off == 3 || off == 8 || off == 10)   /* after the pushes */
+		return 16;
+	return -1;
+}
+
+/* HVM/PVH stub: mov $N,%eax (5), vmcall/vmmcall (3), ret (1): nothing is
+ * pushed, the return address stays at sp. */
+static int hvm_ra_offset(unsigned off)
+{
+	return off == 0 || off == 5 || off == 8 ? 0 : -1;
+}
+
+int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
+			  const struct up_kernel_map *k,
+			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,
+			  enum up_trunc *trunc)
+{
+	uint64_t rel = *ip - k->hypercall_page, ra;
+	unsigned nr = (unsigned)(rel / HYPERCALL_STUB_SIZE);
+	unsigned off = (unsigned)(rel % HYPERCALL_STUB_SIZE);
+	int at = nr == HYPERCALL_IRET ? -1 :
+		 type == UP_DOMAIN_PV ? pv_ra_offset(off) : hvm_ra_offset(off);
+
+	if (at < 0) {
+		*trunc = UP_TRUNC_HYPERCALL_STUB;
+		return -1;
+	}
+	if (up_mem_read_u64(m, regs, *sp + (uint64_t)at, &ra) < 0) {
+		*trunc = UP_TRUNC_UNREADABLE;
+		return -1;
+	}
+	*sp += (uint64_t)at + 8;
+	*ip = ra;
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* What the unwinders need to know about the guest kernel's code, read once
+ * from its image before sampling: where its code is (a return address
+ * elsewhere is garbage), which functions are outermost (a stack that
+ * reaches one is whole), where Xen's hypercall page is (its stubs set up no
+ * frame and have no CFI), and whether the code keeps frame pointers (only
+ * then does rbp == 0 mark the end of a stack). */
+#ifndef UNIPROF_KERNEL_H
+#define UNIPROF_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "symbols.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct up_kernel_map;
+
+enum up_frame_pointers {
+	UP_FP_UNKNOWN = 0,     /* no evidence: trust rbp chains */
+	UP_FP_KEPT = 1,        /* built with frame pointers */
+	UP_FP_OMITTED = 2,     /* rbp is a general register */
+};
+
+#define UP_KERNEL_MAX_TEXT 64       /* executable ranges kept */
+#define UP_KERNEL_MAX_ENTRIES 256   /* outermost functions kept */
+
+/* An empty map: nothing known, every address accepted. */
+int up_kernel_map_new(struct up_kernel_map **out);
+
+/* From an ELF image (gzip-compressed too): its executable segments, the
+ * function holding its entry point and Xen's XEN_ELFNOTE_ENTRY, and the
+ * hypercall page (XEN_ELFNOTE_HYPERCALL_PAGE, else the hypercall_page
+ * symbol). symtab, if given, sizes the entry functions. */
+int up_kernel_map_load(struct up_kernel_map **out, const char *path,
+		       const struct up_symtab *symtab);
+int up_kernel_map_load_mem(struct up_kernel_map **out, const void *buf,
+			   size_t len, const char *what,
+			   const struct up_symtab *symtab);
+void up_kernel_map_free(struct up_kernel_map *k);
+
+/* Code lives in [lo, hi). Once any range is known, return addresses
+ * outside every range end a walk as truncated. */
+int up_kernel_map_add_text(struct up_kernel_map *k, uint64_t lo, uint64_t hi);
+
+/* A function in [lo, hi) is outermost: thread entry trampolines. */
+int up_kernel_map_add_entry(struct up_kernel_map *k, uint64_t lo, uint64_t hi);
+
+/* The same by name; UP_ENOENT when symtab has no such function. */
+int up_kernel_map_add_entry_symbol(struct up_kernel_map *k,
+				   const struct up_symtab *symtab,
+				   const char *name);
+
+void up_kernel_map_set_hypercall_page(struct up_kernel_map *k, uint64_t va);
+/* Its virtual address, or 0 when unknown. */
+uint64_t up_kernel_map_hypercall_page(const struct up_kernel_map *k);
+
+void up_kernel_map_set_frame_pointers(struct up_kernel_map *k,
+				      enum up_frame_pointers fp);
+enum up_frame_pointers up_kernel_map_frame_pointers(const struct up_kernel_map *k);
+
+bool up_kernel_map_in_text(const struct up_kernel_map *k, uint64_t addr);
+bool up_kernel_map_is_entry(const struct up_kernel_map *k, uint64_t pc);
+size_t up_kernel_map_text_ranges(const struct up_kernel_map *k);
+size_t up_kernel_map_entries(const struct up_kernel_map *k);
+
+/* The name of hypercall nr ("sched_op"), or NULL when it has none. */
+const char *up_hypercall_name(unsigned nr);
+
+/* Name the hypercall page's 32-byte stubs in a symbol table:
+ * "hypercall_page [sched_op]" for the stub at page + 32 * 29. */
+int up_symtab_name_hypercalls(struct up_symtab *s, uint64_t page);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

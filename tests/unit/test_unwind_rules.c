@@ -1,0 +1,424 @@
+/* What real unikernels need of the unwinders (issue: real unikernels):
+ * stepping out of Xen's hypercall page (PV and HVM stub layouts, in the FP,
+ * CFI and libunwind walks), rbp == 0 meaning nothing in code without frame
+ * pointers, return addresses outside the kernel's code ending a walk as
+ * truncated, outermost functions ending it whole, the kernel map read from
+ * the test unikernel, names for the hypercall stubs, and idle stacks kept
+ * apart in a profile. */
+#include "cfi_table.h"
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+#define STACK 0xffff880000200000ULL
+#define HC 0x5000ULL                   /* hypercall page */
+#define SCHED_OP_PV (HC + 29 * 32 + 10) /* after syscall */
+#define SCHED_OP_HVM (HC + 29 * 32 + 8) /* after vmcall */
+
+static char guest_fp[4096], guest_nofp[4096];
+
+struct fx {
+	struct test_guest g;
+	struct up_target *t;
+	struct up_mem *m;
+	struct cfi_row rows[8];
+	struct up_cfi_table table;
+	struct up_kernel_map *k;
+	uint64_t frames[64];
+	struct up_stack st;
+	struct up_unwind_counts counts;
+	struct up_regs r;
+};
+
+static void setup(struct fx *f, enum up_domain_type type)
+{
+	memset(f, 0, sizeof(*f));
+	tg_init(&f->g, type);
+	tg_map_fresh(&f->g, STACK, 4);
+	f->table.rows = f->rows;
+	f->st.frames = f->frames;
+	f->st.capacity = 64;
+	up_kernel_map_new(&f->k);
+	up_kernel_map_set_hypercall_page(f->k, HC);
+}
+
+static void row(struct fx *f, uint64_t start, uint32_t len, uint8_t kind,
+		int32_t cfa_off)
+{
+	struct cfi_row r = { .start = start, .len = len, .kind = kind,
+			     .cfa_reg = CFI_REG_SP, .cfa_off = cfa_off,
+			     .ra_off = -8, .fp_rule = CFI_FP_SAME };
+
+	f->rows[f->table.count++] = r;
+}
+
+static void open_guest(struct fx *f, uint64_t ip, uint64_t sp, uint64_t fp)
+{
+	f->r = tg_regs(&f->g, ip, sp, fp);
+	up_image_add_vcpu(f->g.img, &f->r);
+	f->t = tg_open(&f->g);
+	up_mem_new(&f->m, f->t, 0);
+	up_mem_new_sample(f->m);
+}
+
+static struct up_unwind_opts opts(struct fx *f, enum up_domain_type type)
+{
+	struct up_unwind_opts o = { .max_depth = 64, .kernel = f->k,
+				    .domain_type = type };
+
+	return o;
+}
+
+static void teardown(struct fx *f)
+{
+	up_mem_free(f->m);
+	up_target_close(f->t);
+	up_kernel_map_free(f->k);
+	tg_release(&f->g);
+}
+
+/* PV: paused after the stub's syscall, the stub's pushes (r11, rcx) sit
+ * above sp and the return address into block_domain above them. Its
+ * caller has CFI; the one above it is outermost. */
+static void test_hypercall_pv_cfi(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+
+	setup(&f, UP_DOMAIN_PV);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);      /* block_domain */
+	row(&f, 0x2000, 0x100, CFI_ROW_OUTERMOST, 0);    /* the entry */
+	tg_poke64(&f.g, STACK, 0x1111);                  /* saved r11 */
+	tg_poke64(&f.g, STACK + 8, 0x2222);              /* saved rcx */
+	tg_poke64(&f.g, STACK + 16, 0x1035);             /* into block_domain */
+	tg_poke64(&f.g, STACK + 24 + 8, 0x2011);         /* block_domain's ret */
+	open_guest(&f, SCHED_OP_PV, STACK, 0);
+	o = opts(&f, UP_DOMAIN_PV);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, &f.counts) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE);
+	REQUIRE(f.st.depth == 3);
+	CHECK_U64(f.frames[0], SCHED_OP_PV);
+	CHECK_U64(f.frames[1], 0x1035);
+	CHECK_U64(f.frames[2], 0x2011);
+	CHECK(f.counts.hypercall == 1 && f.counts.cfi == 1);
+	/* Without the kernel map the page is code without CFI: truncated,
+	 * never written as whole (the bug: "hypercall_page 1"). */
+	o.kernel = NULL;
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 1);
+	teardown(&f);
+}
+
+/* HVM/PVH: mov; vmcall; ret: the return address stays at sp. */
+static void test_hypercall_hvm_cfi(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+
+	setup(&f, UP_DOMAIN_HVM);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
+	row(&f, 0x2000, 0x100, CFI_ROW_OUTERMOST, 0);
+	tg_poke64(&f.g, STACK, 0x1035);
+	tg_poke64(&f.g, STACK + 8 + 8, 0x2011);
+	open_guest(&f, SCHED_OP_HVM, STACK, 0);
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, true, &f.st, &f.counts) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE);
+	REQUIRE(f.st.depth == 3);
+	CHECK_U64(f.frames[1], 0x1035);
+	CHECK_U64(f.frames[2], 0x2011);
+	/* The PV layout read on this stack would be wrong: the type matters
+	 * (it takes block_domain's return address for the stub's). */
+	o.domain_type = UP_DOMAIN_PV;
+	f.r.ip = HC + 29 * 32 + 10;
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, true, &f.st, NULL) == 0);
+	CHECK(f.st.depth < 2 || f.frames[1] != 0x1035);
+	teardown(&f);
+}
+
+/* Offsets where a stub cannot be paused (mid-instruction), and the iret
+ * stub (jumped to, never returns), are truncations. */
+static void test_hypercall_bad_positions(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+
+	setup(&f, UP_DOMAIN_PV);
+	open_guest(&f, HC + 29 * 32 + 9, STACK, 0);
+	o = opts(&f, UP_DOMAIN_PV);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, true, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_HYPERCALL_STUB && f.st.depth == 1);
+	f.r.ip = HC + 23 * 32 + 10;           /* iret */
+	CHECK(up_unwind_fp(f.m, &f.r, &o, &f.st) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_HYPERCALL_STUB && f.st.depth == 1);
+	f.r.ip = HC + 29 * 32 + 20;           /* padding after ret */
+	o.domain_type = UP_DOMAIN_HVM;
+	CHECK(up_unwind_fp(f.m, &f.r, &o, &f.st) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_HYPERCALL_STUB);
+	teardown(&f);
+}
+
+/* Frame pointers: the stub sets up no frame, so the rbp chain starts at
+ * block_domain's caller; the stub step puts block_domain back. */
+static void test_hypercall_fp_keeps_caller(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+	uint64_t fp = STACK + 0x100;
+
+	setup(&f, UP_DOMAIN_PV);
+	tg_poke64(&f.g, STACK + 16, 0x1035);       /* into block_domain */
+	tg_poke64(&f.g, fp, 0);                    /* block_domain's frame */
+	tg_poke64(&f.g, fp + 8, 0x2011);           /* into schedule */
+	open_guest(&f, SCHED_OP_PV, STACK, fp);
+	o = opts(&f, UP_DOMAIN_PV);
+	CHECK(up_unwind_fp(f.m, &f.r, &o, &f.st) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE);
+	REQUIRE(f.st.depth == 3);
+	CHECK_U64(f.frames[1], 0x1035);
+	CHECK_U64(f.frames[2], 0x2011);
+	teardown(&f);
+}
+
+/* libunwind knows no hypercall page: the walk steps out first. The test
+ * unikernel's own code gives libunwind real CFI to go on with. */
+static void test_hypercall_libunwind(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+	struct up_libunwind *lu;
+	unsigned long tg_main = tg_elf_symbol(guest_nofp, "tg_main");
+	unsigned long entry = tg_elf_symbol(guest_nofp, "tg_entry64");
+	unsigned long call_main = tg_shell_hex(
+		"objdump -d --no-show-raw-insn %s | awk '/<%s>:/ { f = 1 } f && /call.*<%s>/ { print $1; exit }'",
+		guest_nofp, "tg_entry64", "tg_main");
+	uint64_t ret_main = call_main + 5;      /* call rel32: 5 bytes */
+
+	REQUIRE(tg_main && entry && call_main);
+	REQUIRE(up_libunwind_load(&lu, guest_nofp) == 0);
+	setup(&f, UP_DOMAIN_HVM);
+	/* Paused in the stub called from tg_main's first instruction: the
+	 * return address into tg_main at sp, tg_main's CFA = sp + 8 there,
+	 * and its own return address into tg_entry64 above it. */
+	tg_poke64(&f.g, STACK, tg_main + 1);
+	tg_poke64(&f.g, STACK + 8, ret_main);
+	open_guest(&f, SCHED_OP_HVM, STACK, 0);
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_libunwind(f.m, &f.r, lu, &o, &f.st) == 0);
+	CHECK_U64(f.frames[1], tg_main + 1);
+	CHECK(f.st.depth >= 2);
+	up_libunwind_free(lu);
+	teardown(&f);
+}
+
+/* rbp == 0 says "outermost" only where frame pointers are kept: in a build
+ * without them, the fallback at an address without CFI is a truncation. */
+static void test_rbp_zero_without_frame_pointers(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+
+	setup(&f, UP_DOMAIN_HVM);
+	open_guest(&f, 0x3000, STACK, 0);
+	o = opts(&f, UP_DOMAIN_HVM);
+	up_kernel_map_set_frame_pointers(f.k, UP_FP_OMITTED);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, true, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 1);
+	up_kernel_map_set_frame_pointers(f.k, UP_FP_KEPT);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, true, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 1);
+	teardown(&f);
+}
+
+/* A return address outside the kernel's code ends the walk as truncated
+ * and is not kept as a frame (the bug: "[truncated];0x100000;..."). */
+static void test_return_outside_text(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+	uint64_t fp = STACK + 0x100;
+
+	setup(&f, UP_DOMAIN_HVM);
+	up_kernel_map_add_text(f.k, 0x1000, 0x4000);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
+	tg_poke64(&f.g, STACK + 8, 0x100000);        /* not code */
+	tg_poke64(&f.g, fp, 0);
+	tg_poke64(&f.g, fp + 8, 0x100000);
+	open_guest(&f, 0x1010, STACK, fp);
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_OUTSIDE_TEXT && f.st.depth == 1);
+	CHECK(up_unwind_fp(f.m, &f.r, &o, &f.st) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_OUTSIDE_TEXT && f.st.depth == 1);
+	teardown(&f);
+	/* Inside the code it is a frame. */
+	setup(&f, UP_DOMAIN_HVM);
+	up_kernel_map_add_text(f.k, 0x1000, 0x4000);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
+	tg_poke64(&f.g, STACK + 8, 0x2011);
+	open_guest(&f, 0x1010, STACK, 0);
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.depth == 2 && f.st.trunc == UP_TRUNC_NO_UNWIND_INFO);
+	teardown(&f);
+}
+
+/* A thread entry without CFI (--entry) ends the walk whole. */
+static void test_entry_function(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+
+	setup(&f, UP_DOMAIN_HVM);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
+	tg_poke64(&f.g, STACK + 8, 0x3011);          /* into thread_starter */
+	open_guest(&f, 0x1010, STACK, 0x77);
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 2);
+	CHECK(up_kernel_map_add_entry(f.k, 0x3000, 0x3040) == 0);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 2);
+	CHECK(up_kernel_map_add_entry(f.k, 0x3040, 0x3040) < 0);   /* empty */
+	teardown(&f);
+}
+
+/* The test unikernel's map: its code segment, its entry function, its
+ * hypercall page (the note), frame pointers per build; and the stubs'
+ * names in its symbol table. */
+static void test_kernel_map_of_guest(void)
+{
+	struct up_kernel_map *k;
+	struct up_symtab *s;
+	struct up_cfi_table *fp, *nofp;
+	unsigned long hc = tg_elf_symbol(guest_nofp, "hypercall_page");
+	unsigned long pv_start = tg_elf_symbol(guest_nofp, "pv_start");
+	unsigned long tg_main = tg_elf_symbol(guest_nofp, "tg_main");
+	char name[128];
+
+	REQUIRE(hc && pv_start && tg_main);
+	REQUIRE(up_symtab_load(&s, guest_nofp) == 0);
+	REQUIRE(up_kernel_map_load(&k, guest_nofp, s) == 0);
+	CHECK_U64(up_kernel_map_hypercall_page(k), hc);
+	CHECK(up_kernel_map_text_ranges(k) >= 1);
+	CHECK(up_kernel_map_in_text(k, tg_main));
+	CHECK(!up_kernel_map_in_text(k, 0x10));
+	CHECK(up_kernel_map_is_entry(k, pv_start));
+	CHECK(!up_kernel_map_is_entry(k, tg_main));
+	CHECK(up_kernel_map_add_entry_symbol(k, s, "tg_main") == 0);
+	CHECK(up_kernel_map_is_entry(k, tg_main + 4));
+	CHECK(up_kernel_map_add_entry_symbol(k, s, "no_such_fn") == UP_ENOENT);
+	up_kernel_map_free(k);
+
+	CHECK(up_symtab_name_hypercalls(s, hc) == 0);
+	up_symtab_format(s, hc + 29 * 32 + 10, false, name, sizeof(name));
+	CHECK_STR(name, "hypercall_page [sched_op]");
+	up_symtab_format(s, hc, false, name, sizeof(name));
+	CHECK_STR(name, "hypercall_page [set_trap_table]");
+	up_symtab_format(s, hc + 60 * 32, false, name, sizeof(name));
+	CHECK_STR(name, "hypercall_page [#60]");
+	up_symtab_format(s, tg_main, false, name, sizeof(name));
+	CHECK_STR(name, "tg_main");
+	up_symtab_free(s);
+
+	REQUIRE(up_cfi_table_load(&fp, guest_fp) == 0);
+	REQUIRE(up_cfi_table_load(&nofp, guest_nofp) == 0);
+	CHECK(up_cfi_frame_pointers(fp) == UP_FP_KEPT);
+	CHECK(up_cfi_frame_pointers(nofp) == UP_FP_OMITTED);
+	up_cfi_table_free(fp);
+	up_cfi_table_free(nofp);
+}
+
+/* Blocked stacks are counted apart; the views leave them out unless asked,
+ * then show them under [idle]. */
+static void test_idle_in_profile(void)
+{
+	struct up_profile *p;
+	uint64_t busy[] = { 0x10, 0x20 }, idle[] = { 0x30, 0x20 };
+	struct up_output_opts on_cpu = { .vcpu = -1 };
+	struct up_output_opts all = { .vcpu = -1, .with_idle = true };
+	char buf[1024] = "";
+	FILE *f;
+
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(up_profile_add_activity(p, 0, busy, 2, UP_TRUNC_NONE,
+					      UP_VCPU_BUSY) == 0);
+	for (int i = 0; i < 7; i++)
+		CHECK(up_profile_add_activity(p, 0, idle, 2, UP_TRUNC_NONE,
+					      UP_VCPU_BLOCKED) == 0);
+	CHECK_U64(up_profile_vcpu_busy(p, 0), 3);
+	CHECK_U64(up_profile_vcpu_blocked(p, 0), 7);
+	CHECK_U64(up_profile_kept_samples(p, &on_cpu), 3);
+	CHECK_U64(up_profile_kept_samples(p, &all), 10);
+	f = fmemopen(buf, sizeof(buf), "w");
+	up_profile_write_folded(p, NULL, &on_cpu, f);
+	fclose(f);
+	CHECK_STR(buf, "0x20;0x10 3\n");
+	f = fmemopen(buf, sizeof(buf), "w");
+	up_profile_write_folded(p, NULL, &all, f);
+	fclose(f);
+	CHECK_STR(buf, "0x20;0x10 3\n[idle];0x20;0x30 7\n");
+	up_profile_free(p);
+}
+
+/* The sampler asks each vCPU's state inside the pause (image target:
+ * the blocked flag), or not at all when told not to. */
+static void test_sampler_activity(void)
+{
+	struct test_guest g;
+	struct up_target *t;
+	struct up_profile *p;
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_HVM);
+	tg_map_fresh(&g, STACK, 1);
+	r = tg_regs(&g, 0x1000, STACK, 0);
+	up_image_add_vcpu(g.img, &r);
+	up_image_add_vcpu(g.img, &r);
+	up_image_set_blocked(g.img, 1, true);
+	t = tg_open(&g);
+	up_sampler_config_init(&c);
+	c.unwinder = UP_UNWINDER_FP;
+	c.hz = 10000;
+	c.max_samples = 5;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK_U64(up_profile_vcpu_busy(p, 0), 5);
+	CHECK_U64(up_profile_vcpu_blocked(p, 1), 5);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	c.no_activity = true;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK_U64(up_profile_vcpu_blocked(p, 1), 0);
+	CHECK_U64(up_profile_vcpu_busy(p, 1), 0);
+	CHECK_U64(up_profile_vcpu_samples(p, 1), 5);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
+int main(void)
+{
+	const char *b = getenv("top_builddir");
+
+	snprintf(guest_fp, sizeof(guest_fp), "%s/tests/guest/tg-fp.elf", b ? b : ".");
+	snprintf(guest_nofp, sizeof(guest_nofp), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
+	RUN(test_hypercall_pv_cfi);
+	RUN(test_hypercall_hvm_cfi);
+	RUN(test_hypercall_bad_positions);
+	RUN(test_hypercall_fp_keeps_caller);
+	RUN(test_hypercall_libunwind);
+	RUN(test_rbp_zero_without_frame_pointers);
+	RUN(test_return_outside_text);
+	RUN(test_entry_function);
+	RUN(test_kernel_map_of_guest);
+	RUN(test_idle_in_profile);
+	RUN(test_sampler_activity);
+	TEST_MAIN_END();
+}

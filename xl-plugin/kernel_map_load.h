@@ -1,0 +1,18 @@
+/* The kernel map for the unwinders (include/uniprof/kernel.h), from what
+ * xl profile found: the kernel image, else the symbol file, else only the
+ * symbols; plus the user's --entry functions and what the CFI table says
+ * of frame pointers. The hypercall page's stubs get names in the symbol
+ * table. */
+#ifndef XLP_KERNEL_MAP_LOAD_H
+#define XLP_KERNEL_MAP_LOAD_H
+
+#include "options.h"
+#include "uniprof/uniprof.h"
+
+/* Prints one error line and returns -1 on failure (an --entry that names
+ * no function). symtab and cfi may be NULL. */
+int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
+			struct up_symtab *symtab, const struct up_cfi_table *cfi,
+			const struct xlp_options *opt, struct up_kernel_map **out);
+
+#endif
