@@ -131,19 +131,20 @@ int up_profile_add(struct up_profile *p, unsigned vcpu,
 		   const uint64_t *frames, unsigned depth, enum up_trunc trunc)
 {
 	return up_profile_add_activity(p, vcpu, frames, depth, trunc,
-				       UP_VCPU_UNKNOWN);
+				       UP_VCPU_UNKNOWN, 1);
 }
 
 int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 			    const uint64_t *frames, unsigned depth,
-			    enum up_trunc trunc, enum up_vcpu_activity act)
+			    enum up_trunc trunc, enum up_vcpu_activity act,
+			    uint64_t n)
 {
 	uint64_t h;
 	size_t j;
 	int rc;
 
 	if (vcpu >= p->nr_vcpus || depth == 0 || trunc >= UP_TRUNC_COUNT ||
-	    act > UP_VCPU_BLOCKED)
+	    act > UP_VCPU_BLOCKED || n == 0 || n > UINT32_MAX)
 		return up_fail(UP_EINVAL, "bad stack (vCPU %u, depth %u)", vcpu,
 			       depth);
 	if ((p->nr_entries + 1) * 2 > p->nslots && (rc = grow_slots(p)) < 0)
@@ -156,21 +157,22 @@ int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 		    e->trunc == trunc && e->activity == act &&
 		    memcmp(p->arena + e->frames, frames,
 			   depth * sizeof(*frames)) == 0) {
-			e->count++;
+			e->count += n;
 			goto counted;
 		}
 	}
 	rc = append(p, vcpu, frames, depth, trunc, act, h, j);
 	if (rc < 0)
 		return rc;
+	p->entries[p->nr_entries - 1].count = n;
 counted:
-	p->samples++;
-	p->vcpu_samples[vcpu]++;
-	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED;
-	p->vcpu_busy[vcpu] += act == UP_VCPU_BUSY;
+	p->samples += n;
+	p->vcpu_samples[vcpu] += n;
+	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED ? n : 0;
+	p->vcpu_busy[vcpu] += act == UP_VCPU_BUSY ? n : 0;
 	if (trunc != UP_TRUNC_NONE)
-		p->truncated++;
-	p->trunc_by[trunc]++;
+		p->truncated += n;
+	p->trunc_by[trunc] += n;
 	return 0;
 }
 

@@ -16,6 +16,9 @@
 
 #define NSEC 1000000000ULL
 #define UNPAUSE_TRIES 5
+/* A late sampler lets the last sample stand for at most this many of the
+ * periods it missed (see up_sample). */
+#define MAX_CREDIT 32
 
 const char *up_unwinder_name(enum up_unwinder u)
 {
@@ -186,6 +189,24 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 	return urc;
 }
 
+/* Count the stacks of one sample, n times each. */
+static int count_stacks(struct up_profile *p, const struct vcpu_sample *vs,
+			unsigned first, unsigned last, uint64_t n)
+{
+	for (unsigned v = first; v <= last; v++) {
+		int rc;
+
+		if (vs[v].status != 0)
+			continue;
+		rc = up_profile_add_activity(p, v, vs[v].stack.frames,
+					     vs[v].stack.depth, vs[v].stack.trunc,
+					     vs[v].activity, n);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	      struct up_profile *p, volatile sig_atomic_t *stop,
 	      struct up_sampler_stats *s)
@@ -200,6 +221,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	struct up_mem *mem = NULL;
 	struct up_unwind_opts uo = c->unwind;
 	size_t pause_cap = 0;
+	bool have_last = false;     /* vs holds the last sample's stacks */
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -246,10 +268,30 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		deadline += period;
 		now = now_ns();
 		if (now > deadline + period) {
-			/* Late (we were descheduled): skip, never burst. */
+			/* Late: never burst. But the periods missed are not
+			 * dropped either: the state of the guest then is best
+			 * known from the last sample, which counts once more for
+			 * each (up to MAX_CREDIT). Dropping them would bias the
+			 * profile: the sampler falls behind when dom0 is short
+			 * of CPU, and a busy guest takes more of it than a
+			 * blocked one (under emulation, by milliseconds: pausing
+			 * a running vCPU waits for its CPU to take the request,
+			 * a blocked one stops at once). */
 			uint64_t missed = (now - deadline) / period;
+			uint64_t credit = have_last && !c->drop_late ? missed : 0;
 
-			s->missed_deadlines += missed;
+			if (credit > MAX_CREDIT)
+				credit = MAX_CREDIT;
+			if (credit && (rc = count_stacks(p, vs, first, last,
+							 credit)) < 0) {
+				s->stop = UP_STOP_ERROR;
+				snprintf(s->error, sizeof(s->error), "%s",
+					 up_error_last());
+				rc = 0;
+				break;
+			}
+			s->covered_periods += credit;
+			s->missed_deadlines += missed - credit;
 			deadline += missed * period;
 		}
 		if (deadline > end) {
@@ -275,6 +317,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			break;
 		}
 
+		have_last = false;
 		rc = take_sample(t, mem, c, &uo, first, last, vs, &pause_ns,
 				 &s->frames);
 		if (rc < 0) {
@@ -295,20 +338,14 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			break;
 		}
 		for (unsigned v = first; v <= last; v++) {
-			if (vs[v].status == 1) {
+			if (vs[v].status == 1)
 				s->offline_vcpus++;
-			} else if (vs[v].status == 2) {
+			else if (vs[v].status == 2)
 				s->reg_failures++;
-			} else if ((rc = up_profile_add_activity(p, v,
-						vs[v].stack.frames,
-						vs[v].stack.depth,
-						vs[v].stack.trunc,
-						vs[v].activity)) < 0) {
-				break;
-			} else {
+			else
 				s->activity_failures += vs[v].activity_failed;
-			}
 		}
+		rc = count_stacks(p, vs, first, last, 1);
 		if (rc == 0)
 			rc = record_pause(s, pause_ns, &pause_cap);
 		if (rc < 0) {
@@ -319,6 +356,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			break;
 		}
 		s->samples++;
+		have_last = true;
 	}
 	s->elapsed_s = (double)(now_ns() - start) / 1e9;
 	up_mem_get_stats(mem, &s->mem);

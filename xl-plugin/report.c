@@ -39,9 +39,9 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 	fprintf(out, "set up in %.0f ms (symbols, unwind tables), peak memory %ld KiB\n",
 		r->setup_ms, r->peak_rss_kib);
 	fprintf(out, "truncated stacks %" PRIu64 " (%.1f%%), missed deadlines %"
-		PRIu64 "\n", trunc,
+		PRIu64 ", missed periods counted as the last sample %" PRIu64 "\n", trunc,
 		total ? 100.0 * (double)trunc / (double)total : 0.0,
-		s->missed_deadlines);
+		s->missed_deadlines, s->covered_periods);
 	for (int why = 1; why < UP_TRUNC_COUNT; why++)
 		if (up_profile_truncated_by(r->profile, (enum up_trunc)why))
 			fprintf(out, "  truncated: %s %" PRIu64 "\n",
@@ -172,6 +172,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "top_list_covers"); str(g, r->opt->with_idle ? "busy and idle" : "on-cpu");
 	key(g, "top_list_samples"); yajl_gen_integer(g, (long long)kept);
 	key(g, "missed_deadlines"); yajl_gen_integer(g, (long long)s->missed_deadlines);
+	key(g, "covered_periods"); yajl_gen_integer(g, (long long)s->covered_periods);
 	key(g, "vcpu_state_failures"); yajl_gen_integer(g, (long long)s->activity_failures);
 	key(g, "vcpus");
 	yajl_gen_array_open(g);

@@ -23,10 +23,12 @@ void up_profile_free(struct up_profile *p);
 int up_profile_add(struct up_profile *p, unsigned vcpu,
 		   const uint64_t *frames, unsigned depth, enum up_trunc trunc);
 
-/* The same, saying whether the vCPU was busy or blocked (idle). */
+/* The same, saying whether the vCPU was busy or blocked (idle), counted
+ * count times (a sample that stands for several sampling periods). */
 int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 			    const uint64_t *frames, unsigned depth,
-			    enum up_trunc trunc, enum up_vcpu_activity activity);
+			    enum up_trunc trunc, enum up_vcpu_activity activity,
+			    uint64_t count);
 
 uint64_t up_profile_samples(const struct up_profile *p);  /* all vCPUs */
 uint64_t up_profile_vcpu_samples(const struct up_profile *p, unsigned vcpu);

@@ -42,6 +42,9 @@ struct up_sampler_config {
 	/* Do not ask Xen whether each vCPU is blocked (one hypercall less
 	 * per vCPU and sample; every stack then counts as unknown, on-CPU). */
 	bool no_activity;
+	/* Periods the sampler was late for are dropped (counted as missed)
+	 * instead of counted as the last sample again. */
+	bool drop_late;
 	/* Sample a domain that has shut down or crashed but is kept: its
 	 * stopped vCPUs' stacks (a crash dump with --once). */
 	bool stopped_ok;
@@ -61,6 +64,9 @@ const char *up_stop_reason_name(enum up_stop_reason r);
 struct up_sampler_stats {
 	uint64_t samples;          /* pauses that produced stacks */
 	uint64_t missed_deadlines; /* deadlines skipped, not burst */
+	/* Periods the sampler was too late for that the last sample stands
+	 * for (counted once more for each, at most 32 in a row). */
+	uint64_t covered_periods;
 	uint64_t offline_vcpus;    /* vCPU samples skipped: offline */
 	uint64_t reg_failures;     /* vCPU samples skipped: no registers */
 	uint64_t activity_failures; /* vCPU samples whose state Xen did not give */

@@ -119,6 +119,46 @@ tg_ap_entry64:
 	.cfi_endproc
 	.size tg_ap_entry64, . - tg_ap_entry64
 
+/* PV event upcall (registered by events.c). Xen enters it on the kernel
+ * stack with rcx and r11 pushed over an iret frame (rip, cs, rflags, rsp,
+ * ss), events masked. Like Mini-OS's, it has no unwind information: a
+ * sample that lands here is an honest truncation. */
+	.globl tg_pv_upcall, tg_pv_failsafe
+tg_pv_upcall:
+	pop %rcx
+	pop %r11
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %rbp
+	mov %rsp, %rbp
+	and $-16, %rsp
+	call tg_upcall
+	mov %rbp, %rsp
+	pop %rbp
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	/* Xen shows the kernel ring 0 selectors; we run in ring 3. */
+	orb $3, 8(%rsp)
+	orb $3, 32(%rsp)
+	iretq
+
+tg_pv_failsafe:
+	call tg_failsafe
+
 	.section .rodata
 	.p2align 3
 pvh_gdt:
@@ -137,6 +177,9 @@ pvh_pdpt: .skip 4096
 pvh_pd:   .skip 4 * 4096
 
 	.section .bss
+	.p2align 12
+	.globl tg_shared_info_page
+tg_shared_info_page: .skip 4096
 	.p2align 4
 	.globl tg_boot_stack
 tg_boot_stack: .skip 65536

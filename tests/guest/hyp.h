@@ -61,6 +61,17 @@ uint64_t now_ns(void);
 
 _Noreturn void hyp_shutdown(unsigned reason);
 
+/* SCHEDOP_shutdown(SHUTDOWN_crash), inline at the caller: the crash stack
+ * goes through the hypercall page from the function that panics. */
+static inline _Noreturn void hyp_crash(void)
+{
+	struct { unsigned reason; } sd = { 3 /* SHUTDOWN_crash */ };
+
+	for (;;)
+		hypercall(29 /* sched_op */, 2 /* SCHEDOP_shutdown */,
+			  (unsigned long)&sd);
+}
+
 /* Whether a hypervisor is there (0 under plain QEMU). */
 int hyp_on_xen(void);
 

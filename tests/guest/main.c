@@ -2,19 +2,25 @@
  * extra=), run the workload, report its own work rate, shut down.
  *   run=SECONDS        shut down after this long (0: never; default)
  *   report_ms=MS       print "tg: work" lines this often (default 1000)
- *   unit=N             spin iterations per work unit (default 2000)   */
+ *   unit=N             spin iterations per work unit (default 2000)
+ *   io=1               the blocking workload (io.c) instead of spinning
+ *   busy=PCT           its busy share (default 30)
+ *   burst=N            requests per burst (default 60)
+ *   crash=SECONDS      crash on purpose after this long (spin workload) */
 #include <stdint.h>
 
 #include <xen/sched.h>
 
+#include "events.h"
 #include "hyp.h"
+#include "io.h"
 #include "lib.h"
 #include "smp.h"
 #include "workload.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
 
-TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns)
+TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns)
 {
 	uint64_t start = now_ns(), next_report = start + report_ns;
 	unsigned long rounds = 0, last_rounds = 0;
@@ -37,8 +43,20 @@ TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns)
 		}
 		if (run_ns && now - start >= run_ns)
 			break;
+		if (crash_ns && now - start >= crash_ns) {
+			console_printf("tg: crashing on purpose\n");
+			tg_crash_01();
+		}
 	}
 	console_printf("tg: done rounds=%lu\n", rounds);
+}
+
+/* Xen's failsafe callback (PV): our state could not be restored. */
+_Noreturn void tg_failsafe(void);
+
+_Noreturn void tg_failsafe(void)
+{
+	hyp_crash();
 }
 
 void tg_main(unsigned long boot_info, unsigned long mode);
@@ -48,7 +66,8 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	const char *cmdline = hyp_init((enum tg_mode)mode, boot_info);
 	uint64_t run_s = tg_cmdline_u64(cmdline, "run", 0);
 	uint64_t report_ms = tg_cmdline_u64(cmdline, "report_ms", 1000);
-
+	uint64_t crash_s = tg_cmdline_u64(cmdline, "crash", 0);
+	uint64_t io = tg_cmdline_u64(cmdline, "io", 0);
 	int vcpu1;
 
 	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
@@ -56,6 +75,21 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,
 		       tg_unit_iters, vcpu1 == 0 ? 2u : 1u, cmdline);
-	tg_workload(run_s * 1000000000ULL, report_ms * 1000000ULL);
+	if (io) {
+		long rc = hyp_on_xen() ? tg_events_init((enum tg_mode)mode, boot_info) : -1;
+
+		if (rc) {
+			console_printf("tg: cannot set up events (%lu)\n", (unsigned long)-rc);
+			hyp_shutdown(SHUTDOWN_crash);
+		}
+		console_printf("tg: events up, xen time %lu ns\n",
+			       (unsigned long)tg_xen_time());
+		tg_io_loop(run_s * 1000000000ULL, report_ms * 1000000ULL,
+			   (unsigned)tg_cmdline_u64(cmdline, "busy", 30),
+			   (unsigned)tg_cmdline_u64(cmdline, "burst", 60));
+	} else {
+		tg_workload(run_s * 1000000000ULL, report_ms * 1000000ULL,
+			    crash_s * 1000000000ULL);
+	}
 	hyp_shutdown(SHUTDOWN_poweroff);
 }

@@ -4,6 +4,7 @@
  * profile can be checked against it. Each function is a distinct,
  * non-inlined symbol; the barrier after each call keeps it from becoming a
  * tail call, so the chain stays whole on the stack. */
+#include "hyp.h"
 #include "workload.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
@@ -66,3 +67,25 @@ TG_FN _Noreturn void tg_ap_main(void)
 	for (;;)
 		tg_ap_round();
 }
+
+/* The blocking workload's requests (io.c): 60/40 between two leaves. */
+TG_FN void tg_req_parse(void) { SPIN(60); }
+TG_FN void tg_req_crc(void) { SPIN(40); }
+
+TG_FN void tg_req_handle(void)
+{
+	tg_req_parse();
+	tg_req_crc();
+	AFTER_CALL();
+}
+
+/* A crash on purpose (crash=SECONDS): a short chain that panics the way
+ * unikernels do, SCHEDOP_shutdown(SHUTDOWN_crash) through the hypercall
+ * page; with on_crash = "preserve" the stack stays for xl profile --once. */
+TG_FN _Noreturn void tg_panic(void)
+{
+	hyp_crash();
+}
+
+TG_FN _Noreturn void tg_crash_02(void) { tg_panic(); }
+TG_FN _Noreturn void tg_crash_01(void) { tg_crash_02(); }

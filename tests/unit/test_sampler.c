@@ -51,6 +51,7 @@ static void test_samples_all_vcpus(void)
 
 	up_sampler_config_init(&c);
 	c.hz = 2000;
+	c.drop_late = true;     /* exact counts: one stack per sample */
 	c.max_samples = 40;
 	REQUIRE(up_profile_new(&p, 2) == 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
@@ -84,6 +85,7 @@ static void test_one_vcpu_and_offline(void)
 
 	up_sampler_config_init(&c);
 	c.hz = 2000;
+	c.drop_late = true;     /* exact counts: one stack per sample */
 	c.max_samples = 10;
 	REQUIRE(up_profile_new(&p, 2) == 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
@@ -137,6 +139,7 @@ static void test_stops_on_shutdown_and_gone(void)
 
 	up_sampler_config_init(&c);
 	c.hz = 2000;
+	c.drop_late = true;     /* exact counts: one stack per sample */
 	REQUIRE(up_profile_new(&p, 2) == 0);
 	up_target_image_set_lifetime(t, 15, 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
@@ -192,8 +195,8 @@ static void test_signal_duration_and_rate(void)
 	CHECK(secs < 1.5);
 	/* 200 Hz for ~1 s: no bursts, so never more than the rate allows. */
 	CHECK(st.samples <= 202);
-	CHECK(st.samples + st.missed_deadlines >= 150);
-	CHECK(up_profile_samples(p) == 2 * st.samples);
+	CHECK(st.samples + st.missed_deadlines + st.covered_periods >= 150);
+	CHECK(up_profile_samples(p) == 2 * (st.samples + st.covered_periods));
 	CHECK(!up_target_paused_by_us(t));
 	up_sampler_stats_release(&st);
 
@@ -210,6 +213,49 @@ static void test_signal_duration_and_rate(void)
 	up_target_close(t);
 }
 
+/* A sampler that cannot keep up (100 kHz here) never bursts, and counts
+ * the periods it missed as its last sample again rather than dropping
+ * them: the profile then covers the whole time. */
+static void test_late_periods_counted(void)
+{
+	struct test_guest g;
+	struct up_target *t;
+	struct up_profile *p;
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_HVM);
+	tg_map_fresh(&g, 0xffff880000200000ULL, 1);
+	r = tg_regs(&g, 0x1000, 0xffff880000200000ULL, 0);
+	up_image_add_vcpu(g.img, &r);
+	t = tg_open(&g);
+	up_sampler_config_init(&c);
+	c.unwinder = UP_UNWINDER_FP;
+	c.hz = 100000;
+	c.duration_s = 0.2;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.covered_periods > 0);
+	CHECK_U64(up_profile_samples(p), st.samples + st.covered_periods);
+	/* No period is both counted and missed, and together they account
+	 * for the time (within a few periods of the ends). */
+	CHECK(st.samples + st.covered_periods + st.missed_deadlines >= 19000);
+	CHECK(st.samples + st.covered_periods + st.missed_deadlines <= 20010);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	/* Dropped instead, when asked. */
+	c.drop_late = true;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.covered_periods == 0 && st.missed_deadlines > 0);
+	CHECK_U64(up_profile_samples(p), st.samples);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
 int main(void)
 {
 	RUN(test_samples_all_vcpus);
@@ -217,5 +263,6 @@ int main(void)
 	RUN(test_bad_config);
 	RUN(test_stops_on_shutdown_and_gone);
 	RUN(test_signal_duration_and_rate);
+	RUN(test_late_periods_counted);
 	TEST_MAIN_END();
 }

@@ -344,10 +344,13 @@ static void test_idle_in_profile(void)
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	for (int i = 0; i < 3; i++)
 		CHECK(up_profile_add_activity(p, 0, busy, 2, UP_TRUNC_NONE,
-					      UP_VCPU_BUSY) == 0);
-	for (int i = 0; i < 7; i++)
-		CHECK(up_profile_add_activity(p, 0, idle, 2, UP_TRUNC_NONE,
-					      UP_VCPU_BLOCKED) == 0);
+					      UP_VCPU_BUSY, 1) == 0);
+	CHECK(up_profile_add_activity(p, 0, idle, 2, UP_TRUNC_NONE,
+				      UP_VCPU_BLOCKED, 5) == 0);   /* 5 periods */
+	CHECK(up_profile_add_activity(p, 0, idle, 2, UP_TRUNC_NONE,
+				      UP_VCPU_BLOCKED, 2) == 0);
+	CHECK(up_profile_add_activity(p, 0, idle, 2, UP_TRUNC_NONE,
+				      UP_VCPU_BLOCKED, 0) == UP_EINVAL);
 	CHECK_U64(up_profile_vcpu_busy(p, 0), 3);
 	CHECK_U64(up_profile_vcpu_blocked(p, 0), 7);
 	CHECK_U64(up_profile_kept_samples(p, &on_cpu), 3);
@@ -385,6 +388,7 @@ static void test_sampler_activity(void)
 	c.unwinder = UP_UNWINDER_FP;
 	c.hz = 10000;
 	c.max_samples = 5;
+	c.drop_late = true;
 	REQUIRE(up_profile_new(&p, 2) == 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	CHECK_U64(up_profile_vcpu_busy(p, 0), 5);

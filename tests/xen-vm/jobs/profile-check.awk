@@ -4,13 +4,30 @@
 #   vcpu1 PCT        -- samples from vCPU 1's chain (rooted at tg_ap_entry64)
 #   leaf NAME PCT    -- share of NAME as the leaf, among the samples of its
 #                       own vCPU's chain (vCPU 1's tg_ap_* or vCPU 0's)
+#   idle PCT         -- samples of a blocked vCPU (under [idle])
+#   busy N           -- samples of a busy vCPU
+#   request NAME PCT -- the blocking workload: NAME's share of the busy
+#                       samples in its two request leaves (60/40)
+#   requests N       -- busy samples in those two leaves
+#   idle_caller_ok PCT -- idle samples blocked in sched_op from tg_block
 # A stack is whole when it starts at the entry symbol, is not truncated,
 # and every caller -> callee step between the guest's tg_* functions is a
-# call the guest really makes (so a skipped frame shows).
+# call the guest really makes (so a skipped frame shows); a hypercall
+# stub's caller must be the function that makes that call.
 function callee_ok(a, b,    n) {
+	# The blocked vCPU's way into the hypervisor, frame by frame.
+	if (b ~ /^hypercall_page \[sched_op\]/) return a == "hypercall2"
+	if (a == "tg_block") return b == "hypercall"
 	if (a !~ /^tg_/ || b !~ /^tg_/) return 1
 	if (a == "tg_entry64") return b == "tg_main"
-	if (a == "tg_main") return b == "tg_workload"
+	if (a == "tg_main") return b == "tg_workload" || b == "tg_io_loop"
+	if (a == "tg_io_loop") return b == "tg_req_handle" || b == "tg_io_wait" || b == "tg_runstate"
+	if (a == "tg_req_handle") return b == "tg_req_parse" || b == "tg_req_crc"
+	if (a == "tg_io_wait") return b == "tg_sleep_until" || b == "tg_xen_time"
+	if (a == "tg_sleep_until") return b == "tg_block" || b == "tg_xen_time" || b == "tg_upcall"
+	if (a == "tg_workload" && b ~ /^tg_crash/) return b == "tg_crash_01"
+	if (a == "tg_crash_01") return b == "tg_crash_02"
+	if (a == "tg_crash_02") return b == "tg_panic"
 	if (a == "tg_workload") return b == "tg_round"
 	if (a == "tg_round") return b == "tg_chain_01" || b == "tg_hot_35" || b == "tg_hot_15"
 	if (a ~ /^tg_chain_/) {
@@ -29,6 +46,20 @@ function callee_ok(a, b,    n) {
 	sub(/ [0-9]+$/, "", stack)
 	n = split(stack, f, ";")
 	total += count
+	idle_stack = (f[1] == "[idle]")
+	if (idle_stack) {
+		for (i = 1; i < n; i++) f[i] = f[i + 1]
+		n--
+		idle += count
+		if (f[n] ~ /^hypercall_page \[sched_op\]/ && n > 3 && f[n - 3] == "tg_block")
+			idle_ok += count
+	} else {
+		busy += count
+		if (f[n] == "tg_req_parse" || f[n] == "tg_req_crc") {
+			req[f[n]] += count
+			reqs += count
+		}
+	}
 	ap = (f[1] == "tg_ap_entry64")
 	good = (f[1] == "tg_entry64" || ap)
 	for (i = 1; i < n && good; i++)
@@ -43,5 +74,10 @@ END {
 	if (total == 0) exit
 	printf "complete %.2f\n", 100 * complete / total
 	printf "vcpu1 %.2f\n", 100 * group[1] / total
+	printf "idle %.2f\n", 100 * idle / total
+	printf "busy %d\n", busy
+	printf "requests %d\n", reqs
+	if (reqs) for (r in req) printf "request %s %.2f\n", r, 100 * req[r] / reqs
+	if (idle) printf "idle_caller_ok %.2f\n", 100 * idle_ok / idle
 	for (l in leaf) printf "leaf %s %.2f\n", l, 100 * leaf[l] / group[leaf_group[l]]
 }

@@ -165,6 +165,124 @@ for t in pv:fp pvh:nofp; do
 	stop_guest $g
 done
 
+# --- Real unikernels block: a workload like an I/O-bound unikernel's, bursts
+# of requests (tg_req_parse 60 / tg_req_crc 40 of the request work), then
+# SCHEDOP_block through the hypercall page until a timer, ~30 % busy. Every
+# stack, idle ones too, must be whole from the entry, idle ones through the
+# hypercall stub to the function that blocked; the busy share must match
+# the guest's own figure (Xen's run-state accounting of its vCPU, read by the
+# guest, over the same window); the request split within 3 points (the
+# count makes 3 points at least 3 standard errors).
+# guest_busy LOG N: busy % between the guest's N-th io report and its last.
+guest_busy() {
+	awk -v from="$2" '/tg: io / {
+		n++
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		if (n == from) { b0 = v["busy_ms"]; i0 = v["idle_ms"] }
+		b = v["busy_ms"]; id = v["idle_ms"]
+	}
+	END { db = b - b0; di = id - i0; if (db + di > 0) printf "%.2f\n", 100 * db / (db + di) }' "$1"
+}
+# json_num FILE KEY: the first number for KEY in a JSON summary.
+json_num() {
+	sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1" | head -n 1
+}
+for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
+	ty=${t%:*} b=${t#*:}
+	g=tg-io-$ty-$b
+	label="blocking $ty $b"
+	if ! create_guest $g tg-$ty-$b 'extra="io=1 report_ms=500"'; then
+		not_ok "$label: guest starts"
+		continue
+	fi
+	sleep 2
+	log=/var/log/xen/console/guest-$g.log
+	n0=$(grep -c "tg: io " $log)
+	$PROF $g -f 499 -d 20 -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
+	rc=$?
+	sleep 1.5
+	check "$label: xl-profile exits 0" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || tap "# $(cat $OUT/$g.stderr)"
+	f=$OUT/$g.folded
+	c=$(stat $f complete)
+	check "$label: ${c:-0}% of $(stat $f samples) stacks whole from tg_entry64, idle ones too (need >= 99.5)" \
+		awk -v c="${c:-0}" 'BEGIN { exit !(c >= 99.5) }'
+	ic=$(stat $f idle_caller_ok)
+	check "$label: ${ic:-0}% of idle stacks end in hypercall_page [sched_op] called from tg_block" \
+		awk -v c="${ic:-0}" 'BEGIN { exit !(c >= 99.5) }'
+	mine=$(json_num $OUT/$g.json busy_pct)
+	theirs=$(guest_busy $log $((n0 + 1)))
+	check "$label: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (within 3 points)" \
+		within "${mine:-}" "${theirs:--100}" 3
+	n=$(stat $f requests)
+	for pair in tg_req_parse:60 tg_req_crc:40; do
+		fn=${pair%:*} want=${pair#*:}
+		got=$(stat $f request $fn)
+		se=$(awk -v p="$want" -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.2f", 100 * sqrt(p / 100 * (1 - p / 100) / n); else print 99 }')
+		check "$label: $fn ${got:-?}% of the request work on-CPU (expected $want +-3; $n samples, one standard error $se)" \
+			within "${got:-}" $want 3
+	done
+	check "$label: the flame graph shows on-CPU time only by default" \
+		sh -c "! grep -q '\[idle\]' $OUT/$g.svg && grep -q 'tg_req_parse' $OUT/$g.svg"
+	check "$label: the folded file keeps the idle stacks under [idle]" grep -q '^\[idle\];tg_entry64;' $f
+	check "$label: JSON gives busy and blocked samples per vCPU" \
+		grep -q '"blocked": [1-9]' $OUT/$g.json
+	tap "# $label: $(grep '^vcpu0' $OUT/$g.txt); $(grep 'pause per sample' $OUT/$g.txt); $(grep 'missed deadlines' $OUT/$g.txt)"
+	if [ $t = pv:nofp ]; then
+		# What asking Xen for each vCPU's state adds to the paused window,
+		# in this boot, on this guest: alternate runs with and without.
+		for i in 1 2; do
+			$PROF $g -f 97 -d 8 --no-vcpu-state -o $OUT/$g-nostate$i > /dev/null 2>&1
+			$PROF $g -f 97 -d 8 -o $OUT/$g-state$i > /dev/null 2>&1
+			tap "# vcpu state cost $i: p50 without $(json_num $OUT/$g-nostate$i.json p50) us, with $(json_num $OUT/$g-state$i.json p50) us"
+		done
+		check "--no-vcpu-state: no busy share claimed" grep -q '"busy_pct": null' $OUT/$g-nostate1.json
+		$PROF $g --once > $OUT/$g.once 2>&1
+		check "blocking --once: says the vCPU is blocked, stack complete" \
+			grep -q "vcpu0 (blocked, complete)" $OUT/$g.once
+		send_file $f $g.folded
+		send_file $OUT/$g.svg $g.svg
+	fi
+	check "$label: domain running afterwards" not_paused $g
+	stop_guest $g
+done
+
+# --- A crashed domain kept with on_crash = "preserve": --once prints the
+# stack it crashed with (it panics through tg_crash_01 -> tg_crash_02 ->
+# tg_panic -> SCHEDOP_shutdown(crash)), and profiling it is refused in one
+# line that says what to do.
+for t in pv:nofp pvh:fp; do
+	ty=${t%:*} b=${t#*:}
+	g=tg-crash-$ty
+	if ! create_guest $g tg-$ty-$b 'extra="crash=2"' 'on_crash="preserve"'; then
+		not_ok "crash $ty: guest starts"
+		continue
+	fi
+	state=
+	for i in $(seq 1 60); do
+		state=$(xl list $g 2>/dev/null | awk 'NR == 2 { print $5 }')
+		case "$state" in *c*) break ;; esac
+		sleep 0.5
+	done
+	check "crash $ty: the domain crashed and is kept (state $state)" sh -c "echo '$state' | grep -q c"
+	$PROF $g --once > $OUT/$g.once 2> $OUT/$g.once.err
+	rc=$?
+	check "crash $ty: --once exits 0 on the crashed domain" [ $rc -eq 0 ]
+	order=$(awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page)/) print }' $OUT/$g.once | tr '\n' ' ')
+	case "$order" in
+	"hypercall_page [sched_op] tg_panic tg_crash_02 tg_crash_01 tg_workload tg_main tg_entry64 ")
+		ok "crash $ty: --once shows the crash stack, whole: $order" ;;
+	*) not_ok "crash $ty: --once shows the crash stack" "$(cat $OUT/$g.once $OUT/$g.once.err)" ;;
+	esac
+	check "crash $ty: --once says the domain crashed and the stack is complete" \
+		sh -c "grep -q 'crashed' $OUT/$g.once && grep -q 'vcpu0 (.*complete)' $OUT/$g.once"
+	$PROF $g -d 2 > $OUT/$g.out 2> $OUT/$g.err
+	rc=$?
+	check "crash $ty: profiling it exits $rc with one line: $(head -c 150 $OUT/$g.err)" \
+		sh -c "[ $rc -eq 1 ] && [ \$(wc -l < $OUT/$g.err) -eq 1 ] && grep -q 'crashed.*--once' $OUT/$g.err"
+	stop_guest $g
+done
+
 # --- The unwinders against each other on the same paused samples of a live
 # guest: on the frame-pointer build all three are valid, on the other the
 # CFI table and libunwind. They must agree frame by frame. The walk costs

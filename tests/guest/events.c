@@ -1,0 +1,180 @@
+/* Blocking the way unikernels do: a one-shot Xen timer bound to an event
+ * channel, then SCHEDOP_block through the hypercall page until the event
+ * arrives. On PV, SCHEDOP_block re-enables event delivery, so Xen also
+ * enters our upcall (entry.S) on waking; on PVH events wake the vCPU
+ * through the callback vector while interrupts stay off. */
+#include <stdint.h>
+
+#include <xen/event_channel.h>
+#include <xen/callback.h>
+#include <xen/hvm/hvm_op.h>
+#include <xen/hvm/params.h>
+#include <xen/memory.h>
+#include <xen/sched.h>
+#include <xen/vcpu.h>
+
+#include "events.h"
+#include "hyp.h"
+
+#define TG_FN __attribute__((noinline, noipa, used))
+#define AFTER_CALL() __asm__ volatile("" ::: "memory")
+#define UPCALL_VECTOR 0xf3
+
+extern char tg_shared_info_page[];
+extern void tg_pv_upcall(void);
+extern void tg_pv_failsafe(void);
+
+static volatile struct shared_info *shared;
+static uint32_t timer_port;
+unsigned long tg_upcalls;
+
+static long set_hvm_param(uint32_t index, uint64_t value)
+{
+	struct xen_hvm_param p = { .domid = DOMID_SELF, .index = index,
+				   .value = value };
+
+	return hypercall(__HYPERVISOR_hvm_op, HVMOP_set_param, (unsigned long)&p);
+}
+
+static long map_shared_info(enum tg_mode mode, unsigned long boot_info)
+{
+	unsigned long va = (unsigned long)tg_shared_info_page;
+
+	if (mode == TG_PV) {
+		/* PV: the frame is given as a machine address; put it in
+		 * place of our reserved page (present, writable, accessed). */
+		const start_info_t *si = (const start_info_t *)boot_info;
+
+		long rc = hypercall3(__HYPERVISOR_update_va_mapping, va,
+				     (si->shared_info & ~0xfffUL) | 0x23, UVMF_INVLPG);
+		if (rc)
+			return rc;
+	} else {
+		/* PVH: Xen puts it at a guest frame of our choosing. */
+		struct xen_add_to_physmap xatp = {
+			.domid = DOMID_SELF, .space = XENMAPSPACE_shared_info,
+			.idx = 0, .gpfn = va >> 12,
+		};
+		long rc = hypercall(__HYPERVISOR_memory_op, XENMEM_add_to_physmap,
+				    (unsigned long)&xatp);
+		if (rc)
+			return rc;
+	}
+	shared = (volatile struct shared_info *)va;
+	return 0;
+}
+
+long tg_events_init(enum tg_mode mode, unsigned long boot_info)
+{
+	struct evtchn_bind_virq bind = { .virq = VIRQ_TIMER, .vcpu = 0 };
+	struct evtchn_unmask unmask;
+	long rc = map_shared_info(mode, boot_info);
+
+	if (rc)
+		return rc;
+	/* PV vCPUs start with a 100 Hz tick; we want only our timer. */
+	hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_stop_periodic_timer, 0, 0);
+	if (mode == TG_PV) {
+		struct callback_register ev = { .type = CALLBACKTYPE_event,
+						.flags = CALLBACKF_mask_events,
+						.address = (unsigned long)tg_pv_upcall };
+		struct callback_register fs = { .type = CALLBACKTYPE_failsafe,
+						.address = (unsigned long)tg_pv_failsafe };
+
+		rc = hypercall(__HYPERVISOR_callback_op, CALLBACKOP_register,
+			       (unsigned long)&ev);
+		if (!rc)
+			rc = hypercall(__HYPERVISOR_callback_op, CALLBACKOP_register,
+				       (unsigned long)&fs);
+	} else {
+		/* Callback type 2: a vector. Interrupts stay off, so it is
+		 * never taken; an event just wakes the blocked vCPU. */
+		rc = set_hvm_param(HVM_PARAM_CALLBACK_IRQ,
+				   (2ULL << 56) | UPCALL_VECTOR);
+	}
+	if (rc)
+		return rc;
+	rc = hypercall(__HYPERVISOR_event_channel_op, EVTCHNOP_bind_virq,
+		       (unsigned long)&bind);
+	if (rc)
+		return rc;
+	timer_port = bind.port;
+	unmask.port = timer_port;
+	rc = hypercall(__HYPERVISOR_event_channel_op, EVTCHNOP_unmask,
+		       (unsigned long)&unmask);
+	/* Xen fills the time info in at the next reschedule: yield until
+	 * it is there, or a timer would be set against a zero clock. */
+	for (int i = 0; !rc && i < 1000 && !shared->vcpu_info[0].time.tsc_to_system_mul; i++)
+		hypercall(__HYPERVISOR_sched_op, SCHEDOP_yield, 0);
+	if (!rc && !shared->vcpu_info[0].time.tsc_to_system_mul)
+		rc = -1;
+	return rc;
+}
+
+int tg_runstate(uint64_t *busy, uint64_t *blocked)
+{
+	struct vcpu_runstate_info r;
+	long rc = hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_get_runstate_info, 0,
+			     (unsigned long)&r);
+
+	if (rc)
+		return (int)rc;
+	*busy = r.time[RUNSTATE_running] + r.time[RUNSTATE_runnable];
+	*blocked = r.time[RUNSTATE_blocked];
+	return 0;
+}
+
+uint64_t tg_xen_time(void)
+{
+	volatile struct vcpu_time_info *t = &shared->vcpu_info[0].time;
+	uint32_t version;
+	uint64_t now;
+
+	do {
+		uint64_t delta;
+		uint32_t lo, hi;
+
+		version = t->version;
+		__asm__ volatile("" ::: "memory");
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		delta = ((uint64_t)hi << 32 | lo) - t->tsc_timestamp;
+		if (t->tsc_shift < 0)
+			delta >>= -t->tsc_shift;
+		else
+			delta <<= t->tsc_shift;
+		now = t->system_time +
+		      (uint64_t)(((unsigned __int128)delta * t->tsc_to_system_mul) >> 32);
+		__asm__ volatile("" ::: "memory");
+	} while ((version & 1) || version != t->version);
+	return now;
+}
+
+void tg_upcall(void)
+{
+	volatile struct vcpu_info *vi = &shared->vcpu_info[0];
+
+	tg_upcalls++;
+	vi->evtchn_upcall_pending = 0;
+	__atomic_exchange_n(&vi->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
+	__atomic_and_fetch(&shared->evtchn_pending[timer_port / 64],
+			   ~(1UL << (timer_port % 64)), __ATOMIC_SEQ_CST);
+}
+
+/* The frame a blocked vCPU's stack shows under the hypercall page. */
+TG_FN void tg_block(void)
+{
+	hypercall(__HYPERVISOR_sched_op, SCHEDOP_block, 0);
+	AFTER_CALL();
+}
+
+void tg_sleep_until(uint64_t deadline)
+{
+	struct vcpu_set_singleshot_timer t = { .timeout_abs_ns = deadline };
+
+	hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer, 0,
+		   (unsigned long)&t);
+	while (tg_xen_time() < deadline) {
+		tg_block();
+		tg_upcall();
+	}
+}

@@ -1,0 +1,29 @@
+#ifndef TG_EVENTS_H
+#define TG_EVENTS_H
+
+#include <stdint.h>
+
+#include "hyp.h"
+
+/* Map the shared info page, bind VIRQ_TIMER to an event channel and, on
+ * PV, register the event upcall: what a unikernel does to block. 0 or
+ * Xen's error. */
+long tg_events_init(enum tg_mode mode, unsigned long boot_info);
+
+/* Xen's system time (ns since boot), from the shared info's pvclock. */
+uint64_t tg_xen_time(void);
+
+/* vCPU 0's time, from Xen's accounting of its run states: running or
+ * runnable (busy), blocked (idle). Time paused by the toolstack counts as
+ * neither ("offline"). 0 or Xen's error. */
+int tg_runstate(uint64_t *busy, uint64_t *blocked);
+
+/* Sleep in SCHEDOP_block until Xen's system time reaches deadline (a
+ * one-shot timer wakes us; other events may wake us earlier). */
+void tg_sleep_until(uint64_t deadline);
+
+/* Called by the PV upcall (entry.S) and after waking: clear the pending
+ * events. */
+void tg_upcall(void);
+
+#endif

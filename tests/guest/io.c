@@ -1,0 +1,66 @@
+/* The blocking workload (io=1), like an I/O-bound unikernel: a burst of
+ * requests (tg_req_handle, busy 60/40 between two leaves), then a wait in
+ * SCHEDOP_block until a timer, sized so the vCPU is busy about BUSY % of
+ * the time by its clock. The guest reports its own busy share, for the
+ * profile to be checked against, from Xen's accounting of its vCPU's run
+ * states since the loop began (running + runnable vs blocked; the time a
+ * profiler holds it paused is neither, as it is for the profiler):
+ *   tg: io t_ms=T busy_ms=B idle_ms=I busy_x100=P clock_x100=C
+ * (P: run-state busy % x 100; C: the same by the guest's own clock, which
+ * counts paused time as whatever phase it fell in) */
+#include <stdint.h>
+
+#include "events.h"
+#include "hyp.h"
+#include "io.h"
+#include "workload.h"
+
+#define TG_FN __attribute__((noinline, noipa, used))
+#define AFTER_CALL() __asm__ volatile("" ::: "memory")
+
+/* The wait: a separate frame between the loop and the block. */
+TG_FN void tg_io_wait(uint64_t ns)
+{
+	tg_sleep_until(tg_xen_time() + ns);
+	AFTER_CALL();
+}
+
+TG_FN void tg_io_loop(uint64_t run_ns, uint64_t report_ns, unsigned busy_pct,
+		      unsigned burst)
+{
+	uint64_t start = now_ns(), next_report = start + report_ns;
+	uint64_t busy = 0, idle = 0, rs_busy0 = 0, rs_idle0 = 0;
+
+	tg_runstate(&rs_busy0, &rs_idle0);
+
+	if (busy_pct < 1 || busy_pct > 99)
+		busy_pct = 30;
+	for (;;) {
+		uint64_t t0 = now_ns(), t1, t2;
+
+		for (unsigned i = 0; i < burst; i++)
+			tg_req_handle();
+		t1 = now_ns();
+		tg_io_wait((t1 - t0) * (100 - busy_pct) / busy_pct);
+		t2 = now_ns();
+		busy += t1 - t0;
+		idle += t2 - t1;
+		if (report_ns && t2 >= next_report) {
+			uint64_t rb = 0, ri = 0;
+
+			tg_runstate(&rb, &ri);
+			rb -= rs_busy0;
+			ri -= rs_idle0;
+			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu\n",
+				       (unsigned long)((t2 - start) / 1000000),
+				       (unsigned long)(rb / 1000000),
+				       (unsigned long)(ri / 1000000),
+				       (unsigned long)(rb + ri ? rb * 10000 / (rb + ri) : 0),
+				       (unsigned long)(busy * 10000 / (busy + idle)));
+			next_report += report_ns;
+		}
+		if (run_ns && t2 - start >= run_ns)
+			break;
+	}
+	console_printf("tg: done io\n");
+}
