@@ -61,8 +61,12 @@ struct up_cfi_info {
 	size_t fdes;            /* FDEs turned into rows */
 	size_t rows;
 	size_t unsupported;     /* rows the table cannot express */
-	size_t skipped_fdes;    /* FDEs with encodings we do not decode */
-	char warning[160];      /* a malformed section, if any */
+	size_t skipped_fdes;    /* FDEs not compiled: encodings we do not
+				 * decode, or refused_fdes */
+	size_t refused_fdes;    /* over the register or nesting caps */
+	size_t overlapping_fdes;        /* overlapping an earlier FDE */
+	size_t costly_fdes;     /* too costly to compile: unsupported rows */
+	char warning[320];      /* a malformed section, caps hit: one line */
 };
 
 /* From an ELF file (gzip-compressed images too). UP_ENOENT when it has no
