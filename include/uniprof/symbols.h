@@ -37,6 +37,10 @@ void up_symtab_free(struct up_symtab *s);
 size_t up_symtab_count(const struct up_symtab *s);
 enum up_symtab_format up_symtab_format_of(const struct up_symtab *s);
 
+/* What was left out or cut while loading (caps on a hostile file: symbol
+ * count, name length, demangling), as one line; NULL when nothing. */
+const char *up_symtab_warning(const struct up_symtab *s);
+
 /* The GNU build-id as lowercase hex, or NULL if the file has none. */
 const char *up_symtab_build_id(const struct up_symtab *s);
 
