@@ -16,11 +16,7 @@
 
 #define MAX_SYMBOL_FILE (1ULL << 31)
 
-/* What one table may hold. A Linux vmlinux has ~150k symbols and 5 MiB of
- * names; a unikernel far fewer. Past a cap the rest is left out (said in
- * the table's warning): its addresses then count for the symbol before. */
-#define SYMTAB_MAX_SYMBOLS (1u << 22)
-#define SYMTAB_MAX_NAME_BYTES (1u << 28)
+struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
 
 struct up_symtab *symtab_alloc(enum up_symtab_format format)
 {
@@ -89,11 +85,11 @@ int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	struct sym_entry *e;
 	int rc;
 
-	if (s->count >= SYMTAB_MAX_SYMBOLS ||
-	    s->names_len + name_length(name) + 1 > SYMTAB_MAX_NAME_BYTES) {
+	if (s->count >= symtab_limits.symbols ||
+	    s->names_len + name_length(name) + 1 > symtab_limits.name_bytes) {
 		if (!s->capped)
-			symtab_warn(s, "more than %u symbols or %u MiB of names: the rest left out",
-				    SYMTAB_MAX_SYMBOLS, SYMTAB_MAX_NAME_BYTES >> 20);
+			symtab_warn(s, "more than %zu symbols or %zu KiB of names: the rest left out",
+				    symtab_limits.symbols, symtab_limits.name_bytes >> 10);
 		s->capped = true;
 		return 0;
 	}

@@ -33,6 +33,16 @@ struct up_symtab {
 void symtab_warn(struct up_symtab *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* What one table may hold: 4M symbols, 256 MiB of names (a Linux vmlinux
+ * has ~150k symbols and 5 MiB of names; a unikernel far fewer). Past a cap
+ * the rest is left out, said in the warning: its addresses then count for
+ * the symbol before. Variables so that tests can lower them. */
+struct symtab_limits {
+	size_t symbols;
+	size_t name_bytes;
+};
+extern struct symtab_limits symtab_limits;
+
 /* A longer name is kept cut here (on a UTF-8 character boundary). */
 #define SYMTAB_MAX_NAME 4096
 
