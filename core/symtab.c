@@ -370,6 +370,11 @@ int symtab_read_file(const char *path, uint8_t **out, size_t *len)
 	return 0;
 }
 
+int up_file_read(const char *path, uint8_t **out, size_t *len)
+{
+	return symtab_read_file(path, out, len);
+}
+
 int up_symtab_load(struct up_symtab **out, const char *path)
 {
 	uint8_t *buf;

@@ -4,6 +4,7 @@
 #ifndef UNIPROF_UNWIND_H
 #define UNIPROF_UNWIND_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "memory.h"
 
@@ -81,6 +82,8 @@ const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t);
  * the CFI table, and the reference it is checked against. */
 
 int up_libunwind_load(struct up_libunwind **out, const char *path);
+int up_libunwind_load_mem(struct up_libunwind **out, const void *image,
+			  size_t len, const char *what);
 void up_libunwind_free(struct up_libunwind *lu);
 int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 			const struct up_libunwind *lu,
