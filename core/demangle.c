@@ -103,7 +103,7 @@ static bool read_timed(int fd, void *p, size_t n)
 /* One child from index `from`; returns the index it stopped at (n when it
  * finished), results in out. */
 static size_t run_child(const char *const *names, size_t from, size_t n,
-			char **out, size_t *too_long)
+			char **out, size_t *too_long, size_t *budget)
 {
 	int fds[2];
 	pid_t pid;
@@ -140,10 +140,14 @@ static size_t run_child(const char *const *names, size_t from, size_t n,
 			break;
 		}
 		s[r.len] = '\0';
-		if (r.len)
+		if (r.len && r.len + 1 <= *budget) {
 			out[next] = s;
-		else
+			*budget -= r.len + 1;
+		} else {
+			if (r.len)              /* the table's name cap */
+				(*too_long)++;
 			free(s);
+		}
 		next++;
 	}
 	kill(pid, SIGKILL);
@@ -154,7 +158,8 @@ static size_t run_child(const char *const *names, size_t from, size_t n,
 }
 
 /* Names too long, too slow or too big demangled are counted, kept. */
-size_t symbol_demangle_batch(const char *const *names, size_t n, char **out)
+size_t symbol_demangle_batch(const char *const *names, size_t n, char **out,
+			     size_t budget)
 {
 	size_t next = 0, refused = 0;
 
@@ -167,7 +172,7 @@ size_t symbol_demangle_batch(const char *const *names, size_t n, char **out)
 			refused += n - next;
 			break;
 		}
-		stop = run_child(names, next, n, out, &refused);
+		stop = run_child(names, next, n, out, &refused, &budget);
 		if (stop < n) {         /* names[stop] was too slow (or fatal) */
 			refused++;
 			next = stop + 1;

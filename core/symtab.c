@@ -147,7 +147,9 @@ static int demangle_names(struct up_symtab *s)
 	}
 	if (m == 0)
 		goto done;
-	refused = symbol_demangle_batch(names, m, out);
+	refused = symbol_demangle_batch(names, m, out,
+					symtab_limits.name_bytes > s->names_len ?
+					symtab_limits.name_bytes - s->names_len : 0);
 	/* names[] point into the arena, which arena_add may move: all
 	 * results are in out[] before the first is added. */
 	for (size_t j = 0; j < m; j++) {
@@ -156,7 +158,7 @@ static int demangle_names(struct up_symtab *s)
 		free(out[j]);
 	}
 	if (refused)
-		symtab_warn(s, "%zu C++ names not demangled (over 4 KiB, or too slow to demangle): kept mangled",
+		symtab_warn(s, "%zu C++ names not demangled (over 4 KiB, too slow, or past the name cap): kept mangled",
 			    refused);
 done:
 	free(which);

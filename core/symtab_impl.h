@@ -67,8 +67,10 @@ int symtab_read_file(const char *path, uint8_t **out, size_t *len);
 bool symbol_is_mangled(const char *name);
 
 /* Demangle names[0..n) (each symbol_is_mangled), bounded in time and
- * size: out[i] is the malloc'ed result or NULL (keep the name). Returns
- * how many were refused (too slow, or demangled longer than 4 KiB). */
-size_t symbol_demangle_batch(const char *const *names, size_t n, char **out);
+ * size: out[i] is the malloc'ed result or NULL (keep the name); results
+ * take at most `budget` bytes (with their NULs) in all. Returns how many
+ * were refused (too slow, demangled longer than 4 KiB, over the budget). */
+size_t symbol_demangle_batch(const char *const *names, size_t n, char **out,
+			     size_t budget);
 
 #endif

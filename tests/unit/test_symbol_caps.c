@@ -227,6 +227,27 @@ static void test_symbol_cap(void)
 	up_symtab_free(s);
 }
 
+/* Demangled names count against the name cap too. */
+static void test_demangle_budget(void)
+{
+	static const char map[] = "0000000000001000 T _ZN3foo3barEv\n"
+				  "0000000000002000 T _Z3bazi\n"
+				  "0000000000003000 T _Z3quxv\n";
+	struct symtab_limits saved = symtab_limits;
+	struct up_symtab *s;
+
+	symtab_limits.name_bytes = 30 + 11;     /* mangled, "foo::bar()" */
+	s = load_map(map, sizeof(map) - 1);
+	symtab_limits = saved;
+	REQUIRE(s != NULL);
+	CHECK_STR(name_at(s, 0x1000), "foo::bar()");
+	CHECK_STR(name_at(s, 0x2000), "_Z3bazi");
+	CHECK_STR(name_at(s, 0x3000), "_Z3quxv");
+	CHECK(up_symtab_warning(s) &&
+	      strstr(up_symtab_warning(s), "2 C++ names not demangled"));
+	up_symtab_free(s);
+}
+
 int main(void)
 {
 	RUN(test_demangler_bomb);
@@ -236,5 +257,6 @@ int main(void)
 	RUN(test_nm_nul_in_name);
 	RUN(test_top_of_address_space);
 	RUN(test_symbol_cap);
+	RUN(test_demangle_budget);
 	TEST_MAIN_END();
 }
