@@ -364,6 +364,9 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 		if (dw)
 			rc = add_section(&b, elf, ".debug_frame", false, dwarf_getcfi(dw));
 	}
+	if (rc == 0 && t->count == 0 && t->info.warning[0])
+		rc = up_fail(UP_ENOENT, "%s has no usable unwind information (%s): use -u fp",
+			     what, t->info.warning);
 	if (rc == 0 && t->count == 0)
 		rc = up_fail(UP_ENOENT,
 			     "%s has no unwind information (.eh_frame or .debug_frame): build it with -fasynchronous-unwind-tables, or use -u fp",

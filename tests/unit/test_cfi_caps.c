@@ -218,6 +218,15 @@ static void test_huge_register(void)
 	CHECK(t->info.refused_fdes == 1);
 	CHECK(cfi_table_find(t, 0x2000) != NULL);
 	up_cfi_table_free(t);
+
+	/* Nothing else: the error says why there is no table. */
+	eh.n = 0;
+	put_fde(&eh, put_cie(&eh, NULL, 0), 0x1000, 0x10, huge_reg, sizeof(huge_reg));
+	put32(&eh, 0);
+	free(elf.b);
+	elf = make_elf(&eh, NULL);
+	CHECK(up_cfi_table_load_mem(&t, elf.b, elf.n, "crafted") == UP_ENOENT);
+	CHECK(strstr(up_error_last(), "1 FDEs refused (first: DWARF register 16777215 (above 255))") != NULL);
 	free(elf.b);
 	free(eh.b);
 }
