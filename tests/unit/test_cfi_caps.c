@@ -377,6 +377,24 @@ static void test_remember_depth(void)
 	free(eh.b);
 }
 
+/* More FDEs than EH_MAX_FDES: the list stops there and says so. */
+static void test_fde_cap(void)
+{
+	struct buf eh = { 0 };
+	size_t cie = put_cie(&eh, NULL, 0);
+	struct fde_list l;
+
+	for (uint64_t i = 0; i < EH_MAX_FDES + 10; i++)
+		put_fde(&eh, cie, 0x1000 + 16 * i, 16, NULL, 0);
+	put32(&eh, 0);
+	CHECK(eh_frame_list_fdes(eh.b, eh.n, EH_ADDR, true, &l) == 0);
+	CHECK(l.capped);
+	CHECK(l.count == EH_MAX_FDES);
+	CHECK(l.end < eh.n);
+	fde_list_release(&l);
+	free(eh.b);
+}
+
 int main(void)
 {
 	RUN(test_huge_register);
@@ -384,5 +402,6 @@ int main(void)
 	RUN(test_duplicate_fdes);
 	RUN(test_quadratic_fde);
 	RUN(test_remember_depth);
+	RUN(test_fde_cap);
 	TEST_MAIN_END();
 }
