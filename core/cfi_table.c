@@ -7,6 +7,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +21,27 @@
 
 #define RA_REG 16
 
+/* libdw computes a row by interpreting the FDE's program from its start,
+ * so an FDE of K rows costs K times its length: quadratic in what the
+ * image says. "Work" is bytes interpreted (~5 ns each). An FDE over the
+ * per-FDE cap (~0.3 s), or past the whole image's budget (~2.5 s), becomes
+ * one unsupported row (libunwind, linear, takes it in -u auto). Measured on
+ * real code: the costliest FDE of libclang-cpp.so.14 is 21M (1/3 of the
+ * cap), the whole library 108M (1/5 of the budget); libLLVM-15 0.9M and
+ * 63M; a unikernel is far smaller. */
+#define CFI_MAX_FDE_WORK (1ULL << 26)
+#define CFI_MAX_TOTAL_WORK (1ULL << 29)
+/* 24 bytes a row: 4M rows is 96 MiB, four times a Linux kernel's table. */
+#define CFI_MAX_ROWS (1u << 22)
+
 struct builder {
 	struct up_cfi_table *t;
 	size_t cap;
 	size_t sorted;     /* rows [0, sorted) are sorted: earlier sections */
+	uint64_t work_left;
+	bool rows_capped;
+	const uint8_t *img;        /* our private copy of the image */
+	size_t img_len;
 };
 
 static int push_row(struct builder *b, const struct cfi_row *r)
@@ -40,6 +59,10 @@ static int push_row(struct builder *b, const struct cfi_row *r)
 			p->len += r->len;
 			return 0;
 		}
+	}
+	if (t->count >= CFI_MAX_ROWS) {
+		b->rows_capped = true;
+		return 0;
 	}
 	if (grow_array(&t->rows, &b->cap, t->count + 1, sizeof(*t->rows), 1024) < 0)
 		return UP_ENOMEM;
@@ -128,23 +151,44 @@ static void classify(Dwarf_Frame *f, int ra_reg, bool signal, struct cfi_row *r)
 	r->kind = CFI_ROW_NORMAL;
 }
 
+/* What libdw would spend on this FDE's rows, saturating. */
+static uint64_t fde_work(const struct fde_ref *f)
+{
+	return f->work && f->rows > UINT64_MAX / f->work ? UINT64_MAX :
+	       f->rows * f->work;
+}
+
 /* Rows for every FDE range of one section's CFI. */
 static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fdes)
 {
 	int rc = 0;
 
-	for (size_t i = 0; i < fdes->count && rc == 0; i++) {
-		uint64_t a = fdes->fdes[i].pc_begin, end = fdes->fdes[i].pc_end;
+	for (size_t i = 0; i < fdes->count && rc == 0 && !b->rows_capped; i++) {
+		const struct fde_ref *fde = &fdes->fdes[i];
+		uint64_t a = fde->pc_begin, end = fde->pc_end, work = fde_work(fde);
+		uint64_t rows_left = fde->rows;
 
 		/* Ranges already covered (by .eh_frame) are not redone. */
 		struct up_cfi_table done = { .rows = b->t->rows, .count = b->sorted };
 
 		if (done.count && cfi_table_find(&done, a))
 			continue;
+		if (work > CFI_MAX_FDE_WORK || work > b->work_left) {
+			struct cfi_row r = { .start = a, .kind = CFI_ROW_UNSUPPORTED };
+
+			b->t->info.costly_fdes++;
+			if (end - a <= UINT32_MAX) {
+				r.len = (uint32_t)(end - a);
+				b->t->info.unsupported++;
+				rc = push_row(b, &r);
+			}
+			continue;
+		}
+		b->work_left -= work;
 		bool fp_based = false;
 
 		b->t->info.fdes++;
-		while (a < end && rc == 0) {
+		while (a < end && rc == 0 && rows_left-- > 0) {
 			Dwarf_Frame *f;
 			Dwarf_Addr s, e;
 			bool sig = false;
@@ -201,6 +245,56 @@ static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *shdr)
 	return NULL;
 }
 
+static size_t sections_named(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, n = 0;
+	GElf_Shdr shdr;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *sn;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		sn = elf_strptr(elf, shstrndx, shdr.sh_name);
+		n += sn && strcmp(sn, name) == 0;
+	}
+	return n;
+}
+
+/* One more cap hit for the warning line, "; "-separated. */
+static void warn(struct builder *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(struct builder *b, const char *fmt, ...)
+{
+	char *w = b->t->info.warning;
+	size_t n = strlen(w);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(b->t->info.warning)) {
+		memcpy(w + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(w + n, sizeof(b->t->info.warning) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* libdw prefers the image's .eh_frame_hdr search table, which may point
+ * at FDEs off the chain we vetted: hide it, so libdw walks the chain. */
+static void hide_eh_frame_hdr(Elf *elf)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = section(elf, ".eh_frame_hdr", &shdr);
+
+	if (scn) {
+		shdr.sh_type = SHT_NOBITS;
+		gelf_update_shdr(scn, &shdr);
+	}
+}
+
 static int add_section(struct builder *b, Elf *elf, const char *name,
 		       bool is_eh, Dwarf_CFI *cfi)
 {
@@ -212,13 +306,42 @@ static int add_section(struct builder *b, Elf *elf, const char *name,
 
 	if (!scn || !cfi || !(data = elf_getdata(scn, NULL)) || !data->d_buf)
 		return 0;
+	/* libdw must read the very bytes we vet: not a compressed copy, not
+	 * a second section of the same name. */
+	if ((shdr.sh_flags & SHF_COMPRESSED) || sections_named(elf, name) > 1 ||
+	    (!is_eh && sections_named(elf, ".zdebug_frame") > 0)) {
+		warn(b, "%s: compressed or duplicated: not compiled", name);
+		return 0;
+	}
+	/* libdw reads the section from our copy of the image, which we
+	 * sanitize; a section anywhere else (converted) is not compiled. */
+	if ((const uint8_t *)data->d_buf < b->img ||
+	    data->d_size > b->img_len ||
+	    (const uint8_t *)data->d_buf - b->img > (ptrdiff_t)(b->img_len - data->d_size)) {
+		warn(b, "%s: section not read in place: not compiled", name);
+		return 0;
+	}
 	rc = eh_frame_list_fdes(data->d_buf, data->d_size, shdr.sh_addr, is_eh, &fdes);
-	if (rc < 0)
+	if (rc == 0)
+		rc = eh_frame_sanitize(data->d_buf, data->d_size, is_eh, &fdes);
+	if (rc < 0) {
+		fde_list_release(&fdes);
 		return rc;
+	}
 	b->t->info.skipped_fdes += fdes.skipped;
-	if (fdes.truncated && !b->t->info.warning[0])
-		snprintf(b->t->info.warning, sizeof(b->t->info.warning), "%s: %.140s",
-			 name, fdes.error);
+	b->t->info.refused_fdes += fdes.refused;
+	b->t->info.overlapping_fdes += fdes.overlapping;
+	if (fdes.truncated)
+		warn(b, "%s: %.140s", name, fdes.error);
+	if (fdes.refused)
+		warn(b, "%s: %zu FDEs refused (first: %s)", name, fdes.refused,
+		     fdes.refused_why);
+	if (fdes.overlapping)
+		warn(b, "%s: %zu FDEs overlapping others ignored", name,
+		     fdes.overlapping);
+	if (fdes.capped)
+		warn(b, "%s: more than %u FDEs, the rest ignored", name,
+		     EH_MAX_FDES);
 	rc = compile(b, cfi, &fdes);
 	fde_list_release(&fdes);
 	if (rc == 0 && b->t->count)
@@ -231,7 +354,7 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 			  size_t len, const char *what)
 {
 	struct up_cfi_table *t = calloc(1, sizeof(*t));
-	struct builder b = { .t = t };
+	struct builder b = { .t = t, .work_left = CFI_MAX_TOTAL_WORK };
 	Dwarf_CFI *eh = NULL;
 	Dwarf *dw = NULL;
 	char *copy = NULL;
@@ -247,11 +370,14 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 		goto out;
 	}
 	memcpy(copy, buf, len);
+	b.img = (const uint8_t *)copy;
+	b.img_len = len;
 	elf = elf_memory(copy, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 		goto out;
 	}
+	hide_eh_frame_hdr(elf);
 	eh = dwarf_getcfi_elf(elf);
 	rc = add_section(&b, elf, ".eh_frame", true, eh);
 	if (rc == 0) {
@@ -259,10 +385,18 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 		if (dw)
 			rc = add_section(&b, elf, ".debug_frame", false, dwarf_getcfi(dw));
 	}
+	if (rc == 0 && t->count == 0 && t->info.warning[0])
+		rc = up_fail(UP_ENOENT, "%s has no usable unwind information (%s): use -u fp",
+			     what, t->info.warning);
 	if (rc == 0 && t->count == 0)
 		rc = up_fail(UP_ENOENT,
 			     "%s has no unwind information (.eh_frame or .debug_frame): build it with -fasynchronous-unwind-tables, or use -u fp",
 			     what);
+	if (b.rows_capped)
+		warn(&b, "more than %u CFI rows, the rest not compiled", CFI_MAX_ROWS);
+	if (t->info.costly_fdes)
+		warn(&b, "%zu FDEs too costly to compile (unsupported rows)",
+		     t->info.costly_fdes);
 	t->info.rows = t->count;
 	if (rc == 0)
 		cfi_table_index(t);

@@ -11,16 +11,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Caps on what a listed FDE may ask of libdw, which sizes every frame
+ * state by the highest register number it meets (a number near 2^28 costs
+ * 4 GiB per row) and copies the state at each DW_CFA_remember_state.
+ * x86_64's psABI numbers its registers up to 145 (APX r31), i386's below
+ * 100; 255 covers both with room, at 4 KiB per libdw frame at most. GCC
+ * nests remember_state once or twice; 64 is far beyond any compiler. */
+#define EH_MAX_REGISTER 255
+#define EH_MAX_REMEMBER_DEPTH 64
+/* A Linux vmlinux has ~60k FDEs, a unikernel far fewer. */
+#define EH_MAX_FDES (1u << 20)
+
+/* What interpreting a CIE + FDE program involves. */
+struct cfa_scan {
+	uint64_t rows;          /* row boundaries (advance_loc, set_loc) */
+	uint64_t bytes;         /* instruction bytes */
+	uint64_t remembers;     /* DW_CFA_remember_state count */
+	uint64_t max_reg;       /* highest register named */
+	uint64_t depth, max_depth;      /* remember_state nesting */
+	bool bad;               /* an opcode or operand we cannot decode */
+};
+
 struct fde_ref {
 	uint64_t pc_begin;
 	uint64_t pc_end;
 	uint64_t fde_offset;    /* of the FDE in the section */
+	uint64_t cie_offset;    /* of its CIE */
+	uint64_t rows;          /* at most this many rows */
+	uint64_t work;          /* bytes libdw interprets to compute one row */
 };
 
 struct fde_list {
-	struct fde_ref *fdes;   /* sorted by pc_begin */
+	struct fde_ref *fdes;   /* sorted by pc_begin, no two overlapping */
 	size_t count;
-	size_t skipped;         /* entries with encodings we do not decode */
+	size_t skipped;         /* entries not listed: encodings we do not
+				 * decode, or refused (below) */
+	size_t refused;         /* FDEs whose program (or CIE's) is over the
+				 * register or nesting cap */
+	char refused_why[64];   /* the first refusal */
+	size_t overlapping;     /* FDEs overlapping an earlier one: dropped */
+	bool capped;            /* stopped at EH_MAX_FDES */
+	size_t end;             /* entries before this offset were vetted */
 	bool truncated;         /* the parse stopped at a malformed entry */
 	char error[160];        /* why, when truncated */
 };
@@ -33,6 +64,13 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 		       bool is_eh_frame, struct fde_list *out);
 
 void fde_list_release(struct fde_list *l);
+
+/* Make a private copy of the section safe to hand to libdw for the FDEs
+ * of l: every other entry (refused, overlapping, undecodable) becomes an
+ * entry libdw skips, and a terminator follows the vetted part, so libdw's
+ * own lookup can only find FDEs we checked. 0 or UP_ENOMEM. */
+int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh_frame,
+		      const struct fde_list *l);
 
 /* The FDE covering pc, or NULL. */
 const struct fde_ref *fde_list_find(const struct fde_list *l, uint64_t pc);

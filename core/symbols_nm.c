@@ -12,6 +12,13 @@
 
 #define MAX_BAD_LINES 8
 
+/* A name is copied up to here; symtab_add cuts it to SYMTAB_MAX_NAME
+ * (and counts it) when it is longer. */
+#define NM_NAME_COPY (SYMTAB_MAX_NAME + 1)
+
+/* "ADDRESS TYPE NAME": the name may be of any length (copied up to
+ * name_cap - 1 bytes); a NUL byte in it is kept visible as '?', so a
+ * name cannot pose as a shorter one. */
 static int parse_line(const char *line, size_t len, uint64_t *addr,
 		      char *type, char *name, size_t name_cap)
 {
@@ -38,9 +45,9 @@ static int parse_line(const char *line, size_t len, uint64_t *addr,
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
 		i++;
 	while (i < len && !isspace((unsigned char)line[i])) {
-		if (n + 1 >= name_cap)
-			return -1;
-		name[n++] = line[i++];
+		if (n + 1 < name_cap)
+			name[n++] = line[i] ? line[i] : '?';
+		i++;
 	}
 	name[n] = '\0';
 	return n ? 0 : -1;
@@ -53,11 +60,14 @@ int symtab_load_nm(struct up_symtab **out, const char *buf, size_t len,
 	unsigned bad = 0, lineno = 0, first_bad = 0;
 	size_t pos = 0;
 	uint64_t max_any = 0;
-	char name[1024];
+	char *name = malloc(NM_NAME_COPY + 1);
 	int rc = 0;
 
-	if (!s)
+	if (!s || !name) {
+		free(s);
+		free(name);
 		return up_fail(UP_ENOMEM, "out of memory");
+	}
 	while (pos < len && rc == 0) {
 		const char *line = buf + pos;
 		const char *nl = memchr(line, '\n', len - pos);
@@ -71,7 +81,7 @@ int symtab_load_nm(struct up_symtab **out, const char *buf, size_t len,
 			l--;
 		if (l == 0)
 			continue;
-		if (parse_line(line, l, &addr, &type, name, sizeof(name)) < 0) {
+		if (parse_line(line, l, &addr, &type, name, NM_NAME_COPY + 1) < 0) {
 			if (!first_bad)
 				first_bad = lineno;
 			if (++bad > MAX_BAD_LINES)
@@ -84,6 +94,7 @@ int symtab_load_nm(struct up_symtab **out, const char *buf, size_t len,
 			rc = symtab_add(s, addr, 0, name,
 					type == 'T' ? 3 : type == 'W' ? 2 : 1);
 	}
+	free(name);
 	if (rc == 0 && bad > MAX_BAD_LINES)
 		rc = up_fail(UP_EFORMAT,
 			     "%s: neither an ELF file nor an nm symbol map (line %u: expected 'ADDRESS TYPE NAME')",

@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "error_impl.h"
@@ -13,6 +15,8 @@
 #include "symtab_impl.h"
 
 #define MAX_SYMBOL_FILE (1ULL << 31)
+
+struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
 
 struct up_symtab *symtab_alloc(enum up_symtab_format format)
 {
@@ -34,32 +38,67 @@ void up_symtab_free(struct up_symtab *s)
 	free(s);
 }
 
+void symtab_warn(struct up_symtab *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->warning);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(s->warning)) {
+		memcpy(s->warning + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->warning + n, sizeof(s->warning) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Bytes of name to keep: all, or SYMTAB_MAX_NAME backed off to the start
+ * of a UTF-8 character. */
+static size_t name_length(const char *name)
+{
+	size_t n = strnlen(name, SYMTAB_MAX_NAME + 1);
+
+	if (n <= SYMTAB_MAX_NAME)
+		return n;
+	n = SYMTAB_MAX_NAME;
+	while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
 static int arena_add(struct up_symtab *s, const char *name, size_t *off)
 {
-	size_t n = strlen(name) + 1;
+	size_t n = name_length(name);
 
-	if (grow_array(&s->names, &s->names_cap, s->names_len + n, 1, 4096) < 0)
+	if (grow_array(&s->names, &s->names_cap, s->names_len + n + 1, 1, 4096) < 0)
 		return UP_ENOMEM;
 	memcpy(s->names + s->names_len, name, n);
+	s->names[s->names_len + n] = '\0';
 	*off = s->names_len;
-	s->names_len += n;
+	s->names_len += n + 1;
 	return 0;
 }
 
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	       const char *name, int rank)
 {
-	char *demangled = symbol_demangle(name);
 	struct sym_entry *e;
 	int rc;
 
-	if (grow_array(&s->entries, &s->cap, s->count + 1, sizeof(*s->entries), 1024) < 0) {
-		free(demangled);
-		return UP_ENOMEM;
+	if (s->count >= symtab_limits.symbols ||
+	    s->names_len + name_length(name) + 1 > symtab_limits.name_bytes) {
+		if (!s->capped)
+			symtab_warn(s, "more than %zu symbols or %zu KiB of names: the rest left out",
+				    symtab_limits.symbols, symtab_limits.name_bytes >> 10);
+		s->capped = true;
+		return 0;
 	}
+	if (strnlen(name, SYMTAB_MAX_NAME + 1) > SYMTAB_MAX_NAME)
+		s->long_names++;
+	if (grow_array(&s->entries, &s->cap, s->count + 1, sizeof(*s->entries), 1024) < 0)
+		return UP_ENOMEM;
 	e = &s->entries[s->count];
-	rc = arena_add(s, demangled ? demangled : name, &e->name);
-	free(demangled);
+	rc = arena_add(s, name, &e->name);
 	if (rc < 0)
 		return rc;
 	e->addr = addr;
@@ -84,9 +123,54 @@ static int entry_cmp(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* The C++ names among the kept entries, demangled in one bounded batch
+ * (core/demangle.c); the results join the arena. */
+static int demangle_names(struct up_symtab *s)
+{
+	size_t m = 0, refused;
+	size_t *which = malloc((s->count ? s->count : 1) * sizeof(*which));
+	const char **names = malloc((s->count ? s->count : 1) * sizeof(*names));
+	char **out = malloc((s->count ? s->count : 1) * sizeof(*out));
+	int rc = 0;
+
+	if (!which || !names || !out) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < s->count; i++) {
+		const char *name = s->names + s->entries[i].name;
+
+		if (symbol_is_mangled(name)) {
+			which[m] = i;
+			names[m++] = name;
+		}
+	}
+	if (m == 0)
+		goto done;
+	refused = symbol_demangle_batch(names, m, out,
+					symtab_limits.name_bytes > s->names_len ?
+					symtab_limits.name_bytes - s->names_len : 0);
+	/* names[] point into the arena, which arena_add may move: all
+	 * results are in out[] before the first is added. */
+	for (size_t j = 0; j < m; j++) {
+		if (out[j] && rc == 0)
+			rc = arena_add(s, out[j], &s->entries[which[j]].name);
+		free(out[j]);
+	}
+	if (refused)
+		symtab_warn(s, "%zu C++ names not demangled (over 4 KiB, too slow, or past the name cap): kept mangled",
+			    refused);
+done:
+	free(which);
+	free(names);
+	free(out);
+	return rc;
+}
+
 int symtab_finish(struct up_symtab *s)
 {
 	size_t n = 0;
+	int rc;
 
 	if (s->count)
 		qsort(s->entries, s->count, sizeof(*s->entries), entry_cmp);
@@ -94,6 +178,12 @@ int symtab_finish(struct up_symtab *s)
 		if (n == 0 || s->entries[n - 1].addr != s->entries[i].addr)
 			s->entries[n++] = s->entries[i];
 	s->count = n;
+	if (s->long_names)
+		symtab_warn(s, "%zu names longer than %u bytes: cut there",
+			    s->long_names, SYMTAB_MAX_NAME);
+	rc = demangle_names(s);
+	if (rc < 0)
+		return rc;
 	s->syms = calloc(n ? n : 1, sizeof(*s->syms));
 	if (!s->syms)
 		return up_fail(UP_ENOMEM, "out of memory");
@@ -116,6 +206,11 @@ size_t up_symtab_count(const struct up_symtab *s)
 enum up_symtab_format up_symtab_format_of(const struct up_symtab *s)
 {
 	return s->format;
+}
+
+const char *up_symtab_warning(const struct up_symtab *s)
+{
+	return s->warning[0] ? s->warning : NULL;
 }
 
 const char *up_symtab_build_id(const struct up_symtab *s)
@@ -162,7 +257,7 @@ const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
 		return sym;                 /* unsized: up to the next symbol */
 	/* The last unsized symbol: up to the end of its section (ELF) or the
 	 * highest address in the map (nm), else one page. */
-	return addr < (s->end > sym->addr ? s->end : sym->addr + 4096) ?
+	return addr - sym->addr < (s->end > sym->addr ? s->end - sym->addr : 4096) ?
 	       sym : NULL;
 }
 
@@ -187,6 +282,27 @@ int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
 	return symtab_load_nm(out, buf, len, what);
 }
 
+/* A gzip-compressed image may expand to at most this many times its
+ * compressed size (at least GZIP_MIN_LIMIT): ELF code and symbols
+ * compress 3-5x, debug info up to ~10x, while a gzip bomb of zeros
+ * reaches 1000x. The MAX_SYMBOL_FILE cap holds as well. */
+#define GZIP_MAX_RATIO 32
+#define GZIP_MIN_LIMIT (64ULL << 20)
+
+static uint64_t gzip_limit(const char *path)
+{
+	struct stat st;
+	uint64_t size;
+
+	if (stat(path, &st) != 0 || st.st_size <= 0)
+		return GZIP_MIN_LIMIT;
+	size = (uint64_t)st.st_size;
+	if (size >= MAX_SYMBOL_FILE / GZIP_MAX_RATIO)
+		return MAX_SYMBOL_FILE;
+	return size * GZIP_MAX_RATIO > GZIP_MIN_LIMIT ? size * GZIP_MAX_RATIO :
+	       GZIP_MIN_LIMIT;
+}
+
 /* Read a whole file, through zlib when it is gzip-compressed (kernel images
  * often are); gzread passes plain files through unchanged. */
 int symtab_read_file(const char *path, uint8_t **out, size_t *len)
@@ -194,6 +310,8 @@ int symtab_read_file(const char *path, uint8_t **out, size_t *len)
 	gzFile gz;
 	uint8_t *buf = NULL;
 	size_t n = 0, cap = 0;
+	uint64_t limit = MAX_SYMBOL_FILE;
+	uint8_t probe;
 	int got;
 
 	gz = gzopen(path, "rb");
@@ -206,14 +324,23 @@ int symtab_read_file(const char *path, uint8_t **out, size_t *len)
 		if (n == cap) {
 			uint8_t *nb;
 
-			cap = cap ? cap * 2 : 1 << 20;
-			if (cap > MAX_SYMBOL_FILE) {
+			if (cap >= limit && gzread(gz, &probe, 1) == 0)
+				break;          /* exactly the limit */
+			if (cap >= limit) {
 				free(buf);
 				gzclose(gz);
+				if (limit < MAX_SYMBOL_FILE)
+					return up_fail(UP_EFORMAT,
+						       "%s: gzip data expands past %llu MiB (%u times its compressed size): refused as a decompression bomb; pass the uncompressed image",
+						       path, (unsigned long long)(limit >> 20),
+						       GZIP_MAX_RATIO);
 				return up_fail(UP_EFORMAT,
 					       "symbol file %s is larger than 2 GiB",
 					       path);
 			}
+			cap = cap ? cap * 2 : 1 << 20;
+			if (cap > limit)
+				cap = (size_t)limit;
 			nb = realloc(buf, cap);
 			if (!nb) {
 				free(buf);
@@ -233,6 +360,8 @@ int symtab_read_file(const char *path, uint8_t **out, size_t *len)
 			gzclose(gz);
 			return UP_EFORMAT;
 		}
+		if (n == 0 && got > 0 && !gzdirect(gz))
+			limit = gzip_limit(path);
 		if (got == 0)
 			break;
 		n += (size_t)got;
@@ -241,6 +370,11 @@ int symtab_read_file(const char *path, uint8_t **out, size_t *len)
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+int up_file_read(const char *path, uint8_t **out, size_t *len)
+{
+	return symtab_read_file(path, out, len);
 }
 
 int up_symtab_load(struct up_symtab **out, const char *path)

@@ -2,6 +2,7 @@
 #ifndef UP_SYMTAB_IMPL_H
 #define UP_SYMTAB_IMPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "uniprof/symbols.h"
@@ -23,11 +24,31 @@ struct up_symtab {
 	enum up_symtab_format format;
 	char *build_id;
 	unsigned elf_machine, elf_width;
+	char warning[256];         /* caps hit while loading: one line */
+	bool capped;               /* symbols left out (SYMTAB_MAX_*) */
+	size_t long_names;         /* names cut to SYMTAB_MAX_NAME */
 };
+
+/* Add to the table's warning line ("; "-separated). */
+void symtab_warn(struct up_symtab *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* What one table may hold: 4M symbols, 256 MiB of names (a Linux vmlinux
+ * has ~150k symbols and 5 MiB of names; a unikernel far fewer). Past a cap
+ * the rest is left out, said in the warning: its addresses then count for
+ * the symbol before. Variables so that tests can lower them. */
+struct symtab_limits {
+	size_t symbols;
+	size_t name_bytes;
+};
+extern struct symtab_limits symtab_limits;
+
+/* A longer name is kept cut here (on a UTF-8 character boundary). */
+#define SYMTAB_MAX_NAME 4096
 
 struct up_symtab *symtab_alloc(enum up_symtab_format format);
 
-/* Add a symbol; the name is demangled if it is a C++ name. */
+/* Add a symbol (symtab_finish demangles C++ names). */
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	       const char *name, int rank);
 
@@ -42,7 +63,14 @@ int symtab_load_nm(struct up_symtab **out, const char *buf, size_t len,
 /* A whole file, gunzipped if it is gzip-compressed; *out is malloc'ed. */
 int symtab_read_file(const char *path, uint8_t **out, size_t *len);
 
-/* Demangled copy of name (malloc'ed), or NULL if not a mangled name. */
-char *symbol_demangle(const char *name);
+/* A C++ name we would demangle ("_Z..." of at most 4 KiB). */
+bool symbol_is_mangled(const char *name);
+
+/* Demangle names[0..n) (each symbol_is_mangled), bounded in time and
+ * size: out[i] is the malloc'ed result or NULL (keep the name); results
+ * take at most `budget` bytes (with their NULs) in all. Returns how many
+ * were refused (too slow, demangled longer than 4 KiB, over the budget). */
+size_t symbol_demangle_batch(const char *const *names, size_t n, char **out,
+			     size_t budget);
 
 #endif

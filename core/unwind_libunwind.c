@@ -303,32 +303,46 @@ static int build(struct up_libunwind *lu, Elf *elf, const char *what)
 	return 0;
 }
 
-int up_libunwind_load(struct up_libunwind **out, const char *path)
+int up_libunwind_load_mem(struct up_libunwind **out, const void *image,
+			  size_t len, const char *what)
 {
 	struct up_libunwind *lu = calloc(1, sizeof(*lu));
-	uint8_t *buf = NULL;
-	size_t len;
+	char *copy = malloc(len ? len : 1);  /* libelf may write to the image */
 	Elf *elf = NULL;
 	int rc;
 
-	if (!lu)
+	if (!lu || !copy) {
+		free(lu);
+		free(copy);
 		return up_fail(UP_ENOMEM, "out of memory");
-	rc = symtab_read_file(path, &buf, &len);
-	if (rc == 0) {
-		elf_version(EV_CURRENT);
-		elf = elf_memory((char *)buf, len);
-		rc = elf && elf_kind(elf) == ELF_K_ELF ? build(lu, elf, path) :
-			up_fail(UP_EFORMAT, "%s: not a valid ELF file", path);
 	}
+	memcpy(copy, image, len);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, len);
+	rc = elf && elf_kind(elf) == ELF_K_ELF ? build(lu, elf, what) :
+		up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 	if (elf)
 		elf_end(elf);
-	free(buf);
+	free(copy);
 	if (rc < 0) {
 		up_libunwind_free(lu);
 		return rc;
 	}
 	*out = lu;
 	return 0;
+}
+
+int up_libunwind_load(struct up_libunwind **out, const char *path)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc = symtab_read_file(path, &buf, &len);
+
+	if (rc < 0)
+		return rc;
+	rc = up_libunwind_load_mem(out, buf, len, path);
+	free(buf);
+	return rc;
 }
 
 int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,

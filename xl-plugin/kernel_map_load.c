@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "image_cache.h"
 #include "kernel_map_load.h"
 
 static const char *fp_name(enum up_frame_pointers fp)
@@ -23,7 +24,7 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 	for (int i = 0; i < 2 && !k; i++) {
 		if (!from[i])
 			continue;
-		if (up_kernel_map_load(&k, from[i], symtab) == 0)
+		if (xlp_kernel_map_read(&k, from[i], symtab) == 0)
 			used = from[i];
 		else if (opt->verbose)
 			fprintf(stderr, "xl profile: code map: %s\n", up_error_last());

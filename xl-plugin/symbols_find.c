@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "image_cache.h"
 #include "symbols_find.h"
 #include "uniprof/error.h"
 
@@ -54,7 +55,7 @@ static int try_file(const struct xlp_symbol_query *q, const char *path,
 		note(q, "%s (%s): not found", path, why);
 		return 0;
 	}
-	if (up_symtab_load(&s, path) < 0) {
+	if (xlp_symtab_load(&s, path) < 0) {
 		if (fatal) {
 			fprintf(stderr, "xl profile: %s\n", up_error_last());
 			return -1;
@@ -85,6 +86,8 @@ static int try_file(const struct xlp_symbol_query *q, const char *path,
 	if (q->verbose)
 		fprintf(stderr, "xl profile: symbols: %s (%s): %zu functions%s%s\n", path,
 			why, up_symtab_count(s), id ? ", build-id " : "", id ? id : "");
+	if (up_symtab_warning(s))       /* caps hit: said even without -v */
+		fprintf(stderr, "xl profile: symbols: %s: %s\n", path, up_symtab_warning(s));
 	*out = s;
 	return 1;
 }
@@ -107,7 +110,7 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 
 	*out = NULL;
 	*used = NULL;
-	if (q->kernel && up_elf_identify(q->kernel, &kid) < 0)
+	if (q->kernel && xlp_elf_identify(q->kernel, &kid) < 0)
 		note(q, "%s (domain kernel): %s", q->kernel, up_error_last());
 	/* The kernel image itself must fit the domain, symbols or not. */
 	if (kid.machine && kid.machine != EM_X86_64 && kid.machine != EM_386) {

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "domain.h"
+#include "image_cache.h"
 #include "kernel_map_load.h"
 #include "options.h"
 #include "output_files.h"
@@ -88,7 +89,7 @@ static int load_unwind_info(struct run *r)
 		if (!tried[i] || (i == 1 && tried[0] && strcmp(tried[0], tried[1]) == 0))
 			continue;
 		if (r->unwinder == UP_UNWINDER_LIBUNWIND) {
-			if (up_libunwind_load(&r->libunwind, tried[i]) == 0) {
+			if (xlp_libunwind_load(&r->libunwind, tried[i]) == 0) {
 				if (r->opt->verbose)
 					fprintf(stderr, "xl profile: unwind: libunwind over %s\n", tried[i]);
 			} else {
@@ -96,17 +97,18 @@ static int load_unwind_info(struct run *r)
 			}
 			continue;
 		}
-		if (up_cfi_table_load(&r->cfi, tried[i]) == 0) {
+		if (xlp_cfi_table_load(&r->cfi, tried[i]) == 0) {
 			const struct up_cfi_info *ci = up_cfi_table_info(r->cfi);
 
 			if (r->opt->verbose)
-				fprintf(stderr, "xl profile: unwind: %s: %zu CFI rows from %zu FDEs (%zu not expressible)%s%s\n",
-					tried[i], ci->rows, ci->fdes, ci->unsupported,
-					ci->warning[0] ? "; " : "", ci->warning);
+				fprintf(stderr, "xl profile: unwind: %s: %zu CFI rows from %zu FDEs (%zu not expressible)\n",
+					tried[i], ci->rows, ci->fdes, ci->unsupported);
+			if (ci->warning[0])     /* caps hit: said even without -v */
+				fprintf(stderr, "xl profile: unwind: %s: %s\n", tried[i], ci->warning);
 			/* Rows the table cannot express: libunwind takes
 			 * those frames, read from the same image. */
 			if (ci->unsupported &&
-			    up_libunwind_load(&r->libunwind, tried[i]) < 0 &&
+			    xlp_libunwind_load(&r->libunwind, tried[i]) < 0 &&
 			    r->opt->verbose)
 				fprintf(stderr, "xl profile: unwind: no libunwind for the %zu rows: %s\n",
 					ci->unsupported, up_error_last());
@@ -354,6 +356,7 @@ int main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	xlp_image_cache_drop();         /* before sampling locks memory */
 	/* Decide where files go before sampling, so a bad path costs no run. */
 	if (!opt.once && !(stem = xlp_output_stem(opt.output, r.dom.name))) {
 		rc = 1;
@@ -445,6 +448,7 @@ out:
 	up_libunwind_free(r.libunwind);
 	up_kernel_map_free(r.kmap);
 	xlp_domain_release(&r.dom);
+	xlp_image_cache_drop();
 	xlp_libxl_close();
 	free(symbols_used);
 	free(stem);

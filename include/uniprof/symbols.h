@@ -28,6 +28,12 @@ enum up_symtab_format {
 /* Load from a file: ELF (plain or gzip-compressed) or an nm text map. */
 int up_symtab_load(struct up_symtab **out, const char *path);
 
+/* A whole file as the loaders read it: gunzipped when gzip-compressed
+ * (within the decompression cap), *out malloc'ed. Read an image once with
+ * this and build the symbol table, CFI table and libunwind tables from the
+ * buffer with the *_mem loaders. */
+int up_file_read(const char *path, uint8_t **out, size_t *len);
+
 /* The same from a buffer already in memory (copied as needed). */
 int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
 		       const char *what);
@@ -36,6 +42,10 @@ void up_symtab_free(struct up_symtab *s);
 
 size_t up_symtab_count(const struct up_symtab *s);
 enum up_symtab_format up_symtab_format_of(const struct up_symtab *s);
+
+/* What was left out or cut while loading (caps on a hostile file: symbol
+ * count, name length, demangling), as one line; NULL when nothing. */
+const char *up_symtab_warning(const struct up_symtab *s);
 
 /* The GNU build-id as lowercase hex, or NULL if the file has none. */
 const char *up_symtab_build_id(const struct up_symtab *s);

@@ -4,6 +4,7 @@
 #ifndef UNIPROF_UNWIND_H
 #define UNIPROF_UNWIND_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "kernel.h"
 #include "memory.h"
@@ -74,10 +75,14 @@ struct up_cfi_info {
 	size_t fdes;            /* FDEs turned into rows */
 	size_t rows;
 	size_t unsupported;     /* rows the table cannot express */
-	size_t skipped_fdes;    /* FDEs with encodings we do not decode */
+	size_t skipped_fdes;    /* FDEs not compiled: encodings we do not
+				 * decode, or refused_fdes */
+	size_t refused_fdes;    /* over the register or nesting caps */
+	size_t overlapping_fdes;        /* overlapping an earlier FDE */
+	size_t costly_fdes;     /* too costly to compile: unsupported rows */
 	size_t fp_fdes;         /* FDEs whose CFA is rbp-based somewhere:
 				 * code built with frame pointers */
-	char warning[160];      /* a malformed section, if any */
+	char warning[320];      /* a malformed section, caps hit: one line */
 };
 
 /* From an ELF file (gzip-compressed images too). UP_ENOENT when it has no
@@ -97,6 +102,8 @@ enum up_frame_pointers up_cfi_frame_pointers(const struct up_cfi_table *t);
  * the CFI table, and the reference it is checked against. */
 
 int up_libunwind_load(struct up_libunwind **out, const char *path);
+int up_libunwind_load_mem(struct up_libunwind **out, const void *image,
+			  size_t len, const char *what);
 void up_libunwind_free(struct up_libunwind *lu);
 int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 			const struct up_libunwind *lu,
