@@ -39,7 +39,14 @@ struct up_sampler_config {
 	const struct up_cfi_table *cfi;   /* for CFI and AUTO */
 	const struct up_libunwind *libunwind;   /* for LIBUNWIND */
 	bool no_jitter;          /* sample exactly on the period grid */
+	/* Longest the domain may stay paused for one sample; 0: the default
+	 * (UP_SAMPLER_DEFAULT_MAX_PAUSE_NS). With the crash guard installed,
+	 * the guard unpauses a pause that outlives it, even if we are stuck,
+	 * and that sample is abandoned. */
+	uint64_t max_pause_ns;
 };
+
+#define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)
 
 enum up_stop_reason {
 	UP_STOP_DURATION = 0,
@@ -57,6 +64,9 @@ struct up_sampler_stats {
 	uint64_t missed_deadlines; /* deadlines skipped, not burst */
 	uint64_t offline_vcpus;    /* vCPU samples skipped: offline */
 	uint64_t reg_failures;     /* vCPU samples skipped: no registers */
+	/* Pauses the crash guard had to end (they outlived max_pause_ns):
+	 * their stacks were dropped, not counted in samples. */
+	uint64_t abandoned_samples;
 	uint64_t *pause_ns;        /* one entry per sample */
 	size_t nr_pause;
 	double elapsed_s;
