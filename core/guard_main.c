@@ -10,7 +10,9 @@
  *   exactly once (the state word's compare-and-swap decides whether we or
  *   the profiler make that unpause), even if the profiler is stuck.
  * "image" (tests): the unpause acts on the shared stand-in for Xen's pause
- * count instead of a domain. */
+ * count instead of a domain.
+ * Exit status: 0 nothing was left to do, 2 bad arguments, 3 it unpaused a
+ * domain the profiler left paused, 4 it could not. */
 #include "config.h"
 
 #include <errno.h>
@@ -78,7 +80,9 @@ static void sleep_ns(uint64_t ns)
 }
 
 /* The profiler is gone (or let go while still holding the pause): keep
- * trying until the domain runs, is gone, or ten minutes have passed. */
+ * trying until the domain runs, is gone, or ten minutes have passed. The
+ * profiler may have died inside its own unpause: if that one went
+ * through, ours finds Xen's pause count at 0 and fails harmlessly. */
 static int unpause_until_done(struct domain *d)
 {
 	uint64_t start = ps_now_ns(), wait = 100ull * 1000 * 1000;
@@ -86,11 +90,11 @@ static int unpause_until_done(struct domain *d)
 
 	for (;;) {
 		if (unpause_domain(d) == 0)
-			return 0;
+			return 3;
 		/* ESRCH: no such domain. EINVAL: Xen's pause count is 0, so
 		 * nobody holds it paused any more. */
 		if (d->image || d->last_errno == ESRCH || d->last_errno == EINVAL)
-			return 1;
+			return 4;
 		if (!said) {
 			fprintf(stderr, "uniprof-guard: cannot unpause domain %u (%s); retrying; 'xl unpause %u' ends it by hand\n",
 				d->domid, strerror(d->last_errno), d->domid);
@@ -99,7 +103,7 @@ static int unpause_until_done(struct domain *d)
 		if (ps_now_ns() - start > GIVE_UP_NS) {
 			fprintf(stderr, "uniprof-guard: gave up unpausing domain %u: run 'xl unpause %u'\n",
 				d->domid, d->domid);
-			return 1;
+			return 4;
 		}
 		sleep_ns(wait);
 		if (wait < 1000ull * 1000 * 1000)
@@ -132,7 +136,7 @@ int main(int argc, char **argv)
 	d.ps = mmap(NULL, sizeof(*d.ps), PROT_READ | PROT_WRITE, MAP_SHARED,
 		    flag_fd, 0);
 	if (d.ps == MAP_FAILED)
-		return 1;
+		return 2;
 	/* Ctrl-C and kill -- -PGID go to the profiler's process group: outlive
 	 * them (the spawn normally made us a session leader already). */
 	setsid();

@@ -26,6 +26,7 @@ struct image_target {
 	uint64_t gone_after;      /* 0: never */
 	uint64_t stall_pause;     /* 0: never */
 	uint64_t stall_max_ns;
+	unsigned fail_unpauses;
 };
 
 static struct image_target *to_image(struct up_target *t)
@@ -58,6 +59,12 @@ static int image_pause(struct up_target *t)
 
 static int image_unpause(struct up_target *t)
 {
+	struct image_target *it = to_image(t);
+
+	if (it->fail_unpauses) {
+		it->fail_unpauses--;
+		return up_fail(UP_EIO, "image domain: unpause refused (test hook)");
+	}
 	if (ps_image_unpause(t->ps) < 0)
 		return up_fail(UP_EINVAL, "image domain is not paused");
 	return 0;
@@ -78,7 +85,8 @@ static int image_get_regs(struct up_target *t, unsigned vcpu,
 {
 	struct image_target *it = to_image(t);
 
-	if (it->stall_pause && it->pauses == it->stall_pause && vcpu == 0)
+	if (vcpu == 0 && it->stall_pause &&
+	    (it->pauses == it->stall_pause || it->stall_pause == UP_IMAGE_STALL_EVERY))
 		stall(it);
 	*out = it->vcpus[vcpu];
 	return 0;
@@ -301,6 +309,11 @@ void up_target_image_set_stall(struct up_target *t, uint64_t stall_pause,
 {
 	to_image(t)->stall_pause = stall_pause;
 	to_image(t)->stall_max_ns = max_ns;
+}
+
+void up_target_image_fail_unpauses(struct up_target *t, unsigned n)
+{
+	to_image(t)->fail_unpauses = n;
 }
 
 void up_target_image_pause_counts(struct up_target *t,
