@@ -20,6 +20,7 @@ const char *up_trunc_name(enum up_trunc t)
 	case UP_TRUNC_NO_UNWIND_INFO: return "no unwind information";
 	case UP_TRUNC_UNSUPPORTED: return "unsupported unwind rule";
 	case UP_TRUNC_BAD_CFA: return "unwind rule points down the stack";
+	case UP_TRUNC_BUDGET: return "unwinder step budget spent";
 	}
 	return "unknown";
 }

@@ -26,6 +26,7 @@ enum up_trunc {
 	UP_TRUNC_NO_UNWIND_INFO, /* no CFI for an address (-u cfi) */
 	UP_TRUNC_UNSUPPORTED,  /* CFI rule the table cannot express */
 	UP_TRUNC_BAD_CFA,      /* CFI gave a CFA that does not go up */
+	UP_TRUNC_BUDGET,       /* the unwinder ran out of steps (hostile CFI) */
 };
 
 const char *up_trunc_name(enum up_trunc t);
