@@ -89,7 +89,10 @@ int up_crash_guard_install(struct up_target *t)
 	argv[3] = a_dom;
 	argv[4] = NULL;
 	/* A session of its own: Ctrl-C and kill -- -PGID reach our process
-	 * group, not the watchdog that must outlive it. */
+	 * group, not the watchdog that must outlive it. A kill of our whole
+	 * cgroup (systemd's final SIGKILL, cgroup.kill) takes it too: it
+	 * stays in our cgroup on purpose, since leaving it would need
+	 * privileges and escape the limits the administrator set. */
 	rc = posix_spawnattr_init(&attr);
 	if (rc == 0) {
 #ifdef POSIX_SPAWN_SETSID

@@ -131,6 +131,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "truncated_stacks");
 	yajl_gen_integer(g, (long long)up_profile_truncated(r->profile));
 	key(g, "missed_deadlines"); yajl_gen_integer(g, (long long)s->missed_deadlines);
+	key(g, "abandoned_samples"); yajl_gen_integer(g, (long long)s->abandoned_samples);
 	key(g, "vcpus");
 	yajl_gen_array_open(g);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {

@@ -342,6 +342,7 @@ int main(int argc, char **argv)
 	cfg.duration_s = opt.duration_s;
 	cfg.vcpu = opt.vcpu;
 	cfg.unwind.max_depth = opt.max_depth;
+	cfg.max_pause_ns = (uint64_t)opt.max_pause_ms * 1000000;
 	cfg.unwinder = r.unwinder;
 	cfg.cfi = r.cfi;
 	cfg.libunwind = r.libunwind;
