@@ -209,8 +209,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	rc = up_mem_new(&mem, t, c->cache_frames);
 	if (rc < 0)
 		goto out;
-	atomic_store(&t->ps->limit_ns, c->max_pause_ns ? c->max_pause_ns :
-			UP_SAMPLER_DEFAULT_MAX_PAUSE_NS);
+	up_target_set_max_pause(t, c->max_pause_ns ? c->max_pause_ns :
+				UP_SAMPLER_DEFAULT_MAX_PAUSE_NS);
 
 	period = (uint64_t)llround(1e9 / c->hz);
 	if (period == 0)

@@ -83,6 +83,11 @@ int up_target_unpause(struct up_target *t)
 	return target_end_pause(t, &released);
 }
 
+void up_target_set_max_pause(struct up_target *t, uint64_t ns)
+{
+	atomic_store(&t->ps->limit_ns, ns);
+}
+
 bool up_target_paused_by_us(const struct up_target *t)
 {
 	return t && ps_held(t->ps);

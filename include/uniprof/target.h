@@ -114,6 +114,11 @@ void up_target_unmap_frame(struct up_target *t, const void *page);
 
 int up_target_state(struct up_target *t, enum up_domain_state *state);
 
+/* Longest one pause of ours may last (default 50 ms) before the crash
+ * guard, when installed, ends it itself; 0: no limit. up_sample sets it
+ * from its configuration. */
+void up_target_set_max_pause(struct up_target *t, uint64_t ns);
+
 /* Is the domain currently paused by us? Used by crash handlers. */
 bool up_target_paused_by_us(const struct up_target *t);
 
