@@ -47,8 +47,15 @@ check "auto: domain running afterwards" not_paused $g
 send_file $OUT/h1.json hostile-auto.json
 send_file $OUT/h1.txt hostile-auto.txt
 
-$PROF $g -u libunwind --max-pause 1 -f 97 -d 10 -o $OUT/h2 > $OUT/h2.stdout 2> $OUT/h2.stderr
+$PROF $g -u libunwind --max-pause 1 -f 97 -d 10 -o $OUT/h2 > $OUT/h2.stdout 2> $OUT/h2.stderr &
+sleep 4
+# The watchdog's scheduling: policy 1 is SCHED_FIFO (fields 40, 41 of stat).
+for pid in $(pidof uniprof-guard); do
+	tap "# uniprof-guard $pid: rt_priority $(awk '{ print $40 }' /proc/$pid/stat), policy $(awk '{ print $41 }' /proc/$pid/stat)"
+done
+wait $!
 rc=$?
+sed 's/^/UNIPROF-TAP # stderr: /' $OUT/h2.stderr
 check "max-pause 1: xl profile exits 0 (rc $rc)" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || tap "# stderr: $(cat $OUT/h2.stderr)"
 ab=$(json $OUT/h2.json abandoned_samples)
