@@ -47,26 +47,31 @@ struct domain {
 	uint32_t domid;
 	bool image;
 	int last_errno;
+	/* Opened once: a deadline unpause must not wait for libxenctrl to
+	 * set itself up. Reopened after a failure other than "not paused"
+	 * or "no such domain". */
+	xc_interface *xch;
 };
 
 static int unpause_domain(void *arg)
 {
 	struct domain *d = arg;
-	xc_interface *xch;
 	int rc;
 
 	if (d->image) {
 		d->last_errno = EINVAL;
 		return ps_image_unpause(d->ps);
 	}
-	xch = xc_interface_open(NULL, NULL, 0);
-	if (!xch) {
+	if (!d->xch && !(d->xch = xc_interface_open(NULL, NULL, 0))) {
 		d->last_errno = errno;
 		return -1;
 	}
-	rc = xc_domain_unpause(xch, d->domid);
+	rc = xc_domain_unpause(d->xch, d->domid);
 	d->last_errno = rc ? errno : 0;
-	xc_interface_close(xch);
+	if (rc && d->last_errno != EINVAL && d->last_errno != ESRCH) {
+		xc_interface_close(d->xch);
+		d->xch = NULL;
+	}
 	return rc ? -1 : 0;
 }
 
@@ -144,6 +149,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	if (!d.image)
+		d.xch = xc_interface_open(NULL, NULL, 0);   /* NULL: retried later */
 	/* Best effort: without the privilege, normal priority. */
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
 		mlockall(MCL_CURRENT | MCL_FUTURE);
