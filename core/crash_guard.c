@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "error_impl.h"
+#include "pause_state.h"
 #include "target_impl.h"
 #include "uniprof/crash_guard.h"
 
@@ -23,7 +24,7 @@ extern char **environ;
 
 struct guard {
 	struct up_target *target;
-	volatile int *shared;
+	struct pause_state *shared;
 	pid_t pid;
 	int fd;     /* write end: closes when we die */
 };
@@ -37,29 +38,38 @@ static const char *guard_path(void)
 	return p && *p ? p : UNIPROF_GUARD_PATH;
 }
 
+static void unmap_shared(struct pause_state *shared)
+{
+	munmap(shared, sizeof(*shared));
+}
+
 int up_crash_guard_install(struct up_target *t)
 {
 	char a_pipe[16], a_flag[16], a_dom[16];
 	char *argv[5];
-	volatile int *shared;
+	struct pause_state *shared;
+	posix_spawnattr_t attr;
 	int fds[2], flag_fd, rc;
 	pid_t pid;
 
-	if (!t->ops->live)
-		return 0;
 	if (guard.target)
 		return up_fail(UP_EINVAL, "a crash guard is already installed");
 	flag_fd = memfd_create("uniprof-guard", 0);
-	if (flag_fd < 0 || ftruncate(flag_fd, sizeof(int)) < 0)
+	if (flag_fd < 0 || ftruncate(flag_fd, sizeof(*shared)) < 0) {
+		if (flag_fd >= 0)
+			close(flag_fd);
 		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
-	shared = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED, flag_fd, 0);
+	}
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED,
+		      flag_fd, 0);
 	if (shared == MAP_FAILED) {
 		close(flag_fd);
 		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
 	}
-	*shared = *t->paused;
+	ps_init(shared);
+	ps_copy(shared, t->ps);
 	if (pipe(fds) < 0) {
-		munmap((void *)shared, sizeof(int));
+		unmap_shared(shared);
 		close(flag_fd);
 		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
 	}
@@ -67,18 +77,37 @@ int up_crash_guard_install(struct up_target *t)
 	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 	snprintf(a_pipe, sizeof(a_pipe), "%d", fds[0]);
 	snprintf(a_flag, sizeof(a_flag), "%d", flag_fd);
-	snprintf(a_dom, sizeof(a_dom), "%u", t->info.domid);
+	/* Image targets (tests) get the same watchdog; it then ends pauses
+	 * in the shared stand-in for Xen's pause count. */
+	if (t->ops->live)
+		snprintf(a_dom, sizeof(a_dom), "%u", t->info.domid);
+	else
+		snprintf(a_dom, sizeof(a_dom), "image");
 	argv[0] = (char *)"uniprof-guard";
 	argv[1] = a_pipe;
 	argv[2] = a_flag;
 	argv[3] = a_dom;
 	argv[4] = NULL;
-	rc = posix_spawn(&pid, guard_path(), NULL, NULL, argv, environ);
+	/* A session of its own: Ctrl-C and kill -- -PGID reach our process
+	 * group, not the watchdog that must outlive it. A kill of our whole
+	 * cgroup (systemd's final SIGKILL, cgroup.kill) takes it too: it
+	 * stays in our cgroup on purpose, since leaving it would need
+	 * privileges and escape the limits the administrator set. */
+	rc = posix_spawnattr_init(&attr);
+	if (rc == 0) {
+#ifdef POSIX_SPAWN_SETSID
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+#else
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+#endif
+		rc = posix_spawn(&pid, guard_path(), NULL, &attr, argv, environ);
+		posix_spawnattr_destroy(&attr);
+	}
 	close(fds[0]);
 	close(flag_fd);
 	if (rc != 0) {
 		close(fds[1]);
-		munmap((void *)shared, sizeof(int));
+		unmap_shared(shared);
 		return up_fail(UP_EIO, "cannot start the crash guard %s: %s",
 			       guard_path(), strerror(rc));
 	}
@@ -86,20 +115,31 @@ int up_crash_guard_install(struct up_target *t)
 	guard.shared = shared;
 	guard.pid = pid;
 	guard.fd = fds[1];
-	t->paused = shared;
+	t->ps = shared;
 	return 0;
 }
 
 void up_crash_guard_release(struct up_target *t)
 {
+	bool held;
+
 	if (!guard.target || guard.target != t)
 		return;
-	t->paused_local = *guard.shared;
-	t->paused = &t->paused_local;
-	if (write(guard.fd, "q", 1) == 1)
+	ps_copy(&t->ps_local, guard.shared);
+	t->ps = &t->ps_local;
+	/* Our last unpause failed: the watchdog must not quit. Closing the
+	 * pipe instead tells it we are gone; it then keeps trying to unpause
+	 * on its own, and we do not wait for it. */
+	held = ps_held(guard.shared);
+	if (!held && write(guard.fd, "q", 1) == 1)
 		while (waitpid(guard.pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	close(guard.fd);
-	munmap((void *)guard.shared, sizeof(int));
+	unmap_shared(guard.shared);
 	guard = (struct guard){ .pid = -1, .fd = -1 };
+}
+
+uint64_t up_crash_guard_pid(void)
+{
+	return guard.target ? (uint64_t)guard.pid : 0;
 }

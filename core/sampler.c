@@ -12,6 +12,7 @@
 
 #include "error_impl.h"
 #include "grow.h"
+#include "target_impl.h"
 #include "uniprof/sampler.h"
 
 #define NSEC 1000000000ULL
@@ -149,11 +150,14 @@ static int walk(struct up_mem *mem, const struct up_regs *regs,
 			     c->unwinder == UP_UNWINDER_AUTO, st, counts);
 }
 
+/* *abandoned: the crash guard ended this pause (it outlived its limit);
+ * the stacks were read from a running domain and must be dropped. */
 static int take_sample(struct up_target *t, struct up_mem *mem,
 		       const struct up_sampler_config *c,
 		       const struct up_unwind_opts *uo, unsigned first,
 		       unsigned last, struct vcpu_sample *vs,
-		       uint64_t *pause_ns, struct up_unwind_counts *counts)
+		       uint64_t *pause_ns, struct up_unwind_counts *counts,
+		       bool *abandoned)
 {
 	uint64_t t0 = now_ns();
 	int rc = up_target_pause(t), urc = -1;
@@ -184,7 +188,7 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 					    counts) < 0 ? 2 : 0;
 	}
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
-		urc = up_target_unpause(t);
+		urc = target_end_pause(t, abandoned);
 	*pause_ns = now_ns() - t0;
 	return urc;
 }
@@ -245,6 +249,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	rc = up_mem_new(&mem, t, c->cache_frames);
 	if (rc < 0)
 		goto out;
+	up_target_set_max_pause(t, c->max_pause_ns ? c->max_pause_ns :
+				UP_SAMPLER_DEFAULT_MAX_PAUSE_NS);
 
 	period = (uint64_t)llround(1e9 / c->hz);
 	if (period == 0)
@@ -257,12 +263,14 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	for (;;) {
 		uint64_t pause_ns, now;
 		enum up_domain_state st = UP_STATE_GONE;
+		bool abandoned = false;
 
 		if (stop && *stop) {
 			s->stop = UP_STOP_REQUESTED;
 			break;
 		}
-		if (c->max_samples && s->samples >= c->max_samples) {
+		if (c->max_samples &&
+		    s->samples + s->abandoned_samples >= c->max_samples) {
 			s->stop = UP_STOP_MAX_SAMPLES;
 			break;
 		}
@@ -324,7 +332,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 
 		have_last = false;
 		rc = take_sample(t, mem, c, &uo, first, last, vs, &pause_ns,
-				 &s->frames);
+				 &s->frames, &abandoned);
 		if (rc < 0) {
 			s->stop = end_reason(t);
 			if (s->stop == UP_STOP_ERROR)
@@ -341,6 +349,10 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			s->stop = st == UP_STATE_SHUTDOWN ? UP_STOP_SHUTDOWN :
 							    UP_STOP_GONE;
 			break;
+		}
+		if (abandoned) {
+			s->abandoned_samples++;
+			continue;
 		}
 		for (unsigned v = first; v <= last; v++) {
 			if (vs[v].status == 1)

@@ -1,6 +1,8 @@
 /* Target dispatch, and the pause bookkeeping the crash guard relies on. */
 #include "config.h"
 
+#include <time.h>
+
 #include "error_impl.h"
 #include "target_impl.h"
 #include "uniprof/crash_guard.h"
@@ -8,14 +10,15 @@
 void target_init(struct up_target *t, const struct up_target_ops *ops)
 {
 	t->ops = ops;
-	t->paused = &t->paused_local;
+	ps_init(&t->ps_local);
+	t->ps = &t->ps_local;
 }
 
 void up_target_close(struct up_target *t)
 {
 	if (!t)
 		return;
-	if (*t->paused)
+	if (ps_held(t->ps))
 		up_target_unpause(t);
 	up_crash_guard_release(t);
 	t->ops->close(t);
@@ -30,32 +33,64 @@ int up_target_pause(struct up_target *t)
 {
 	int rc;
 
-	if (*t->paused)
+	if (ps_held(t->ps))
 		return 0;
 	/* Mark first: a crash between the hypercall and the store must still
-	 * unpause. An extra unpause of a running domain is harmless. */
-	*t->paused = 1;
+	 * unpause. */
+	ps_begin(t->ps);
 	rc = t->ops->pause(t);
 	if (rc < 0)
-		*t->paused = 0;
+		ps_begin_failed(t->ps);
 	return rc;
+}
+
+/* The guard's unpause is one hypercall; waiting longer than this for it
+ * means the guard died in the middle of it. */
+#define GUARD_BUSY_WAIT_NS (2ull * 1000 * 1000 * 1000)
+
+int target_end_pause(struct up_target *t, bool *released)
+{
+	uint64_t waited = 0;
+	int rc;
+
+	*released = false;
+	for (;;) {
+		switch (ps_claim_unpause(t->ps)) {
+		case PS_CLAIM_NOT_PAUSED:
+			return 0;
+		case PS_CLAIM_RELEASED:
+			*released = true;
+			return 0;
+		case PS_CLAIM_OURS:
+			rc = t->ops->unpause(t);
+			ps_unpause_done(t->ps, rc == 0);
+			return rc;
+		case PS_CLAIM_BUSY:
+			break;
+		}
+		if (waited >= GUARD_BUSY_WAIT_NS)
+			return up_fail(UP_EIO, "the crash guard's unpause of domain %u did not finish",
+				       t->info.domid);
+		nanosleep(&(struct timespec){ .tv_nsec = 100000 }, NULL);
+		waited += 100000;
+	}
 }
 
 int up_target_unpause(struct up_target *t)
 {
-	int rc;
+	bool released;
 
-	if (!*t->paused)
-		return 0;
-	rc = t->ops->unpause(t);
-	if (rc == 0)
-		*t->paused = 0;
-	return rc;
+	return target_end_pause(t, &released);
+}
+
+void up_target_set_max_pause(struct up_target *t, uint64_t ns)
+{
+	atomic_store(&t->ps->limit_ns, ns);
 }
 
 bool up_target_paused_by_us(const struct up_target *t)
 {
-	return t && *t->paused;
+	return t && ps_held(t->ps);
 }
 
 int up_target_get_regs(struct up_target *t, unsigned vcpu,

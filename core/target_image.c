@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error_impl.h"
 #include "image_format.h"
@@ -24,6 +25,9 @@ struct image_target {
 	uint64_t pauses;
 	uint64_t shutdown_after;  /* 0: never */
 	uint64_t gone_after;      /* 0: never */
+	uint64_t stall_pause;     /* 0: never */
+	uint64_t stall_max_ns;
+	unsigned fail_unpauses;
 };
 
 static struct image_target *to_image(struct up_target *t)
@@ -50,19 +54,42 @@ static int image_pause(struct up_target *t)
 	if (it->gone_after && it->pauses >= it->gone_after)
 		return up_fail(UP_EGONE, "domain no longer exists");
 	it->pauses++;
+	ps_image_pause(t->ps);
 	return 0;
 }
 
 static int image_unpause(struct up_target *t)
 {
-	(void)t;
+	struct image_target *it = to_image(t);
+
+	if (it->fail_unpauses) {
+		it->fail_unpauses--;
+		return up_fail(UP_EIO, "image domain: unpause refused (test hook)");
+	}
+	if (ps_image_unpause(t->ps) < 0)
+		return up_fail(UP_EINVAL, "image domain is not paused");
 	return 0;
+}
+
+/* The stall hook: wait while the pause is ours, as a stuck walk would. */
+static void stall(struct image_target *it)
+{
+	uint64_t start = ps_now_ns();
+
+	while (ps_phase(atomic_load(&it->base.ps->word)) == PS_PAUSED &&
+	       ps_now_ns() - start < it->stall_max_ns)
+		nanosleep(&(struct timespec){ .tv_nsec = 200000 }, NULL);
 }
 
 static int image_get_regs(struct up_target *t, unsigned vcpu,
 			  struct up_regs *out)
 {
-	*out = to_image(t)->vcpus[vcpu];
+	struct image_target *it = to_image(t);
+
+	if (vcpu == 0 && it->stall_pause &&
+	    (it->pauses == it->stall_pause || it->stall_pause == UP_IMAGE_STALL_EVERY))
+		stall(it);
+	*out = it->vcpus[vcpu];
 	return 0;
 }
 
@@ -290,4 +317,26 @@ void up_target_image_set_lifetime(struct up_target *t,
 long up_target_image_mapped(struct up_target *t)
 {
 	return to_image(t)->mapped;
+}
+
+void up_target_image_set_stall(struct up_target *t, uint64_t stall_pause,
+			       uint64_t max_ns)
+{
+	to_image(t)->stall_pause = stall_pause;
+	to_image(t)->stall_max_ns = max_ns;
+}
+
+void up_target_image_fail_unpauses(struct up_target *t, unsigned n)
+{
+	to_image(t)->fail_unpauses = n;
+}
+
+void up_target_image_pause_counts(struct up_target *t,
+				  struct up_image_pause_counts *out)
+{
+	out->pauses = to_image(t)->pauses;
+	out->unpauses = atomic_load(&t->ps->image_unpauses);
+	out->bad_unpauses = atomic_load(&t->ps->image_bad_unpauses);
+	out->guard_releases = atomic_load(&t->ps->guard_releases);
+	out->held = atomic_load(&t->ps->image_held);
 }

@@ -2,6 +2,7 @@
 #ifndef UP_TARGET_IMPL_H
 #define UP_TARGET_IMPL_H
 
+#include "pause_state.h"
 #include "uniprof/target.h"
 
 struct up_target_ops {
@@ -26,13 +27,19 @@ struct up_target_ops {
 struct up_target {
 	const struct up_target_ops *ops;
 	struct up_target_info info;
-	/* Whether we hold the domain paused. Points into memory shared with
-	 * the crash guard's watchdog once it is installed. */
-	volatile int *paused;
-	volatile int paused_local;
+	/* Whether we hold the domain paused, and since when. Points into
+	 * memory shared with the crash guard's watchdog once it is
+	 * installed. */
+	struct pause_state *ps;
+	struct pause_state ps_local;
 };
 
 /* Called by each target's open function. */
 void target_init(struct up_target *t, const struct up_target_ops *ops);
+
+/* End our pause. *released is set when the crash guard had already ended
+ * it (the pause outlived its limit): the domain has been running since,
+ * and nothing read in the window can be trusted. */
+int target_end_pause(struct up_target *t, bool *released);
 
 #endif

@@ -14,7 +14,7 @@
 enum {
 	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
 	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME, OPT_IDLE,
-	OPT_NO_VCPU_STATE, OPT_ENTRY,
+	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE,
 };
 
 struct option_doc {
@@ -61,6 +61,8 @@ static const struct option_doc docs[] = {
 	  "functions in the top list (default 20)" },
 	{ { "max-depth", required_argument, NULL, OPT_MAX_DEPTH }, OPT_MAX_DEPTH, "N",
 	  "deepest stack walked, in frames (default 128)" },
+	{ { "max-pause", required_argument, NULL, OPT_MAX_PAUSE }, OPT_MAX_PAUSE, "MS",
+	  "longest the domain may stay paused for one sample; the watchdog ends a longer pause and the sample is dropped (default 50)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
 	  "say what is done: where symbols were looked for and found" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL,
@@ -277,6 +279,12 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			    o->max_depth < 1)
 				return bad("maximum depth", optarg,
 					   "give a number of frames from 1 to 4096");
+			break;
+		case OPT_MAX_PAUSE:
+			if (parse_uint(optarg, 10000, &o->max_pause_ms) < 0 ||
+			    o->max_pause_ms < 1)
+				return bad("maximum pause", optarg,
+					   "give milliseconds from 1 to 10000");
 			break;
 		case 'v':
 			o->verbose++;

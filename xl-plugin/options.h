@@ -29,6 +29,7 @@ struct xlp_options {
 	int vcpu;                 /* -1: all */
 	unsigned top;
 	unsigned max_depth;
+	unsigned max_pause_ms;    /* 0: the library's default */
 	int verbose;              /* -v count */
 	bool quiet;
 	bool force_symbols;       /* accept a build-id mismatch */

@@ -174,6 +174,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "missed_deadlines"); yajl_gen_integer(g, (long long)s->missed_deadlines);
 	key(g, "covered_periods"); yajl_gen_integer(g, (long long)s->covered_periods);
 	key(g, "vcpu_state_failures"); yajl_gen_integer(g, (long long)s->activity_failures);
+	key(g, "abandoned_samples"); yajl_gen_integer(g, (long long)s->abandoned_samples);
 	key(g, "vcpus");
 	yajl_gen_array_open(g);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {

@@ -258,7 +258,9 @@ static int print_once(const struct run *r)
 	up_profile_foreach(r->profile, print_stack, &op);
 	for (unsigned v = 0; v < n; v++)
 		if (!op.seen[v] && (r->opt->vcpu < 0 || (unsigned)r->opt->vcpu == v))
-			printf("vcpu%u: no stack (offline)\n", v);
+			printf("vcpu%u: no stack (%s)\n", v, r->stats.abandoned_samples ?
+			       "the walk outlived --max-pause; the sample was dropped" :
+			       "offline");
 	free(op.seen);
 	return r->stats.samples ? 0 : 1;
 }
@@ -372,6 +374,7 @@ int main(int argc, char **argv)
 	cfg.duration_s = opt.duration_s;
 	cfg.vcpu = opt.vcpu;
 	cfg.unwind.max_depth = opt.max_depth;
+	cfg.max_pause_ns = (uint64_t)opt.max_pause_ms * 1000000;
 	cfg.unwinder = r.unwinder;
 	cfg.cfi = r.cfi;
 	cfg.libunwind = r.libunwind;

@@ -51,6 +51,27 @@ void up_target_image_set_lifetime(struct up_target *t,
 /* Frames currently mapped and not unmapped (leak checks in tests). */
 long up_target_image_mapped(struct up_target *t);
 
+/* Test hook: on pause number stall_pause (1-based; 0: never;
+ * UP_IMAGE_STALL_EVERY: every pause), reading vCPU 0's registers stalls,
+ * as a stuck walk would, until someone else (the crash guard) ends the
+ * pause, or at most max_ns. */
+#define UP_IMAGE_STALL_EVERY UINT64_MAX
+void up_target_image_set_stall(struct up_target *t, uint64_t stall_pause,
+			       uint64_t max_ns);
+
+/* Test hook: our next n unpauses fail (the pause stays held). */
+void up_target_image_fail_unpauses(struct up_target *t, unsigned n);
+
+/* The image's stand-in for Xen's pause count: pauses made, unpauses made
+ * by anyone (us or the crash guard), unpauses refused because the domain
+ * was not paused (a double unpause), and pauses still held. */
+struct up_image_pause_counts {
+	uint64_t pauses, unpauses, bad_unpauses, guard_releases;
+	int64_t held;
+};
+void up_target_image_pause_counts(struct up_target *t,
+				  struct up_image_pause_counts *out);
+
 #ifdef __cplusplus
 }
 #endif

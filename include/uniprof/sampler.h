@@ -48,7 +48,14 @@ struct up_sampler_config {
 	/* Sample a domain that has shut down or crashed but is kept: its
 	 * stopped vCPUs' stacks (a crash dump with --once). */
 	bool stopped_ok;
+	/* Longest the domain may stay paused for one sample; 0: the default
+	 * (UP_SAMPLER_DEFAULT_MAX_PAUSE_NS). With the crash guard installed,
+	 * the guard unpauses a pause that outlives it, even if we are stuck,
+	 * and that sample is abandoned. */
+	uint64_t max_pause_ns;
 };
+
+#define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)
 
 enum up_stop_reason {
 	UP_STOP_DURATION = 0,
@@ -70,6 +77,9 @@ struct up_sampler_stats {
 	uint64_t offline_vcpus;    /* vCPU samples skipped: offline */
 	uint64_t reg_failures;     /* vCPU samples skipped: no registers */
 	uint64_t activity_failures; /* vCPU samples whose state Xen did not give */
+	/* Pauses the crash guard had to end (they outlived max_pause_ns):
+	 * their stacks were dropped, not counted in samples. */
+	uint64_t abandoned_samples;
 	uint64_t *pause_ns;        /* one entry per sample */
 	size_t nr_pause;
 	double elapsed_s;

@@ -140,6 +140,11 @@ bool up_target_crashed(struct up_target *t);
 int up_target_get_activity(struct up_target *t, unsigned vcpu,
 			   enum up_vcpu_activity *activity, bool *online);
 
+/* Longest one pause of ours may last (default 50 ms) before the crash
+ * guard, when installed, ends it itself; 0: no limit. up_sample sets it
+ * from its configuration. */
+void up_target_set_max_pause(struct up_target *t, uint64_t ns);
+
 /* Is the domain currently paused by us? Used by crash handlers. */
 bool up_target_paused_by_us(const struct up_target *t);
 

@@ -30,6 +30,7 @@ enum up_trunc {
 	UP_TRUNC_BAD_CFA,      /* CFI gave a CFA that does not go up */
 	UP_TRUNC_OUTSIDE_TEXT, /* a return address outside the kernel's code */
 	UP_TRUNC_HYPERCALL_STUB, /* in a hypercall stub where it cannot return */
+	UP_TRUNC_BUDGET,       /* the unwinder ran out of steps (hostile CFI) */
 	UP_TRUNC_COUNT
 };
 

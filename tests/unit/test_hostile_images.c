@@ -145,7 +145,7 @@ static void test_random_guests(void)
 			up_mem_new_sample(m);
 			CHECK(up_unwind_fp(m, &r, &o, &st) == 0);
 			CHECK(st.depth >= 1 && st.depth <= o.max_depth);
-			CHECK(st.trunc <= UP_TRUNC_BAD_CFA);
+			CHECK(st.trunc <= UP_TRUNC_BUDGET);
 			if (st.depth > 2)
 				deep++;
 			for (int k = 0; k < 8; k++) {

@@ -1,0 +1,79 @@
+/* Who holds the domain paused, shared between the profiler and the crash
+ * guard's watchdog (a separate process: the struct lives in a memfd both
+ * map). Xen counts pauses, so every pause we make must be undone exactly
+ * once: the state word says who owns the unpause, and a compare-and-swap
+ * on it hands that ownership to one side only. The word also carries a
+ * pause sequence number, so a CAS prepared for one pause can never succeed
+ * on the next one.
+ *
+ * Compiled into libuniprof and into uniprof-guard. */
+#ifndef UP_PAUSE_STATE_H
+#define UP_PAUSE_STATE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Low byte of the state word. */
+enum pause_phase {
+	PS_IDLE = 0,            /* not paused by us */
+	PS_PAUSED = 1,          /* paused by us: the window is open */
+	PS_SELF_UNPAUSING = 2,  /* the profiler owns the unpause */
+	PS_GUARD_UNPAUSING = 3, /* the guard owns the unpause (deadline hit) */
+	PS_GUARD_RELEASED = 4,  /* the guard unpaused it; the profiler has not
+	                         * seen that yet */
+};
+
+#define PS_DEFAULT_LIMIT_NS (50ull * 1000 * 1000)
+
+struct pause_state {
+	_Atomic uint64_t word;            /* sequence << 8 | phase */
+	_Atomic uint64_t since_ns;        /* CLOCK_MONOTONIC at the pause */
+	_Atomic uint64_t limit_ns;        /* 0: no deadline */
+	_Atomic uint64_t guard_releases;  /* pauses the guard ended */
+	/* Image targets only: a stand-in for Xen's pause count, so tests see
+	 * every pause and unpause, whoever makes it. */
+	_Atomic int64_t image_held;
+	_Atomic uint64_t image_unpauses;
+	_Atomic uint64_t image_bad_unpauses;  /* unpause of a running domain */
+};
+
+static inline enum pause_phase ps_phase(uint64_t word)
+{
+	return (enum pause_phase)(word & 0xff);
+}
+
+uint64_t ps_now_ns(void);
+void ps_init(struct pause_state *ps);
+void ps_copy(struct pause_state *to, const struct pause_state *from);
+
+/* Paused by us in any phase before the unpause is known to be done. */
+bool ps_held(const struct pause_state *ps);
+
+/* The profiler's side. ps_begin marks the pause before the hypercall (a
+ * crash in between must still unpause); ps_begin_failed undoes that. */
+void ps_begin(struct pause_state *ps);
+void ps_begin_failed(struct pause_state *ps);
+
+enum ps_claim {
+	PS_CLAIM_NOT_PAUSED,    /* nothing to undo */
+	PS_CLAIM_OURS,          /* make the unpause, then ps_unpause_done */
+	PS_CLAIM_RELEASED,      /* the guard unpaused it: do not unpause again */
+	PS_CLAIM_BUSY,          /* the guard is unpausing right now: retry */
+};
+enum ps_claim ps_claim_unpause(struct pause_state *ps);
+void ps_unpause_done(struct pause_state *ps, bool ok);
+
+/* The guard's side. When the pause in progress has outlived its limit,
+ * take the unpause (once), call unpause(arg) and record the result.
+ * Returns 1 when the guard unpaused the domain, 0 when there was nothing
+ * to do, -1 when its unpause failed (the pause is handed back). *wait_ns
+ * gets how long until the current pause would be overdue (0 if none). */
+int ps_guard_check(struct pause_state *ps, uint64_t now,
+		   int (*unpause)(void *arg), void *arg, uint64_t *wait_ns);
+
+/* The image target's pause count, with Xen's rule: no unpause below 0. */
+void ps_image_pause(struct pause_state *ps);
+int ps_image_unpause(struct pause_state *ps);
+
+#endif

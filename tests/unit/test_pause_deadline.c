@@ -1,0 +1,218 @@
+/* Nothing can hold the domain paused: the crash guard's watchdog (the real
+ * uniprof-guard program, in its image mode) ends a pause that outlives its
+ * limit while our code is stuck, exactly once; the sampler drops that
+ * sample as abandoned; a failed last unpause does not send the watchdog
+ * away; and killing our whole process group leaves the watchdog alive to
+ * unpause. The image target stands in for Xen's pause count, so every
+ * pause and unpause, whoever made it, is counted. */
+#include <errno.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+#define STACK_VA 0xffff880000010000ULL
+#define MS 1000000ull
+#define S 1000000000ull
+
+static struct up_target *guest(void)
+{
+	struct test_guest g;
+	struct up_target *t;
+	uint64_t ret[2] = { 0x1111, 0x2222 };
+	uint64_t fp;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_PV);
+	tg_map_fresh(&g, STACK_VA, 2);
+	fp = tg_fp_chain(&g, STACK_VA, ret, 2);
+	r = tg_regs(&g, 0xaaaa, STACK_VA, fp);
+	up_image_add_vcpu(g.img, &r);
+	t = tg_open(&g);
+	tg_release(&g);
+	return t;
+}
+
+static void use_built_guard(void)
+{
+	static char path[4096];
+	const char *b = getenv("top_builddir");
+
+	snprintf(path, sizeof(path), "%s/core/uniprof-guard", b ? b : ".");
+	setenv("UNIPROF_GUARD", path, 1);
+}
+
+static double seconds_since(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Pause 3 stalls (as a walk stuck in libunwind would) for up to 30 s; the
+ * guard ends it after 20 ms, the stall sees that, and the sampler drops
+ * the sample. Xen's count: six pauses, six unpauses, none twice. */
+static void test_guard_ends_a_stuck_pause(void)
+{
+	struct up_target *t = guest();
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_image_pause_counts pc;
+	struct up_profile *p;
+	struct timespec a;
+
+	REQUIRE(up_crash_guard_install(t) == 0);
+	up_target_image_set_stall(t, 3, 30 * S);
+	up_sampler_config_init(&c);
+	c.hz = 1000;
+	c.max_samples = 6;
+	c.max_pause_ns = 20 * MS;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	/* Generous: the stall alone would take 30 s. */
+	CHECK(seconds_since(&a) < 15);
+	CHECK(st.stop == UP_STOP_MAX_SAMPLES);
+	CHECK_U64(st.abandoned_samples, 1);
+	CHECK_U64(st.samples, 5);
+	CHECK_U64(st.nr_pause, 5);
+	CHECK_U64(up_profile_vcpu_samples(p, 0), 5);
+	CHECK(!up_target_paused_by_us(t));
+	up_target_image_pause_counts(t, &pc);
+	CHECK_U64(pc.pauses, 6);
+	CHECK_U64(pc.unpauses, 6);
+	CHECK_U64(pc.bad_unpauses, 0);
+	CHECK_U64(pc.guard_releases, 1);
+	CHECK(pc.held == 0);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
+/* Every pause stalls up to 1 ms against a 1 ms limit: the guard and the
+ * sampler race for the unpause on every sample. Whoever wins, Xen's count
+ * sees exactly one unpause per pause, and each guard release is one
+ * abandoned sample. */
+static void test_exactly_one_unpause_under_races(void)
+{
+	struct up_target *t = guest();
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_image_pause_counts pc;
+	struct up_profile *p;
+
+	REQUIRE(up_crash_guard_install(t) == 0);
+	up_target_image_set_stall(t, UP_IMAGE_STALL_EVERY, 1 * MS);
+	up_sampler_config_init(&c);
+	c.hz = 400;
+	c.max_samples = 300;
+	c.max_pause_ns = 1 * MS;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	up_target_image_pause_counts(t, &pc);
+	CHECK_U64(pc.pauses, 300);
+	CHECK_U64(pc.unpauses, 300);
+	CHECK_U64(pc.bad_unpauses, 0);
+	CHECK(pc.held == 0);
+	CHECK_U64(st.samples + st.abandoned_samples, 300);
+	CHECK_U64(st.abandoned_samples, pc.guard_releases);
+	CHECK_U64(up_profile_vcpu_samples(p, 0), st.samples);
+	/* Both sides must have won some (the guard wakes every 1 ms). */
+	CHECK(st.abandoned_samples > 0);
+	fprintf(stderr, "  races: %llu abandoned, %llu kept\n",
+		(unsigned long long)st.abandoned_samples,
+		(unsigned long long)st.samples);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
+static int wait_status(pid_t pid)
+{
+	int status = -1;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+/* Our last unpause fails: the guard is not told to quit; it unpauses the
+ * domain itself (exit status 3) and we do not wait for it. */
+static void test_failed_last_unpause_keeps_the_guard(void)
+{
+	struct up_target *t = guest();
+	pid_t guard;
+	int status;
+
+	REQUIRE(up_crash_guard_install(t) == 0);
+	guard = (pid_t)up_crash_guard_pid();
+	REQUIRE(guard > 0);
+	CHECK(up_target_pause(t) == 0);
+	up_target_image_fail_unpauses(t, 100);
+	CHECK(up_target_unpause(t) < 0);
+	CHECK(up_target_paused_by_us(t));
+	up_target_close(t);            /* its unpause fails too */
+	status = wait_status(guard);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+}
+
+/* kill -KILL -- -PGID of the profiler's group: the guard lives in its own
+ * session, survives, and unpauses what the profiler held. We are the
+ * subreaper, so the orphaned guard's exit status comes to us. */
+static void test_group_kill_spares_the_guard(void)
+{
+	int fds[2], status;
+	pid_t child, guard = 0;
+
+	REQUIRE(prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
+	REQUIRE(pipe(fds) == 0);
+	child = fork();
+	REQUIRE(child >= 0);
+	if (child == 0) {
+		struct up_target *t;
+		pid_t g;
+
+		setpgid(0, 0);
+		close(fds[0]);
+		t = guest();
+		if (up_crash_guard_install(t) < 0 || up_target_pause(t) < 0)
+			_exit(1);
+		g = (pid_t)up_crash_guard_pid();
+		if (write(fds[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	CHECK(read(fds[0], &guard, sizeof(guard)) == sizeof(guard));
+	close(fds[0]);
+	CHECK(getpgid(guard) != child);
+	CHECK(kill(-child, SIGKILL) == 0);
+	status = wait_status(child);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (guard > 0) {
+		status = wait_status(guard);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+int main(void)
+{
+	use_built_guard();
+	/* A hang here is a failure, not a stuck suite. */
+	alarm(120);
+	RUN(test_guard_ends_a_stuck_pause);
+	RUN(test_exactly_one_unpause_under_races);
+	RUN(test_failed_last_unpause_keeps_the_guard);
+	RUN(test_group_kill_spares_the_guard);
+	TEST_MAIN_END();
+}
