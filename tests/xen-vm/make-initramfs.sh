@@ -84,6 +84,9 @@ objcopy --add-gnu-debuglink="$g/link/.debug/tg-symbols.elf" "$g/link/tg.elf"
 nm -n "$g/tg-fp.elf" > "$g/map/System.map"
 cp "$g/tg-nofp.elf" "$g/bad/tg.elf.debug"
 cp "$here"/guests/*.cfg "$work/guests/"
+# A hostile image (issue 11, H1): the no-frame-pointer guest whose CFI
+# loops ("DW_OP_skip -3"), for the paused-window deadline scenario.
+"$here/make-hostile-cfi.sh" "$g/tg-nofp.elf" "$g/tg-nofp-hostile.elf"
 cp "$here"/jobs/* "$work/uniprof/jobs/"
 [ -z "$extra" ] || cp -a "$extra/." "$work/"
 chmod +x "$work"/uniprof/jobs/*.sh
