@@ -25,10 +25,12 @@ stat() {
 # samples. Late periods counted as their neighbouring samples repeat them
 # and add no information: N counts distinct samples only.
 SHARE_MARGIN=1.5
+# busybox's awk has no math library: a square root by Newton's method.
+SQRT='function sq(x,  r, i) { if (x <= 0) return 0; r = x + 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }'
 # tolerance WANT N: the allowed deviation, in points
 tolerance() {
-	awk -v p="$1" -v n="$2" -v m=$SHARE_MARGIN \
-		'BEGIN { if (n < 1) n = 1; printf "%.1f", m + 3.5 * 100 * sqrt(p / 100 * (1 - p / 100) / n) }'
+	awk -v p="$1" -v n="$2" -v m=$SHARE_MARGIN "$SQRT"'
+		BEGIN { if (n < 1) n = 1; printf "%.1f", m + 3.5 * 100 * sq(p / 100 * (1 - p / 100) / n) }'
 }
 # distinct FOLDED JSON: distinct samples behind a one-vCPU folded file (its
 # stacks scaled by the share that are distinct samples).
@@ -241,7 +243,7 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	# the share of the profile's stacks that are distinct samples.
 	n=$(awk -v r="$(stat $f requests)" -v s="$(json_num $OUT/$g.json samples)" \
 		-v k="$(json_num $OUT/$g.json stacks)" 'BEGIN { if (k > 0) printf "%d", r * s / k; else print 0 }')
-	se=$(awk -v n="${n:-0}" 'BEGIN { if (n > 0) printf "%.2f", 100 * sqrt(0.24 / n); else print 99 }')
+	se=$(awk -v n="${n:-0}" "$SQRT"' BEGIN { if (n > 0) printf "%.2f", 100 * sq(0.24 / n); else print 99 }')
 	check "$label: $n distinct on-CPU samples in the requests: one standard error of the split ${se} points (need <= 3/3.5)" \
 		awk -v e="$se" 'BEGIN { exit !(e <= 3 / 3.5) }'
 	for pair in tg_req_parse:60 tg_req_crc:40; do
