@@ -159,6 +159,35 @@ tg_pv_upcall:
 tg_pv_failsafe:
 	call tg_failsafe
 
+/* PVH event upcall: the callback vector (events.c), an interrupt gate. */
+	.globl tg_hvm_upcall
+tg_hvm_upcall:
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %rbp
+	mov %rsp, %rbp
+	and $-16, %rsp
+	call tg_upcall
+	mov %rbp, %rsp
+	pop %rbp
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+	iretq
+
 	.section .rodata
 	.p2align 3
 pvh_gdt:

@@ -1,8 +1,12 @@
 /* Blocking the way unikernels do: a one-shot Xen timer bound to an event
  * channel, then SCHEDOP_block through the hypercall page until the event
- * arrives. On PV, SCHEDOP_block re-enables event delivery, so Xen also
- * enters our upcall (entry.S) on waking; on PVH events wake the vCPU
- * through the callback vector while interrupts stay off. */
+ * arrives. On PV, SCHEDOP_block re-enables event delivery and checks for a
+ * pending event atomically, and Xen enters our upcall (entry.S) on waking.
+ * On PVH the event is an interrupt (the callback vector, through our IDT)
+ * and interrupts stay enabled: with them off, an event that arrives just
+ * before SCHEDOP_block stays pending undelivered and Xen blocks the vCPU
+ * anyway, for good. With them on, a handler may take the timer's event
+ * just before the block; a 10 ms periodic timer is the backstop. */
 #include <stdint.h>
 
 #include <xen/event_channel.h>
@@ -23,6 +27,34 @@
 extern char tg_shared_info_page[];
 extern void tg_pv_upcall(void);
 extern void tg_pv_failsafe(void);
+extern void tg_hvm_upcall(void);
+
+/* A 64-bit interrupt gate. */
+struct idt_gate {
+	uint16_t off0, sel;
+	uint8_t ist, type;
+	uint16_t off1;
+	uint32_t off2, zero;
+} __attribute__((packed));
+
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+
+/* PVH: the callback vector goes to tg_hvm_upcall (entry.S); no other
+ * interrupt source is set up. */
+static void load_idt(void)
+{
+	uint64_t h = (uint64_t)tg_hvm_upcall;
+	struct {
+		uint16_t limit;
+		uint64_t base;
+	} __attribute__((packed)) d = { sizeof(idt) - 1, (uint64_t)idt };
+
+	idt[UPCALL_VECTOR] = (struct idt_gate){
+		.off0 = (uint16_t)h, .sel = 0x08, .type = 0x8e,
+		.off1 = (uint16_t)(h >> 16), .off2 = (uint32_t)(h >> 32),
+	};
+	__asm__ volatile("lidt %0" : : "m"(d));
+}
 
 static volatile struct shared_info *shared;
 static uint32_t timer_port;
@@ -87,8 +119,8 @@ long tg_events_init(enum tg_mode mode, unsigned long boot_info)
 			rc = hypercall(__HYPERVISOR_callback_op, CALLBACKOP_register,
 				       (unsigned long)&fs);
 	} else {
-		/* Callback type 2: a vector. Interrupts stay off, so it is
-		 * never taken; an event just wakes the blocked vCPU. */
+		/* Callback type 2: a vector, taken through our IDT. */
+		load_idt();
 		rc = set_hvm_param(HVM_PARAM_CALLBACK_IRQ,
 				   (2ULL << 56) | UPCALL_VECTOR);
 	}
@@ -108,6 +140,14 @@ long tg_events_init(enum tg_mode mode, unsigned long boot_info)
 		hypercall(__HYPERVISOR_sched_op, SCHEDOP_yield, 0);
 	if (!rc && !shared->vcpu_info[0].time.tsc_to_system_mul)
 		rc = -1;
+	if (!rc && mode == TG_PVH) {
+		struct vcpu_set_periodic_timer backstop = { .period_ns = 10000000 };
+
+		rc = hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_periodic_timer, 0,
+				(unsigned long)&backstop);
+		if (!rc)
+			__asm__ volatile("sti");
+	}
 	return rc;
 }
 

@@ -408,7 +408,7 @@ if start_guest $g; then
 	$PROF $g --once > $OUT/once.out 2> $OUT/once.err
 	rc=$?
 	check "--once: exits 0" [ $rc -eq 0 ]
-	check "--once: stack is complete" grep -q "vcpu0 (complete)" $OUT/once.out
+	check "--once: stack is complete, the vCPU busy" grep -q "vcpu0 (busy, complete)" $OUT/once.out
 	order=$(awk '$3 ~ /^tg_/ { sub(/\+0x.*/, "", $3); print $3 }' $OUT/once.out | tr '\n' ' ')
 	case "$order" in
 	*"tg_workload tg_main tg_entry64 ") ok "--once: chain down to tg_entry64: $order" ;;
