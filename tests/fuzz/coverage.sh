@@ -32,8 +32,9 @@ for t in fuzz_symbols fuzz_eh_frame fuzz_cfi_table fuzz_image fuzz_output; do
 		-rss_limit_mb=2048 -timeout=10 "$corpora/$t" >"$tmp/$t.log" 2>&1 || true
 	llvm-profdata-14 merge -sparse "$tmp/$t.profraw" -o "$tmp/$t.profdata"
 	echo "== $t ($(ls "$corpora/$t" | wc -l) inputs)"
-	srcs=
-	for f in $(files_of $t); do srcs="$srcs $top/$f"; done
-	llvm-cov-14 report "$build/tests/fuzz/$t" -instr-profile="$tmp/$t.profdata" $srcs |
-		awk 'NR > 2 && NF >= 10 { n = split($1, p, "/"); printf "  %-22s lines %s  functions %s  branches %s\n", (NF && p[n] ~ /TOTAL/ ? "TOTAL" : p[n-1] "/" p[n]), $10, $7, $13 }'
+	llvm-cov-14 report "$build/tests/fuzz/$t" -instr-profile="$tmp/$t.profdata" |
+		awk -v want=" $(files_of $t) " 'NF >= 13 {
+			n = split($1, p, "/"); f = p[n - 1] "/" p[n]
+			if (index(want, " " f " "))
+				printf "  %-22s lines %7s  functions %7s  branches %7s\n", f, $10, $7, $13 }'
 done
