@@ -65,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct up_cfi_table *t;
 
+	up_error_clear();
 	if (up_cfi_table_load_mem(&t, data, size, "fuzz input") == 0) {
 		check_table(t);
 		up_cfi_table_free(t);

@@ -76,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct up_elf_identity id;
 	int rc;
 
+	up_error_clear();
 	if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b)
 		rc = load_gzip(&s, data, size);
 	else
