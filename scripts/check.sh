@@ -1,8 +1,10 @@
 #!/bin/sh
 # Run every test: unit tests under AddressSanitizer and UBSan, then the
 # real-Xen scenarios (Xen 4.17 booted in QEMU, our unikernel profiled from
-# dom0). Installs its own dependencies. Prints "N passed, N failed".
-# BUILD_DIR (default build/check) keeps the build and the package cache.
+# dom0), then each libFuzzer target for FUZZ_SECONDS (default 45) in a
+# clang build in build/fuzz (scripts/fuzz.sh; UNIPROF_SKIP_FUZZ=1 skips it).
+# Installs its own dependencies. Prints "N passed, N failed", fuzz targets
+# counted. BUILD_DIR (default build/check) keeps the build and the package cache.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build/check}
@@ -23,5 +25,19 @@ fi
 pass=$(sed -n 's/^# PASS: *//p' test-suite.log)
 fail=$(sed -n 's/^# FAIL: *//p' test-suite.log)
 err=$(sed -n 's/^# ERROR: *//p' test-suite.log)
-echo "${pass:-0} passed, $(( ${fail:-0} + ${err:-0} )) failed"
+fuzz_pass=0 fuzz_fail=0
+if [ "${UNIPROF_SKIP_FUZZ:-0}" != 1 ]; then
+	fuzz_build=$top/build/fuzz
+	set +e
+	BUILD_DIR=$fuzz_build FUZZ_SECONDS=${FUZZ_SECONDS:-45} "$top/scripts/fuzz.sh"
+	fuzz_rc=$?
+	set -e
+	results=$fuzz_build/tests/fuzz/results
+	fuzz_pass=$(grep -c '^PASS' "$results" 2>/dev/null) || true
+	fuzz_fail=$(grep -c '^FAIL' "$results" 2>/dev/null) || true
+	# A build failure is one failed test.
+	[ $fuzz_rc -ne 0 ] && [ "${fuzz_fail:-0}" -eq 0 ] && fuzz_fail=1
+	[ $fuzz_rc -ne 0 ] && rc=1
+fi
+echo "$(( ${pass:-0} + ${fuzz_pass:-0} )) passed, $(( ${fail:-0} + ${err:-0} + ${fuzz_fail:-0} )) failed"
 exit $rc

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Install what uniprof needs to build and to run its real-Xen tests on a
 # Debian 12 machine: compilers, autotools, the Xen/ELF/yajl/unwind
-# development packages, QEMU, and Chromium (the flame-graph browser test). Only Debian's own packages; nothing else
+# development packages, QEMU, Chromium (the flame-graph browser test), and
+# clang with libFuzzer and libxml2 (the fuzz targets, scripts/fuzz.sh). Only Debian's own packages; nothing else
 # is downloaded. Does nothing when all are present.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
       libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
-      qemu-system-x86 cpio gzip binutils dash chromium"
+      qemu-system-x86 cpio gzip binutils dash chromium
+      clang libclang-rt-14-dev libxml2-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

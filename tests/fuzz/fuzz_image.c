@@ -1,0 +1,149 @@
+/* libFuzzer target: a hostile guest. The input is a guest image (see
+ * include/uniprof/image.h) behind a small prefix that chooses walk options
+ * and a CFI table:
+ *   u8 flags   bit 0: -u auto (frame-pointer fallback) for the CFI walk,
+ *              bits 1-2: frame cache size (1, 2, 8 or the default),
+ *              bits 3-7: depth limit (0: the default)
+ *   u8 rows    CFI rows that follow (at most 32)
+ *   rows       struct cfi_row each (24 bytes: start, len, kind, cfa_reg,
+ *              fp_rule, pad, cfa_off, ra_off, fp_off), sanitized into what
+ *              the table compiler can produce
+ *   image      up_target_open_image_mem's input
+ * For every vCPU: the page walk (translate, reads across pages), the
+ * frame-pointer walk and the CFI walk. The walks must stay within their
+ * limits and report how they stopped; no frame stays mapped. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi_table.h"
+#include "uniprof/uniprof.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_ROWS 32
+
+static int row_cmp(const void *x, const void *y)
+{
+	const struct cfi_row *a = x, *b = y;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* Rows as cfi_table.c makes them: sorted, not overlapping, not wrapping,
+ * with a known kind, CFA register and FP rule. */
+static size_t make_rows(struct cfi_row *rows, const uint8_t *p, size_t n)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		memcpy(&rows[i], p + i * sizeof(*rows), sizeof(*rows));
+		rows[i].kind %= 3;
+		rows[i].cfa_reg = rows[i].cfa_reg & 1 ? CFI_REG_FP : CFI_REG_SP;
+		rows[i].fp_rule %= 2;
+		rows[i].pad = 0;
+	}
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct cfi_row r = rows[i];
+
+		if (out && r.start < rows[out - 1].start + rows[out - 1].len)
+			continue;
+		if (r.len == 0 || r.start + r.len < r.start)
+			continue;
+		if (i + 1 < n && r.start + r.len > rows[i + 1].start)
+			r.len = (uint32_t)(rows[i + 1].start - r.start);
+		if (r.len)
+			rows[out++] = r;
+	}
+	return out;
+}
+
+static void check_stack(const struct up_stack *st, const struct up_regs *regs,
+			unsigned max_depth)
+{
+	if (st->depth < 1 || st->depth > max_depth || st->frames[0] != regs->ip)
+		abort();
+	if ((unsigned)st->trunc > UP_TRUNC_BAD_CFA || !up_trunc_name(st->trunc))
+		abort();
+	if (st->trunc == UP_TRUNC_DEPTH && st->depth != max_depth)
+		abort();
+}
+
+static void walk_vcpu(struct up_mem *m, const struct up_regs *regs,
+		      const struct up_cfi_table *table, uint8_t flags)
+{
+	static uint64_t frames[UP_UNWIND_MAX_DEPTH_LIMIT];
+	struct up_stack st = { .frames = frames, .capacity = UP_UNWIND_MAX_DEPTH_LIMIT };
+	struct up_unwind_opts opts = { .max_depth = flags >> 3 };
+	unsigned max_depth = opts.max_depth ? opts.max_depth : UP_UNWIND_DEFAULT_MAX_DEPTH;
+	struct up_unwind_counts counts = { 0 };
+	uint8_t buf[64];
+	uint64_t frame, word;
+	const uint64_t probes[] = {
+		regs->ip, regs->sp, regs->fp, regs->sp - 8, regs->fp + 8,
+		(regs->sp | (UP_PAGE_SIZE - 1)) - 3,     /* a read across pages */
+	};
+
+	up_mem_new_sample(m);
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		up_mem_translate(m, regs, probes[i], &frame);
+		up_mem_read_u64(m, regs, probes[i], &word);
+		up_mem_read(m, regs, probes[i], buf, sizeof(buf));
+	}
+	if (up_unwind_fp(m, regs, &opts, &st) == 0)
+		check_stack(&st, regs, max_depth);
+	if (table && up_unwind_cfi(m, regs, table, &opts, flags & 1, &st,
+				   &counts) == 0) {
+		check_stack(&st, regs, max_depth);
+		if (counts.cfi + counts.fp + 1 < st.depth)
+			abort();          /* every frame past the IP is counted */
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const size_t caches[] = { 1, 2, 8, 0 };
+	struct cfi_row rows[MAX_ROWS];
+	struct up_cfi_table table = { .rows = rows };
+	struct up_target *t;
+	struct up_mem *m;
+	uint8_t flags;
+	size_t nrows;
+
+	if (size < 2)
+		return 0;
+	flags = data[0];
+	nrows = data[1];
+	if (nrows > MAX_ROWS || size - 2 < nrows * sizeof(struct cfi_row))
+		return 0;
+	table.count = make_rows(rows, data + 2, nrows);
+	cfi_table_index(&table);
+	data += 2 + nrows * sizeof(struct cfi_row);
+	size -= 2 + nrows * sizeof(struct cfi_row);
+
+	if (up_target_open_image_mem(&t, data, size) < 0) {
+		free(table.index);
+		return 0;
+	}
+	if (up_mem_new(&m, t, caches[(flags >> 1) & 3]) == 0) {
+		const struct up_target_info *info = up_target_info(t);
+
+		up_target_pause(t);
+		for (unsigned v = 0; v < info->max_vcpus; v++) {
+			struct up_regs regs;
+
+			if (up_target_get_regs(t, v, &regs) == 0)
+				walk_vcpu(m, &regs, table.count ? &table : NULL, flags);
+		}
+		up_target_unpause(t);
+		up_mem_free(m);
+	}
+	if (up_target_image_mapped(t) != 0)
+		abort();                  /* a frame left mapped */
+	up_target_close(t);
+	free(table.index);
+	return 0;
+}

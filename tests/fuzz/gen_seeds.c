@@ -1,0 +1,192 @@
+/* Seed inputs for fuzz_image and fuzz_output, written by
+ * tests/fuzz/make-corpus.sh: small guests in the shapes of the unit tests
+ * (paging off, a 1 GiB page, 2 MiB pages; frame-pointer chains and
+ * CFI-described stacks), and profiles over a handful of names. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi_table.h"
+#include "guest.h"
+
+#define CODE 0x100000ULL
+
+static const char *out_dir;
+
+static void save(const char *dir, const char *name, const void *a, size_t alen,
+		 const void *b, size_t blen)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(a, 1, alen, f) != alen || fwrite(b, 1, blen, f) != blen ||
+	    fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* The fuzz_image prefix (flags, row count, rows), then the image. */
+static void save_image(const char *name, struct up_image *img, uint8_t flags,
+		       const struct cfi_row *rows, uint8_t nrows)
+{
+	uint8_t prefix[2 + 32 * sizeof(struct cfi_row)];
+	void *buf;
+	size_t len;
+
+	prefix[0] = flags;
+	prefix[1] = nrows;
+	if (nrows)
+		memcpy(prefix + 2, rows, nrows * sizeof(*rows));
+	if (up_image_serialize(img, &buf, &len) < 0)
+		abort();
+	save(out_dir, name, prefix, 2 + nrows * sizeof(*rows), buf, len);
+	free(buf);
+}
+
+static void put64(uint8_t *page, uint64_t va, uint64_t v)
+{
+	memcpy(page + (va & 4095), &v, 8);
+}
+
+/* Functions with a frame pointer: CFA = FP + 16. */
+static const struct cfi_row fp_row = {
+	.start = CODE, .len = 0x1000, .kind = CFI_ROW_NORMAL, .cfa_reg = CFI_REG_FP,
+	.fp_rule = CFI_FP_AT_CFA, .cfa_off = 16, .ra_off = -8, .fp_off = -16,
+};
+
+/* Paging off, one page of stack holding a frame-pointer chain. */
+static void paging_off(void)
+{
+	struct up_image *img;
+	struct up_regs r = {
+		.ip = CODE + 0x10, .sp = 0x200f00, .fp = 0x200f10, .cr3 = 0,
+		.paging = UP_PAGING_NONE, .frame_kind = UP_FRAME_GFN,
+		.guest_width = 8, .online = true, .kernel_mode = true,
+	};
+	uint8_t *page;
+
+	up_image_new(&img, UP_DOMAIN_HVM);
+	up_image_add_vcpu(img, &r);
+	up_image_frame(img, UP_FRAME_GFN, 0x200, &page);
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t fp = 0x200f10 + 32 * i;
+
+		put64(page, fp, i < 3 ? fp + 32 : 0);
+		put64(page, fp + 8, CODE + 0x100 * (i + 1) + 5);
+	}
+	save_image("paging-off-fp.img", img, 0x01, &fp_row, 1);
+	save_image("paging-off-fp-cfi-only.img", img, 0x00 | 3 << 3, &fp_row, 1);
+	up_image_free(img);
+}
+
+/* A 1 GiB page; two vCPUs in functions without frame pointers, each
+ * described by a row: CFA = SP + 8 (leaf) or SP + 24 (pushes two words). */
+static void one_gig_nofp(void)
+{
+	struct test_guest g;
+	const uint64_t va = 0xffff800000000000ULL, frame = 0x40000;
+	struct cfi_row rows[3] = {
+		{ .start = CODE, .len = 0x100, .kind = CFI_ROW_NORMAL,
+		  .cfa_reg = CFI_REG_SP, .cfa_off = 8, .ra_off = -8 },
+		{ .start = CODE + 0x100, .len = 0x100, .kind = CFI_ROW_NORMAL,
+		  .cfa_reg = CFI_REG_SP, .cfa_off = 24, .ra_off = -8 },
+		{ .start = CODE + 0x200, .len = 0x100, .kind = CFI_ROW_OUTERMOST },
+	};
+	uint64_t sp = va + 0x5000;
+	uint8_t *stack;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_HVM);
+	tg_map_1g(&g, va, frame);
+	stack = tg_data(&g, frame + 5);
+	put64(stack, sp, CODE + 0x110);           /* leaf's return address */
+	put64(stack, sp + 8 + 16, CODE + 0x210);  /* caller's, 24 bytes up */
+	r = tg_regs(&g, CODE + 0x20, sp, 0);
+	up_image_add_vcpu(g.img, &r);
+	r = tg_regs(&g, CODE + 0x120, sp + 8, 0x1234);
+	up_image_add_vcpu(g.img, &r);
+	save_image("1g-nofp-2vcpu.img", g.img, 0x01, rows, 3);
+	tg_release(&g);
+}
+
+/* PV (machine frames), 2 MiB pages, a frame-pointer chain, no CFI. */
+static void pv_2m_fp(void)
+{
+	struct test_guest g;
+	const uint64_t va = 0xffffffff80000000ULL;
+	uint64_t base = 0x90000, sp = va + 0x3f00, fp = sp + 16;
+	uint8_t *stack;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_PV);
+	tg_map_2m(&g, va, base);
+	stack = tg_data(&g, base + 3);
+	for (unsigned i = 0; i < 5; i++, fp += 32) {
+		put64(stack, fp, i < 4 ? fp + 32 : 0);
+		put64(stack, fp + 8, CODE + 0x40 * i);
+	}
+	r = tg_regs(&g, CODE + 0x8, sp, sp + 16);
+	up_image_add_vcpu(g.img, &r);
+	save_image("pv-2m-fp.img", g.img, 1 << 1, NULL, 0);
+	tg_release(&g);
+}
+
+static void output_seed(const char *name, uint8_t flags, uint8_t top,
+			const char *names, const uint8_t *stacks, size_t n)
+{
+	uint8_t head[2] = { flags, top };
+	size_t nl = strlen(names) + 1;          /* with its NUL */
+	uint8_t *buf = malloc(2 + nl + n);
+
+	memcpy(buf, head, 2);
+	memcpy(buf + 2, names, nl);
+	memcpy(buf + 2 + nl, stacks, n);
+	save(out_dir, name, buf, 2 + nl + n, "", 0);
+	free(buf);
+}
+
+static void outputs(void)
+{
+	/* vcpu|repeats<<2, depth-1|trunc<<5, frames (name | where<<6) */
+	static const uint8_t simple[] = {
+		0x08, 0x02, 0, 1, 2,
+		0x04, 0x02, 0, 1, 3,
+		0x00, 0x03, 0x43, 1, 4, 5,
+		0x00, 0x20, 0x80,
+		0x00, 0x41, 0xc0, 2,
+	};
+	static const uint8_t two_vcpus[] = {
+		0x01, 0x01, 0, 1,
+		0x05, 0x02, 0x41, 2, 3,
+		0x00, 0x04, 4, 3, 2, 1, 0,
+		0x01, 0x00, 0x85,
+	};
+
+	output_seed("names.prof", 0x00, 10,
+		    "main\nhandle_request\ntcp_input\nmemcpy\n_ZN3net4Conn4readEPcm\nfoo<bar>&baz\"q'",
+		    simple, sizeof(simple));
+	output_seed("utf8-2vcpu.prof", 0x0d, 3,
+		    "caf\xc3\xa9\n\xe6\x97\xa5\xe6\x9c\xac\n\xf0\x9f\x94\xa5_hot\n]]>x\n&amp;",
+		    two_vcpus, sizeof(two_vcpus));
+	output_seed("vcpu1-no-names.prof", 0x21, 5, "", two_vcpus, sizeof(two_vcpus));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: gen_seeds IMAGE_DIR OUTPUT_DIR\n");
+		return 2;
+	}
+	out_dir = argv[1];
+	paging_off();
+	one_gig_nofp();
+	pv_2m_fp();
+	out_dir = argv[2];
+	outputs();
+	return 0;
+}
