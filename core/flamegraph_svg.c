@@ -14,6 +14,7 @@
 #include "grow.h"
 #include "profile_fold.h"
 #include "uniprof/profile.h"
+#include "utf8.h"
 
 #define SVG_WIDTH 1200
 #define FRAME_H 16
@@ -83,18 +84,39 @@ static int tree_insert(struct tree *t, const char *stack, uint64_t count)
 	return 0;
 }
 
+/* XML 1.0's Char production: anything else makes the file not
+ * well-formed, escaped or not. */
+static bool xml_char(uint32_t cp)
+{
+	return cp == 0x9 || cp == 0xA || cp == 0xD ||
+	       (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+	       (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+/* Names are the image's bytes: what is not UTF-8 or not an XML character
+ * becomes U+FFFD. */
 static void xml_escaped(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			/* Control bytes are not allowed in XML. */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
-		}
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		bool valid;
+		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
+
+		if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (valid && xml_char(cp))
+			fwrite(s + i, 1, n, out);
+		else
+			fputs("\xef\xbf\xbd", out);    /* U+FFFD */
+		i += n;
 	}
 }
 
