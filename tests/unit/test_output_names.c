@@ -1,10 +1,12 @@
 /* The writers on names from a hostile kernel image: the flame graph is
  * well-formed XML and every output valid UTF-8 whatever the bytes, long
- * names are cut on a character boundary and stay distinct, and the
- * terminal never sees a raw control character. XML and UTF-8 are checked
- * by python3, a parser that owes nothing to ours. */
+ * names are cut on a character boundary and stay distinct, the terminal
+ * never sees a raw control character, and a flame graph with very many
+ * siblings builds in linear time. XML and UTF-8 are checked by python3, a
+ * parser that owes nothing to ours. */
 #include "config.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include "guest.h"
@@ -310,6 +312,46 @@ static void test_long_names(void)
 	free(e_acute);
 }
 
+static double cpu_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* 80k distinct leaves under one parent (a guest picks its return
+ * addresses): quadratic sibling search took ~40 s; linear is well under a
+ * second. The bound is CPU time and generous, for busy and sanitized runs. */
+static void test_wide_flame_graph(void)
+{
+	enum { WIDE = 80000 };
+	struct up_profile *p;
+	char *buf = NULL;
+	size_t len = 0, frames = 0;
+	double t0, t;
+	FILE *f;
+
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (uint64_t i = 0; i < WIDE; i++) {
+		uint64_t st[] = { 0x100000 + i, 0x1001 };
+
+		REQUIRE(up_profile_add(p, 0, st, 2, UP_TRUNC_NONE) == 0);
+	}
+	f = open_memstream(&buf, &len);
+	t0 = cpu_seconds();
+	CHECK(up_profile_write_svg(p, NULL, NULL, "wide", f) == 0);
+	t = cpu_seconds() - t0;
+	fclose(f);
+	printf("# %d siblings: flame graph in %.3f s CPU\n", WIDE, t);
+	CHECK(t < 5.0);
+	for (char *g = buf; g && (g = strstr(g, "<g class=\"f\"")); g++)
+		frames++;
+	CHECK(frames == WIDE + 2);           /* all, the parent, the leaves */
+	free(buf);
+	up_profile_free(p);
+}
+
 int main(void)
 {
 	RUN(test_svg_well_formed);
@@ -318,5 +360,6 @@ int main(void)
 	RUN(test_escape_terminal);
 	RUN(test_valid_utf8_copy);
 	RUN(test_long_names);
+	RUN(test_wide_flame_graph);
 	TEST_MAIN_END();
 }
