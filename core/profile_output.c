@@ -130,6 +130,8 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 		rc = line_append(a, &len, "[idle]");
 	if (rc == 0 && s->trunc != UP_TRUNC_NONE)
 		rc = line_append(a, &len, "[truncated]");
+	if (rc == 0 && s->depth == 0)   /* past the unique-stack cap */
+		rc = line_append(a, &len, UP_PROFILE_DROPPED_NAME);
 	for (unsigned i = s->depth; rc == 0 && i-- > 0;) {
 		frame_name(a->symtab, s->frames[i], i > 0, a->opts->with_offsets,
 			   name);
@@ -220,31 +222,38 @@ int up_profile_write_folded(const struct up_profile *p,
 	return rc;
 }
 
+static int top_count(struct agg *a, const char *name, bool leaf,
+		     uint64_t count)
+{
+	long idx = strmap_intern(a->keys, name);
+
+	if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
+		return a->err = UP_ENOMEM;
+	if (leaf)
+		a->counts[idx] += count;
+	if (a->stamp[idx] != a->gen) {   /* recursion counts once */
+		a->stamp[idx] = a->gen;
+		a->totals[idx] += count;
+	}
+	return 0;
+}
+
 static int visit_top(const struct up_stack_record *s, void *arg)
 {
 	struct agg *a = arg;
 	char name[NAME_MAX_LEN];
-	const uint64_t *frames = s->frames;
-	uint64_t count = s->count;
+	int rc = 0;
 
 	if (!kept(a->opts, s))
 		return 0;
 	a->gen++;
-	for (unsigned i = 0; i < s->depth; i++) {
-		long idx;
-
-		frame_name(a->symtab, frames[i], i > 0, false, name);
-		idx = strmap_intern(a->keys, name);
-		if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
-			return a->err = UP_ENOMEM;
-		if (i == 0)
-			a->counts[idx] += count;
-		if (a->stamp[idx] != a->gen) {   /* recursion counts once */
-			a->stamp[idx] = a->gen;
-			a->totals[idx] += count;
-		}
+	if (s->depth == 0)               /* past the unique-stack cap */
+		return top_count(a, UP_PROFILE_DROPPED_NAME, true, s->count);
+	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
+		frame_name(a->symtab, s->frames[i], i > 0, false, name);
+		rc = top_count(a, name, i == 0, s->count);
 	}
-	return 0;
+	return rc;
 }
 
 static int top_cmp(const void *x, const void *y)

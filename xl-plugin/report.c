@@ -166,6 +166,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "stacks"); yajl_gen_integer(g, (long long)total);
 	key(g, "truncated_stacks");
 	yajl_gen_integer(g, (long long)up_profile_truncated(r->profile));
+	key(g, "dropped_stacks"); yajl_gen_integer(g, (long long)up_profile_dropped(r->profile));
 	key(g, "truncated_by");
 	yajl_gen_map_open(g);
 	for (int why = 1; why < UP_TRUNC_COUNT; why++)

@@ -1,9 +1,10 @@
 /* The writers on names from a hostile kernel image: the flame graph is
  * well-formed XML and every output valid UTF-8 whatever the bytes, long
  * names are cut on a character boundary and stay distinct, the terminal
- * never sees a raw control character, and a flame graph with very many
- * siblings builds in linear time. XML and UTF-8 are checked by python3, a
- * parser that owes nothing to ours. */
+ * never sees a raw control character, a flame graph with very many
+ * siblings builds in linear time, and the unique-stack cap counts what it
+ * refuses as [dropped]. XML and UTF-8 are checked by python3, a parser
+ * that owes nothing to ours. */
 #include "config.h"
 
 #include <time.h>
@@ -352,6 +353,95 @@ static void test_wide_flame_graph(void)
 	up_profile_free(p);
 }
 
+static char *folded(struct up_profile *p, const struct up_output_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (up_profile_write_folded(p, NULL, o, f) < 0)
+		fprintf(stderr, "folded: %s\n", up_error_last());
+	fclose(f);
+	return buf;
+}
+
+/* Past the cap, a new stack is counted in its vCPU's [dropped] stack;
+ * stacks already known keep counting. */
+static void test_stack_cap(void)
+{
+	struct up_profile *p;
+	struct up_top_entry *e;
+	size_t n;
+	char *out;
+	uint64_t first[] = { 0x1000, 0x5000 };
+
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_profile_max_stacks(p) == UP_PROFILE_DEFAULT_MAX_STACKS);
+	CHECK(up_profile_max_bytes(p) == UP_PROFILE_DEFAULT_MAX_BYTES);
+	up_profile_set_limits(p, 100, 0);
+	CHECK(up_profile_max_stacks(p) == 100);
+	CHECK(up_profile_max_bytes(p) == UP_PROFILE_DEFAULT_MAX_BYTES);
+	for (uint64_t i = 0; i < 150; i++) {
+		uint64_t st[] = { 0x1000 + i, 0x5000 };
+
+		CHECK(up_profile_add(p, 0, st, 2, UP_TRUNC_NONE) == 0);
+	}
+	for (uint64_t i = 0; i < 10; i++) {
+		uint64_t st[] = { 0x9000 + i };
+
+		CHECK(up_profile_add(p, 1, st, 1, UP_TRUNC_NONE) == 0);
+	}
+	CHECK(up_profile_add(p, 0, first, 2, UP_TRUNC_NONE) == 0);   /* known */
+	CHECK_U64(up_profile_unique_stacks(p), 100);
+	CHECK_U64(up_profile_dropped(p), 60);
+	CHECK_U64(up_profile_samples(p), 161);
+	CHECK_U64(up_profile_vcpu_samples(p, 0), 151);
+	CHECK_U64(up_profile_vcpu_samples(p, 1), 10);
+
+	out = folded(p, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true });
+	CHECK(out && strstr(out, "vcpu0;[dropped] 50\n"));
+	CHECK(out && strstr(out, "vcpu1;[dropped] 10\n"));
+	CHECK(out && strstr(out, "vcpu0;0x5000;0x1000 2\n"));
+	free(out);
+	out = folded(p, NULL);
+	CHECK(out && strstr(out, "\n[dropped] 60\n"));
+	free(out);
+	out = folded(p, &(struct up_output_opts){ .vcpu = 1 });
+	CHECK_STR(out, "[dropped] 10\n");
+	free(out);
+
+	REQUIRE(up_profile_top(p, NULL, NULL, &e, &n) == 0);
+	CHECK(n > 0 && strcmp(e[0].name, "[dropped]") == 0 && e[0].self == 60 &&
+	      e[0].total == 60);
+	up_top_free(e, n);
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		CHECK(up_profile_write_svg(p, NULL, NULL, NULL, f) == 0);
+		fclose(f);
+		CHECK(buf && strstr(buf, ">[dropped] (60 samples, 37.27%)</title>"));
+		free(buf);
+	}
+	up_profile_free(p);
+
+	/* A byte bound: deep stacks fill it sooner than shallow ones. */
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	up_profile_set_limits(p, 0, 64 << 10);
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint64_t st[128];
+
+		for (unsigned k = 0; k < 128; k++)
+			st[k] = 0x1000 + i + k;
+		CHECK(up_profile_add(p, 0, st, 128, UP_TRUNC_NONE) == 0);
+	}
+	CHECK(up_profile_unique_stacks(p) > 0);
+	CHECK(up_profile_unique_stacks(p) * 128 * 8 <= 64 << 10);
+	CHECK_U64(up_profile_dropped(p) + up_profile_unique_stacks(p), 1000);
+	up_profile_free(p);
+}
+
 int main(void)
 {
 	RUN(test_svg_well_formed);
@@ -361,5 +451,6 @@ int main(void)
 	RUN(test_valid_utf8_copy);
 	RUN(test_long_names);
 	RUN(test_wide_flame_graph);
+	RUN(test_stack_cap);
 	TEST_MAIN_END();
 }

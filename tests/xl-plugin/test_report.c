@@ -22,7 +22,7 @@ static const char hostile_map[] =
 	"000000000000f000 B _end\n";
 
 /* Every string valid, no U+FFFE/U+FFFF, the hostile names present as
- * top entries (with U+FFFD). */
+ * top entries (with U+FFFD), and the dropped-stack count reported. */
 static const char check_json[] =
 	"import json, sys\n"
 	"t = open(sys.argv[1], \"rb\").read().decode(\"utf-8\")\n"
@@ -33,7 +33,8 @@ static const char check_json[] =
 	"assert \"esc\\x1b[31mred\" in names, names\n"
 	"assert \"quote\\\"back\\\\slash\" in names, names\n"
 	"assert \"nonchar\\ufffdend\" in names, names\n"
-	"assert d[\"domain\"][\"name\"] == \"dom\\ufffd\", d[\"domain\"]\n";
+	"assert d[\"domain\"][\"name\"] == \"dom\\ufffd\", d[\"domain\"]\n"
+	"assert d[\"dropped_stacks\"] == 2, d[\"dropped_stacks\"]\n";
 
 static void test_json_hostile_names(void)
 {
@@ -58,6 +59,12 @@ static void test_json_hostile_names(void)
 				   "map") == 0);
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	for (uint64_t fn = 2; fn <= 7; fn++) {
+		uint64_t st[] = { fn * 0x1000 + 1, 0x1001 };
+
+		up_profile_add(p, 0, st, 2, UP_TRUNC_NONE);
+	}
+	up_profile_set_limits(p, 6, 0);         /* full: two more are dropped */
+	for (uint64_t fn = 8; fn <= 9; fn++) {
 		uint64_t st[] = { fn * 0x1000 + 1, 0x1001 };
 
 		up_profile_add(p, 0, st, 2, UP_TRUNC_NONE);
