@@ -13,7 +13,9 @@
 #include "error_impl.h"
 #include "grow.h"
 #include "profile_fold.h"
+#include "strmap.h"
 #include "uniprof/profile.h"
+#include "utf8.h"
 
 #define SVG_WIDTH 1200
 #define FRAME_H 16
@@ -22,43 +24,47 @@
 #define PAD_SIDE 10
 
 struct node {
-	char *name;
+	const char *name;   /* in the index's key */
 	uint64_t count;
 	size_t first_child, next_sibling;   /* 0: none (node 0 is the root) */
 };
 
+/* Children are found through a hash of (parent, name), not by scanning
+ * siblings: a guest chooses its return addresses, and N distinct frames
+ * under one parent must not cost N^2. Node i > 0 is index entry i - 1,
+ * whose key is "PARENT;NAME" (names never hold ';'). */
 struct tree {
 	struct node *nodes;
 	size_t n, cap;
 	unsigned max_depth;
+	struct strmap *index;
+	char *key;
+	size_t key_cap;
 };
-
-static long tree_add(struct tree *t, const char *name, size_t len)
-{
-	if (grow_array(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes), 256) < 0)
-		return -1;
-	memset(&t->nodes[t->n], 0, sizeof(t->nodes[0]));
-	t->nodes[t->n].name = strndup(name, len);
-	if (!t->nodes[t->n].name)
-		return -1;
-	return (long)t->n++;
-}
 
 static long child(struct tree *t, size_t parent, const char *name, size_t len)
 {
-	size_t c;
-	long n;
+	size_t known = strmap_count(t->index);
+	long idx;
+	int pre;
 
-	for (c = t->nodes[parent].first_child; c; c = t->nodes[c].next_sibling)
-		if (strlen(t->nodes[c].name) == len &&
-		    memcmp(t->nodes[c].name, name, len) == 0)
-			return (long)c;
-	n = tree_add(t, name, len);
-	if (n < 0)
+	if (grow_array(&t->key, &t->key_cap, len + 24, 1, 256) < 0)
 		return -1;
-	t->nodes[n].next_sibling = t->nodes[parent].first_child;
-	t->nodes[parent].first_child = (size_t)n;
-	return n;
+	pre = snprintf(t->key, t->key_cap, "%zx;", parent);
+	memcpy(t->key + pre, name, len);
+	t->key[pre + len] = '\0';
+	idx = strmap_intern(t->index, t->key);
+	if (idx < 0)
+		return -1;
+	if ((size_t)idx < known)
+		return idx + 1;
+	if (grow_array(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes), 256) < 0)
+		return -1;
+	memset(&t->nodes[t->n], 0, sizeof(t->nodes[0]));
+	t->nodes[t->n].name = strmap_key(t->index, (size_t)idx) + pre;
+	t->nodes[t->n].next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = t->n;
+	return (long)t->n++;
 }
 
 static int tree_insert(struct tree *t, const char *stack, uint64_t count)
@@ -83,18 +89,39 @@ static int tree_insert(struct tree *t, const char *stack, uint64_t count)
 	return 0;
 }
 
+/* XML 1.0's Char production: anything else makes the file not
+ * well-formed, escaped or not. */
+static bool xml_char(uint32_t cp)
+{
+	return cp == 0x9 || cp == 0xA || cp == 0xD ||
+	       (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+	       (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+/* Names are the image's bytes: what is not UTF-8 or not an XML character
+ * becomes U+FFFD. */
 static void xml_escaped(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			/* Control bytes are not allowed in XML. */
-			fputc((unsigned char)*s < 0x20 ? '?' : *s, out);
-		}
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		bool valid;
+		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
+
+		if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (valid && xml_char(cp))
+			fwrite(s + i, 1, n, out);
+		else
+			fputs("\xef\xbf\xbd", out);    /* U+FFFD */
+		i += n;
 	}
 }
 
@@ -233,8 +260,11 @@ int up_profile_write_svg(const struct up_profile *p,
 
 	if (rc < 0)
 		return rc;
-	if (tree_add(&t, "all", 3) < 0)
+	if (strmap_new(&t.index) < 0 ||
+	    grow_array(&t.nodes, &t.cap, 1, sizeof(*t.nodes), 256) < 0)
 		rc = up_fail(UP_ENOMEM, "out of memory");
+	else
+		t.nodes[t.n++] = (struct node){ .name = "all" };
 	for (size_t i = 0; rc == 0 && i < strmap_count(keys); i++)
 		if (tree_insert(&t, strmap_key(keys, i), counts[i]) < 0)
 			rc = up_fail(UP_ENOMEM, "out of memory");
@@ -274,8 +304,8 @@ int up_profile_write_svg(const struct up_profile *p,
 	if (rc == 0 && ferror(out))
 		rc = up_fail(UP_EIO, "write error");
 out:
-	for (size_t i = 0; i < t.n; i++)
-		free(t.nodes[i].name);
+	strmap_free(t.index);
+	free(t.key);
 	free(t.nodes);
 	return rc;
 }

@@ -1,5 +1,8 @@
 /* Interning raw stacks: an open-addressing hash table over an arena of
- * frames. Adding a stack that was seen before allocates nothing. */
+ * frames. Adding a stack that was seen before allocates nothing. The
+ * distinct stacks are bounded (a guest chooses its return addresses, and
+ * the table is locked in memory): past the limits a new stack is counted
+ * in its vCPU's [dropped] stack. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -30,7 +33,20 @@ struct up_profile {
 	size_t nslots;
 	uint64_t *arena;
 	size_t arena_len, arena_cap;
+	size_t max_stacks, max_bytes, bytes;   /* bytes: stack_cost() summed */
+	uint64_t *dropped_by;   /* [vcpu * NR_ACTIVITIES + activity] */
+	uint64_t dropped;
 };
+
+#define NR_ACTIVITIES (UP_VCPU_BLOCKED + 1)
+
+/* What one distinct stack takes: its entry, its frames and its share of a
+ * hash table kept at most half full. */
+static size_t stack_cost(unsigned depth)
+{
+	return sizeof(struct stack_entry) + depth * sizeof(uint64_t) +
+	       2 * sizeof(size_t);
+}
 
 int up_profile_new(struct up_profile **out, unsigned nr_vcpus)
 {
@@ -43,11 +59,16 @@ int up_profile_new(struct up_profile **out, unsigned nr_vcpus)
 		return up_fail(UP_ENOMEM, "out of memory");
 	p->nr_vcpus = nr_vcpus;
 	p->nslots = 1024;
+	p->max_stacks = UP_PROFILE_DEFAULT_MAX_STACKS;
+	p->max_bytes = UP_PROFILE_DEFAULT_MAX_BYTES;
+	p->dropped_by = calloc((size_t)nr_vcpus * NR_ACTIVITIES,
+			       sizeof(*p->dropped_by));
 	p->vcpu_samples = calloc(nr_vcpus, sizeof(*p->vcpu_samples));
 	p->vcpu_blocked = calloc(nr_vcpus, sizeof(*p->vcpu_blocked));
 	p->vcpu_busy = calloc(nr_vcpus, sizeof(*p->vcpu_busy));
 	p->slots = calloc(p->nslots, sizeof(*p->slots));
-	if (!p->vcpu_samples || !p->vcpu_blocked || !p->vcpu_busy || !p->slots) {
+	if (!p->vcpu_samples || !p->vcpu_blocked || !p->vcpu_busy || !p->slots ||
+	    !p->dropped_by) {
 		up_profile_free(p);
 		return up_fail(UP_ENOMEM, "out of memory");
 	}
@@ -62,6 +83,7 @@ void up_profile_free(struct up_profile *p)
 	free(p->vcpu_samples);
 	free(p->vcpu_blocked);
 	free(p->vcpu_busy);
+	free(p->dropped_by);
 	free(p->entries);
 	free(p->slots);
 	free(p->arena);
@@ -161,10 +183,17 @@ int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 			goto counted;
 		}
 	}
+	if (p->nr_entries >= p->max_stacks || stack_cost(depth) > p->max_bytes ||
+	    p->bytes > p->max_bytes - stack_cost(depth)) {
+		p->dropped_by[vcpu * NR_ACTIVITIES + act] += n;
+		p->dropped += n;
+		goto counted;
+	}
 	rc = append(p, vcpu, frames, depth, trunc, act, h, j);
 	if (rc < 0)
 		return rc;
 	p->entries[p->nr_entries - 1].count = n;
+	p->bytes += stack_cost(depth);
 counted:
 	p->samples += n;
 	p->vcpu_samples[vcpu] += n;
@@ -174,6 +203,30 @@ counted:
 		p->truncated += n;
 	p->trunc_by[trunc] += n;
 	return 0;
+}
+
+void up_profile_set_limits(struct up_profile *p, size_t max_stacks,
+			   size_t max_bytes)
+{
+	if (max_stacks)
+		p->max_stacks = max_stacks;
+	if (max_bytes)
+		p->max_bytes = max_bytes;
+}
+
+size_t up_profile_max_stacks(const struct up_profile *p)
+{
+	return p->max_stacks;
+}
+
+size_t up_profile_max_bytes(const struct up_profile *p)
+{
+	return p->max_bytes;
+}
+
+uint64_t up_profile_dropped(const struct up_profile *p)
+{
+	return p->dropped;
 }
 
 uint64_t up_profile_vcpu_blocked(const struct up_profile *p, unsigned vcpu)
@@ -227,6 +280,19 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 			.activity = e->activity, .count = e->count,
 		};
 		int rc = fn(&r, arg);
+
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < (size_t)p->nr_vcpus * NR_ACTIVITIES; i++) {
+		static const uint64_t no_frame;
+		struct up_stack_record r = {
+			.vcpu = (unsigned)(i / NR_ACTIVITIES), .frames = &no_frame,
+			.depth = 0, .trunc = UP_TRUNC_NONE,
+			.activity = (enum up_vcpu_activity)(i % NR_ACTIVITIES),
+			.count = p->dropped_by[i],
+		};
+		int rc = r.count ? fn(&r, arg) : 0;
 
 		if (rc)
 			return rc;

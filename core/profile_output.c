@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "error_impl.h"
+#include "name_fit.h"
 #include "profile_fold.h"
 #include "strmap.h"
 #include "uniprof/profile.h"
+#include "uniprof/text.h"
 
 #define NAME_MAX_LEN 512
 
@@ -22,13 +24,18 @@ static void frame_name(const struct up_symtab *s, uint64_t addr,
 	uint64_t look = is_return && addr ? addr - 1 : addr;
 	const struct up_symbol *sym = s ? up_symtab_lookup(s, look) : NULL;
 
-	if (!sym)
+	char off[24] = "";
+
+	if (!sym) {
 		snprintf(buf, NAME_MAX_LEN, "0x%" PRIx64, addr);
-	else if (with_offset && addr != sym->addr)
-		snprintf(buf, NAME_MAX_LEN, "%s+0x%" PRIx64, sym->name,
-			 addr - sym->addr);
-	else
-		snprintf(buf, NAME_MAX_LEN, "%s", sym->name);
+	} else {
+		/* The name is the image's: valid UTF-8, cut on a character
+		 * and kept distinct (name_fit.c); the offset stays whole. */
+		if (with_offset && addr != sym->addr)
+			snprintf(off, sizeof(off), "+0x%" PRIx64, addr - sym->addr);
+		name_fit(buf, NAME_MAX_LEN - strlen(off), sym->name);
+		strcat(buf, off);
+	}
 	/* ';' separates frames and a newline ends a record in folded files. */
 	for (char *c = buf; *c; c++)
 		if (*c == ';' || *c == '\n' || *c == '\r')
@@ -123,6 +130,8 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 		rc = line_append(a, &len, "[idle]");
 	if (rc == 0 && s->trunc != UP_TRUNC_NONE)
 		rc = line_append(a, &len, "[truncated]");
+	if (rc == 0 && s->depth == 0)   /* past the unique-stack cap */
+		rc = line_append(a, &len, UP_PROFILE_DROPPED_NAME);
 	for (unsigned i = s->depth; rc == 0 && i-- > 0;) {
 		frame_name(a->symtab, s->frames[i], i > 0, a->opts->with_offsets,
 			   name);
@@ -213,31 +222,38 @@ int up_profile_write_folded(const struct up_profile *p,
 	return rc;
 }
 
+static int top_count(struct agg *a, const char *name, bool leaf,
+		     uint64_t count)
+{
+	long idx = strmap_intern(a->keys, name);
+
+	if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
+		return a->err = UP_ENOMEM;
+	if (leaf)
+		a->counts[idx] += count;
+	if (a->stamp[idx] != a->gen) {   /* recursion counts once */
+		a->stamp[idx] = a->gen;
+		a->totals[idx] += count;
+	}
+	return 0;
+}
+
 static int visit_top(const struct up_stack_record *s, void *arg)
 {
 	struct agg *a = arg;
 	char name[NAME_MAX_LEN];
-	const uint64_t *frames = s->frames;
-	uint64_t count = s->count;
+	int rc = 0;
 
 	if (!kept(a->opts, s))
 		return 0;
 	a->gen++;
-	for (unsigned i = 0; i < s->depth; i++) {
-		long idx;
-
-		frame_name(a->symtab, frames[i], i > 0, false, name);
-		idx = strmap_intern(a->keys, name);
-		if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
-			return a->err = UP_ENOMEM;
-		if (i == 0)
-			a->counts[idx] += count;
-		if (a->stamp[idx] != a->gen) {   /* recursion counts once */
-			a->stamp[idx] = a->gen;
-			a->totals[idx] += count;
-		}
+	if (s->depth == 0)               /* past the unique-stack cap */
+		return top_count(a, UP_PROFILE_DROPPED_NAME, true, s->count);
+	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
+		frame_name(a->symtab, s->frames[i], i > 0, false, name);
+		rc = top_count(a, name, i == 0, s->count);
 	}
-	return 0;
+	return rc;
 }
 
 static int top_cmp(const void *x, const void *y)
@@ -336,11 +352,14 @@ int up_profile_write_top(const struct up_profile *p,
 		return rc;
 	fprintf(out, "%7s %7s %9s  %s\n", "self%", "total%", "samples",
 		"function");
-	for (size_t i = 0; i < count && i < n; i++)
-		fprintf(out, "%6.2f%% %6.2f%% %9" PRIu64 "  %s\n",
+	for (size_t i = 0; i < count && i < n; i++) {
+		fprintf(out, "%6.2f%% %6.2f%% %9" PRIu64 "  ",
 			total ? 100.0 * (double)e[i].self / (double)total : 0.0,
 			total ? 100.0 * (double)e[i].total / (double)total : 0.0,
-			e[i].self, e[i].name);
+			e[i].self);
+		up_text_print_escaped(out, e[i].name);   /* often a terminal */
+		fputc('\n', out);
+	}
 	up_top_free(e, count);
 	return ferror(out) ? up_fail(UP_EIO, "write error") : 0;
 }

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
@@ -71,17 +72,22 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		"on-CPU time only (--idle adds blocked stacks)");
 }
 
+/* Names come from the kernel image and the domain's configuration: made
+ * valid UTF-8 so the document always parses. */
 static void str(yajl_gen g, const char *s)
 {
-	if (s)
-		yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+	char *valid = s ? up_text_valid_utf8(s) : NULL;
+
+	if (valid)
+		yajl_gen_string(g, (const unsigned char *)valid, strlen(valid));
 	else
 		yajl_gen_null(g);
+	free(valid);
 }
 
 static void key(yajl_gen g, const char *k)
 {
-	str(g, k);
+	yajl_gen_string(g, (const unsigned char *)k, strlen(k));
 }
 
 /* Numbers with as many decimals as mean something, not %.20g noise. */
@@ -160,6 +166,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "stacks"); yajl_gen_integer(g, (long long)total);
 	key(g, "truncated_stacks");
 	yajl_gen_integer(g, (long long)up_profile_truncated(r->profile));
+	key(g, "dropped_stacks"); yajl_gen_integer(g, (long long)up_profile_dropped(r->profile));
 	key(g, "truncated_by");
 	yajl_gen_map_open(g);
 	for (int why = 1; why < UP_TRUNC_COUNT; why++)

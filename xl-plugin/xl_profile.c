@@ -240,7 +240,9 @@ static int print_stack(const struct up_stack_record *s, void *arg)
 				 frames[i] - sym->addr);
 		else
 			snprintf(name, sizeof(name), "?");
-		printf("  #%-3u 0x%016" PRIx64 "  %s\n", i, frames[i], name);
+		printf("  #%-3u 0x%016" PRIx64 "  ", i, frames[i]);
+		up_text_print_escaped(stdout, name);
+		putchar('\n');
 	}
 	return 0;
 }

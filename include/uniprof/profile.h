@@ -30,6 +30,20 @@ int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 			    enum up_trunc trunc, enum up_vcpu_activity activity,
 			    uint64_t count);
 
+/* Bounds on the distinct stacks a profile keeps, by count and by the
+ * memory they take (entry, frames, hash slots); 0 keeps a bound as it is.
+ * Once either is reached a new stack is counted in its vCPU's dropped
+ * stack (written as a frame named [dropped]); known stacks still count. */
+#define UP_PROFILE_DEFAULT_MAX_STACKS ((size_t)1 << 20)
+#define UP_PROFILE_DEFAULT_MAX_BYTES ((size_t)64 << 20)
+#define UP_PROFILE_DROPPED_NAME "[dropped]"
+void up_profile_set_limits(struct up_profile *p, size_t max_stacks,
+			   size_t max_bytes);
+size_t up_profile_max_stacks(const struct up_profile *p);
+size_t up_profile_max_bytes(const struct up_profile *p);
+/* Samples counted as dropped, all vCPUs. */
+uint64_t up_profile_dropped(const struct up_profile *p);
+
 uint64_t up_profile_samples(const struct up_profile *p);  /* all vCPUs */
 uint64_t up_profile_vcpu_samples(const struct up_profile *p, unsigned vcpu);
 uint64_t up_profile_truncated(const struct up_profile *p);
@@ -51,7 +65,9 @@ struct up_stack_record {
 	uint64_t count;
 };
 
-/* Visit every distinct raw stack; a non-zero return stops the walk. */
+/* Visit every distinct raw stack, then each vCPU's dropped samples (per
+ * activity), if any, as a stack of depth 0; a non-zero return stops the
+ * walk. */
 typedef int (*up_profile_visit_fn)(const struct up_stack_record *s, void *arg);
 int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 		       void *arg);

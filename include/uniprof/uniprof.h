@@ -12,6 +12,7 @@
 #include "sampler.h"
 #include "image.h"
 #include "crash_guard.h"
+#include "text.h"
 
 /* The library version, "MAJOR.MINOR.PATCH". */
 const char *up_version(void);

@@ -1,0 +1,26 @@
+/* Text from untrusted sources (symbol names from a kernel image, paths and
+ * names from a guest's configuration) made safe to write out. */
+#ifndef UNIPROF_TEXT_H
+#define UNIPROF_TEXT_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* s as valid UTF-8, in a new string (free it): ill-formed bytes
+ * (invalid, overlong, surrogates) and U+FFFE/U+FFFF become U+FFFD. NULL
+ * when out of memory. */
+char *up_text_valid_utf8(const char *s);
+
+/* Write s for a terminal: printable UTF-8 as itself; control characters
+ * (C0, DEL) and bytes that are not UTF-8 as \xHH; C1 controls, bidi
+ * overrides and U+FFFE/U+FFFF as \uHHHH. No escape sequence reaches the
+ * terminal and no text can be made to display reversed. */
+void up_text_print_escaped(FILE *out, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+/* The JSON summary parses whatever bytes the names hold: function names
+ * from a hostile kernel image, a domain name and paths that are not
+ * UTF-8. Checked by python3's json module (strict UTF-8). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../unit/test.h"
+#include "report.h"
+
+TEST_GLOBALS;
+
+static const char hostile_map[] =
+	"0000000000001000 T main\n"
+	"0000000000002000 T bad\xff" "\xfe" "end\n"
+	"0000000000003000 T surrogate\xed\xa0\x80" "end\n"
+	"0000000000004000 T nonchar\xef\xbf\xbe" "end\n"
+	"0000000000005000 T esc\x1b[31mred\n"
+	"0000000000006000 T quote\"back\\slash\n"
+	"0000000000007000 T cut\xe2\x82\n"
+	"000000000000f000 B _end\n";
+
+/* Every string valid, no U+FFFE/U+FFFF, the hostile names present as
+ * top entries (with U+FFFD), and the dropped-stack count reported. */
+static const char check_json[] =
+	"import json, sys\n"
+	"t = open(sys.argv[1], \"rb\").read().decode(\"utf-8\")\n"
+	"assert \"\\ufffe\" not in t and \"\\uffff\" not in t\n"
+	"d = json.loads(t)\n"
+	"names = [e[\"function\"] for e in d[\"top\"]]\n"
+	"assert \"bad\\ufffd\\ufffdend\" in names, names\n"
+	"assert \"esc\\x1b[31mred\" in names, names\n"
+	"assert \"quote\\\"back\\\\slash\" in names, names\n"
+	"assert \"nonchar\\ufffdend\" in names, names\n"
+	"assert d[\"domain\"][\"name\"] == \"dom\\ufffd\", d[\"domain\"]\n"
+	"assert d[\"dropped_stacks\"] == 2, d[\"dropped_stacks\"]\n";
+
+static void test_json_hostile_names(void)
+{
+	struct up_symtab *s;
+	struct up_profile *p;
+	struct xlp_options opt = { .hz = 100, .top = 20, .vcpu = -1 };
+	struct xlp_domain dom = { .domid = 7, .name = "dom\xff", .type = "pv",
+				  .kernel = "/k/\xc3" "kernel" };
+	struct up_sampler_stats stats = { .samples = 5 };
+	struct xlp_report r = {
+		.opt = &opt, .dom = &dom, .profile = NULL, .stats = &stats,
+		.symbols_used = "/k/syms\xe2\x82", .hypercalls = "direct",
+		.files = { "/out/\xff.svg" }, .nr_files = 1,
+	};
+	char script[] = "/tmp/uniprof-json-py-XXXXXX";
+	char json[] = "/tmp/uniprof-json-XXXXXX";
+	char cmd[256];
+	FILE *f;
+	int fd;
+
+	REQUIRE(up_symtab_load_mem(&s, hostile_map, sizeof(hostile_map) - 1,
+				   "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (uint64_t fn = 2; fn <= 7; fn++) {
+		uint64_t st[] = { fn * 0x1000 + 1, 0x1001 };
+
+		up_profile_add(p, 0, st, 2, UP_TRUNC_NONE);
+	}
+	up_profile_set_limits(p, 6, 0);         /* full: two more are dropped */
+	for (uint64_t fn = 8; fn <= 9; fn++) {
+		uint64_t st[] = { fn * 0x1000 + 1, 0x1001 };
+
+		up_profile_add(p, 0, st, 2, UP_TRUNC_NONE);
+	}
+	r.symtab = s;
+	r.profile = p;
+	fd = mkstemp(json);
+	REQUIRE(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
+	CHECK(xlp_report_json(&r, f) == 0);
+	fclose(f);
+	fd = mkstemp(script);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, check_json, sizeof(check_json) - 1) ==
+		(ssize_t)sizeof(check_json) - 1);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s", script, json);
+	CHECK(system(cmd) == 0);
+	unlink(script);
+	unlink(json);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
+int main(void)
+{
+	RUN(test_json_hostile_names);
+	TEST_MAIN_END();
+}
