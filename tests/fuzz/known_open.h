@@ -8,7 +8,7 @@
 
 /* O1: names with invalid UTF-8 (or U+FFFE, surrogates) make the SVG not
  * well-formed and the JSON unparseable. */
-#define KNOWN_OPEN_O1_UTF8 1
+#define KNOWN_OPEN_O1_UTF8 0
 
 /* E1: the last unsized symbol in the top 4 KiB of the address space never
  * resolves (addr + 4096 overflows in up_symtab_lookup). */
