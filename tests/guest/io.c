@@ -5,9 +5,10 @@
  * profile to be checked against, from Xen's accounting of its vCPU's run
  * states since the loop began (running + runnable vs blocked; the time a
  * profiler holds it paused is neither, as it is for the profiler):
- *   tg: io t_ms=T busy_ms=B idle_ms=I busy_x100=P clock_x100=C
+ *   tg: io t_ms=T busy_ms=B idle_ms=I busy_x100=P clock_x100=C parse_t=X crc_t=Y
  * (P: run-state busy % x 100; C: the same by the guest's own clock, which
- * counts paused time as whatever phase it fell in) */
+ * counts paused time as whatever phase it fell in; X, Y: TSC ticks / 1000
+ * spent in the two request leaves, the time split they really had) */
 #include <stdint.h>
 
 #include "events.h"
@@ -51,12 +52,14 @@ TG_FN void tg_io_loop(uint64_t run_ns, uint64_t report_ns, unsigned busy_pct,
 			tg_runstate(&rb, &ri);
 			rb -= rs_busy0;
 			ri -= rs_idle0;
-			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu\n",
+			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu parse_t=%lu crc_t=%lu\n",
 				       (unsigned long)((t2 - start) / 1000000),
 				       (unsigned long)(rb / 1000000),
 				       (unsigned long)(ri / 1000000),
 				       (unsigned long)(rb + ri ? rb * 10000 / (rb + ri) : 0),
-				       (unsigned long)(busy * 10000 / (busy + idle)));
+				       (unsigned long)(busy * 10000 / (busy + idle)),
+				       (unsigned long)(tg_req_ticks[0] / 1000),
+				       (unsigned long)(tg_req_ticks[1] / 1000));
 			next_report += report_ns;
 		}
 		if (run_ns && t2 - start >= run_ns)

@@ -68,14 +68,32 @@ TG_FN _Noreturn void tg_ap_main(void)
 		tg_ap_round();
 }
 
-/* The blocking workload's requests (io.c): 60/40 between two leaves. */
+/* The blocking workload's requests (io.c): 60/40 between two leaves by
+ * work. The guest also times them (TSC), so a profile can be checked
+ * against the time each really took on this (emulated) machine. */
 TG_FN void tg_req_parse(void) { SPIN(60); }
 TG_FN void tg_req_crc(void) { SPIN(40); }
 
+unsigned long long tg_req_ticks[2];
+
+static inline unsigned long long tsc(void)
+{
+	unsigned lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (unsigned long long)hi << 32 | lo;
+}
+
 TG_FN void tg_req_handle(void)
 {
+	unsigned long long t0 = tsc(), t1, t2;
+
 	tg_req_parse();
+	t1 = tsc();
 	tg_req_crc();
+	t2 = tsc();
+	tg_req_ticks[0] += t1 - t0;
+	tg_req_ticks[1] += t2 - t1;
 	AFTER_CALL();
 }
 
