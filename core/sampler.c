@@ -236,6 +236,13 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		return rc;
 	if (up_profile_nr_vcpus(p) < nv)
 		return up_fail(UP_EINVAL, "profile has fewer vCPUs than the domain");
+	s->vcpu_paused_ns = calloc(nv, sizeof(*s->vcpu_paused_ns));
+	s->vcpu_paused_blocked_ns = calloc(nv, sizeof(*s->vcpu_paused_blocked_ns));
+	if (!s->vcpu_paused_ns || !s->vcpu_paused_blocked_ns) {
+		up_sampler_stats_release(s);
+		return up_fail(UP_ENOMEM, "out of memory");
+	}
+	s->nr_vcpus = nv;
 	vs = calloc(nv, sizeof(*vs));
 	frames = calloc((size_t)nv * depth, sizeof(*frames));
 	if (!vs || !frames) {
@@ -355,6 +362,9 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			continue;
 		}
 		for (unsigned v = first; v <= last; v++) {
+			s->vcpu_paused_ns[v] += pause_ns;
+			if (vs[v].activity == UP_VCPU_BLOCKED)
+				s->vcpu_paused_blocked_ns[v] += pause_ns;
 			if (vs[v].status == 1)
 				s->offline_vcpus++;
 			else if (vs[v].status == 2)
@@ -396,6 +406,10 @@ void up_sampler_stats_release(struct up_sampler_stats *s)
 {
 	free(s->pause_ns);
 	s->pause_ns = NULL;
+	free(s->vcpu_paused_ns);
+	free(s->vcpu_paused_blocked_ns);
+	s->vcpu_paused_ns = s->vcpu_paused_blocked_ns = NULL;
+	s->nr_vcpus = 0;
 	s->nr_pause = 0;
 }
 

@@ -193,6 +193,12 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 		yajl_gen_integer(g, (long long)up_profile_vcpu_busy(r->profile, v));
 		key(g, "blocked");
 		yajl_gen_integer(g, (long long)up_profile_vcpu_blocked(r->profile, v));
+		if (v < s->nr_vcpus) {
+			key(g, "paused_ms");
+			num(g, (double)s->vcpu_paused_ns[v] / 1e6, 3);
+			key(g, "paused_while_blocked_ms");
+			num(g, (double)s->vcpu_paused_blocked_ns[v] / 1e6, 3);
+		}
 		key(g, "busy_pct");
 		if (busy_pct(r->profile, v) >= 0)
 			num(g, busy_pct(r->profile, v), 2);

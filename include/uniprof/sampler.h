@@ -82,6 +82,11 @@ struct up_sampler_stats {
 	uint64_t abandoned_samples;
 	uint64_t *pause_ns;        /* one entry per sample */
 	size_t nr_pause;
+	/* Per vCPU (max_vcpus entries): time it stood paused by us, in all
+	 * and while blocked. Xen's run-state accounting counts a blocked
+	 * vCPU's paused time as blocked, a busy one's as neither. */
+	uint64_t *vcpu_paused_ns, *vcpu_paused_blocked_ns;
+	unsigned nr_vcpus;
 	double elapsed_s;
 	struct up_mem_stats mem;   /* frame mappings made and reused */
 	struct up_unwind_counts frames;   /* how frames were unwound */

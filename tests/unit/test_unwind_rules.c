@@ -393,6 +393,10 @@ static void test_sampler_activity(void)
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	CHECK_U64(up_profile_vcpu_busy(p, 0), 5);
 	CHECK_U64(up_profile_vcpu_blocked(p, 1), 5);
+	/* Time paused by us, per vCPU, and while blocked. */
+	REQUIRE(st.nr_vcpus == 2);
+	CHECK(st.vcpu_paused_ns[0] > 0 && st.vcpu_paused_blocked_ns[0] == 0);
+	CHECK_U64(st.vcpu_paused_blocked_ns[1], st.vcpu_paused_ns[1]);
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
 	c.no_activity = true;
