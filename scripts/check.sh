@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run every test: unit tests under AddressSanitizer and UBSan, then the
 # real-Xen scenarios (Xen 4.17 booted in QEMU, our unikernel profiled from
-# dom0), then each libFuzzer target for FUZZ_SECONDS (default 45) in a
+# dom0), then each libFuzzer target for FUZZ_SECONDS (default 30) in a
 # clang build in build/fuzz (scripts/fuzz.sh; UNIPROF_SKIP_FUZZ=1 skips it).
 # Installs its own dependencies. Prints "N passed, N failed", fuzz targets
 # counted. BUILD_DIR (default build/check) keeps the build and the package cache.
@@ -29,7 +29,7 @@ fuzz_pass=0 fuzz_fail=0
 if [ "${UNIPROF_SKIP_FUZZ:-0}" != 1 ]; then
 	fuzz_build=$top/build/fuzz
 	set +e
-	BUILD_DIR=$fuzz_build FUZZ_SECONDS=${FUZZ_SECONDS:-45} "$top/scripts/fuzz.sh"
+	BUILD_DIR=$fuzz_build FUZZ_SECONDS=${FUZZ_SECONDS:-30} "$top/scripts/fuzz.sh"
 	fuzz_rc=$?
 	set -e
 	results=$fuzz_build/tests/fuzz/results
