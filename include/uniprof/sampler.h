@@ -71,8 +71,8 @@ const char *up_stop_reason_name(enum up_stop_reason r);
 struct up_sampler_stats {
 	uint64_t samples;          /* pauses that produced stacks */
 	uint64_t missed_deadlines; /* deadlines skipped, not burst */
-	/* Periods the sampler was too late for, counted as the samples on
-	 * either side (first half, second half; at most 32 in a row). */
+	/* Periods the sampler was too late for, counted as the last sample
+	 * again (at most 32 in a row). */
 	uint64_t covered_periods;
 	uint64_t offline_vcpus;    /* vCPU samples skipped: offline */
 	uint64_t reg_failures;     /* vCPU samples skipped: no registers */
