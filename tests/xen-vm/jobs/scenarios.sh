@@ -230,7 +230,7 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	sleep 2
 	log=/var/log/xen/console/guest-$g.log
 	n0=$(grep -c "tg: io " $log)
-	$PROF $g -f 499 -d 30 -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
+	$PROF $g -f 499 -d 45 -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
 	rc=$?
 	sleep 1.5
 	check "$label: xl-profile exits 0" [ $rc -eq 0 ]
