@@ -30,6 +30,28 @@ static inline bool kernel_in_hypercall_page(const struct up_kernel_map *k,
 	       ip - k->hypercall_page < (uint64_t)UP_PAGE_SIZE;
 }
 
+/* Keep a return address the walk found: a zero one ends the stack whole,
+ * one outside the kernel's code or past the depth limit ends it truncated
+ * (not kept), one inside an outermost function is kept and ends it whole.
+ * Returns 1 when the walk is over (out->trunc says how), else 0. */
+static inline int kernel_keep_return(const struct up_kernel_map *k,
+				     struct up_stack *out, unsigned max_depth,
+				     uint64_t ra)
+{
+	if (ra == 0)
+		return 1;
+	if (!up_kernel_map_in_text(k, ra)) {
+		out->trunc = UP_TRUNC_OUTSIDE_TEXT;
+		return 1;
+	}
+	if (out->depth >= max_depth) {
+		out->trunc = UP_TRUNC_DEPTH;
+		return 1;
+	}
+	out->frames[out->depth++] = ra;
+	return up_kernel_map_is_entry(k, ra - 1);
+}
+
 /* One frame out of a hypercall stub: Xen writes 32-byte stubs that set up
  * no frame. 64-bit PV: push %rcx; push %r11; mov $N,%eax; syscall;
  * pop %r11; pop %rcx; ret. HVM/PVH: mov $N,%eax; vmcall (or vmmcall); ret.

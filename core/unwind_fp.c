@@ -58,20 +58,8 @@ int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 		uint64_t ip = regs->ip, sp = regs->sp;
 
 		if (kernel_hypercall_step(m, regs, k, opts->domain_type, &ip,
-					  &sp, &out->trunc) < 0)
-			return 0;
-		if (ip == 0)
-			return 0;
-		if (!up_kernel_map_in_text(k, ip)) {
-			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
-			return 0;
-		}
-		if (out->depth >= max_depth) {
-			out->trunc = UP_TRUNC_DEPTH;
-			return 0;
-		}
-		out->frames[out->depth++] = ip;
-		if (up_kernel_map_is_entry(k, ip - 1))
+					  &sp, &out->trunc) < 0 ||
+		    kernel_keep_return(k, out, max_depth, ip))
 			return 0;
 	}
 
@@ -97,19 +85,9 @@ int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 			out->trunc = UP_TRUNC_UNREADABLE;
 			return 0;
 		}
-		if (ret == 0)
-			return 0;               /* entry code pushed a zero */
-		if (!up_kernel_map_in_text(k, ret)) {
-			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
+		/* Entry code pushed a zero, or an outermost function. */
+		if (kernel_keep_return(k, out, max_depth, ret))
 			return 0;
-		}
-		if (out->depth >= max_depth) {
-			out->trunc = UP_TRUNC_DEPTH;
-			return 0;
-		}
-		out->frames[out->depth++] = ret;
-		if (up_kernel_map_is_entry(k, ret - 1))
-			return 0;               /* an outermost function */
 		prev = fp;
 		fp = next;
 	}

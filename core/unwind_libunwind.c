@@ -419,18 +419,7 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 		 * first and start from its caller, at the call instruction. */
 		if (kernel_hypercall_step(m, regs, k, opts->domain_type,
 					  &start.ip, &start.sp, &out->trunc) < 0 ||
-		    start.ip == 0)
-			return 0;
-		if (!up_kernel_map_in_text(k, start.ip)) {
-			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
-			return 0;
-		}
-		if (out->depth >= max_depth) {
-			out->trunc = UP_TRUNC_DEPTH;
-			return 0;
-		}
-		out->frames[out->depth++] = start.ip;
-		if (up_kernel_map_is_entry(k, start.ip - 1))
+		    kernel_keep_return(k, out, max_depth, start.ip))
 			return 0;
 		start.ip--;
 		prev_sp = start.sp;
@@ -474,18 +463,7 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 			out->trunc = UP_TRUNC_BOUNDS;
 			return 0;
 		}
-		if (ip == 0)
-			return 0;
-		if (!up_kernel_map_in_text(k, ip)) {
-			out->trunc = UP_TRUNC_OUTSIDE_TEXT;
-			return 0;
-		}
-		if (out->depth >= max_depth) {
-			out->trunc = UP_TRUNC_DEPTH;
-			return 0;
-		}
-		out->frames[out->depth++] = ip;
-		if (up_kernel_map_is_entry(k, ip - 1))
+		if (kernel_keep_return(k, out, max_depth, ip))
 			return 0;
 		prev_sp = sp;
 	}
