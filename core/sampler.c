@@ -74,11 +74,16 @@ static void sleep_until(uint64_t deadline, volatile sig_atomic_t *stop)
 			return;
 }
 
-static int record_pause(struct up_sampler_stats *s, uint64_t ns, size_t *cap)
+/* One kept sample's pause, and how late the sampler woke for it. */
+static int record_pause(struct up_sampler_stats *s, uint64_t ns,
+			uint64_t late_ns, size_t *cap, size_t *late_cap)
 {
 	if (grow_array(&s->pause_ns, cap, s->nr_pause + 1, sizeof(*s->pause_ns),
-		    1024) < 0)
+		    1024) < 0 ||
+	    grow_array(&s->wake_late_ns, late_cap, s->nr_pause + 1,
+		       sizeof(*s->wake_late_ns), 1024) < 0)
 		return UP_ENOMEM;
+	s->wake_late_ns[s->nr_pause] = late_ns;
 	s->pause_ns[s->nr_pause++] = ns;
 	return 0;
 }
@@ -101,6 +106,10 @@ struct vcpu_sample {
 	int status;            /* 0: stack, 1: offline, 2: no registers */
 	enum up_vcpu_activity activity;
 	bool activity_failed;
+	/* The hypervisor's run clock of the vCPU at this sample, and at the
+	 * previous one if that sample read it too (run_known_before). */
+	uint64_t run_ns, run_ns_before;
+	bool run_known_before;
 };
 
 static int check_config(const struct up_target *t,
@@ -156,14 +165,15 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 		       const struct up_sampler_config *c,
 		       const struct up_unwind_opts *uo, unsigned first,
 		       unsigned last, struct vcpu_sample *vs,
-		       uint64_t *pause_ns, struct up_unwind_counts *counts,
-		       bool *abandoned)
+		       uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
+		       struct up_unwind_counts *counts, bool *abandoned)
 {
 	uint64_t t0 = now_ns();
 	int rc = up_target_pause(t), urc = -1;
 
 	if (rc < 0)
 		return rc;
+	*stopped = now_ns();
 	up_mem_new_sample(mem);
 	for (unsigned v = first; v <= last; v++) {
 		struct up_regs regs;
@@ -172,8 +182,10 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 		/* Blocked or busy: Xen keeps the state across the pause. */
 		vs[v].activity = UP_VCPU_UNKNOWN;
 		vs[v].activity_failed = false;
+		vs[v].run_ns = UP_RUN_NS_UNKNOWN;
 		if (!c->no_activity &&
-		    up_target_get_activity(t, v, &vs[v].activity, &online) < 0)
+		    up_target_get_activity(t, v, &vs[v].activity, &online,
+					   &vs[v].run_ns) < 0)
 			vs[v].activity_failed = true;
 		if (!online) {
 			vs[v].status = 1;
@@ -187,10 +199,34 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 			vs[v].status = walk(mem, &regs, c, uo, &vs[v].stack,
 					    counts) < 0 ? 2 : 0;
 	}
+	*resumed = now_ns();
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
 		urc = target_end_pause(t, abandoned);
 	*pause_ns = now_ns() - t0;
 	return urc;
+}
+
+/* Between two samples that both read a vCPU's run clock: the time it ran
+ * by the hypervisor's accounting, and the time the domain was not paused
+ * by us (from the last sample's resume to this one's stop). Unlike the
+ * count of samples that found it busy, this does not depend on when the
+ * sampler got to run. */
+static void account_run(struct up_sampler_stats *s, struct vcpu_sample *vs,
+			unsigned first, unsigned last, uint64_t stopped,
+			uint64_t resumed_before)
+{
+	for (unsigned v = first; v <= last; v++) {
+		bool known = vs[v].run_ns != UP_RUN_NS_UNKNOWN;
+
+		if (known && vs[v].run_known_before && resumed_before &&
+		    vs[v].run_ns >= vs[v].run_ns_before &&
+		    stopped > resumed_before) {
+			s->vcpu_run_ns[v] += vs[v].run_ns - vs[v].run_ns_before;
+			s->vcpu_unpaused_ns[v] += stopped - resumed_before;
+		}
+		vs[v].run_known_before = known;
+		vs[v].run_ns_before = vs[v].run_ns;
+	}
 }
 
 /* Count the stacks of one sample, n times each. */
@@ -224,8 +260,9 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	uint64_t *frames = NULL, start, end, period, deadline, rng;
 	struct up_mem *mem = NULL;
 	struct up_unwind_opts uo = c->unwind;
-	size_t pause_cap = 0;
+	size_t pause_cap = 0, late_cap = 0;
 	bool have_last = false;     /* vs holds the last sample's stacks */
+	uint64_t resumed_before = 0; /* the last kept sample's resume */
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -237,7 +274,10 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		return up_fail(UP_EINVAL, "profile has fewer vCPUs than the domain");
 	s->vcpu_paused_ns = calloc(nv, sizeof(*s->vcpu_paused_ns));
 	s->vcpu_paused_blocked_ns = calloc(nv, sizeof(*s->vcpu_paused_blocked_ns));
-	if (!s->vcpu_paused_ns || !s->vcpu_paused_blocked_ns) {
+	s->vcpu_run_ns = calloc(nv, sizeof(*s->vcpu_run_ns));
+	s->vcpu_unpaused_ns = calloc(nv, sizeof(*s->vcpu_unpaused_ns));
+	if (!s->vcpu_paused_ns || !s->vcpu_paused_blocked_ns ||
+	    !s->vcpu_run_ns || !s->vcpu_unpaused_ns) {
 		up_sampler_stats_release(s);
 		return up_fail(UP_ENOMEM, "out of memory");
 	}
@@ -267,7 +307,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 				  UINT64_MAX;
 	s->stop = UP_STOP_DURATION;
 	for (;;) {
-		uint64_t pause_ns, now;
+		uint64_t pause_ns, now, stopped = 0, resumed = 0, at, late;
 		enum up_domain_state st = UP_STATE_GONE;
 		bool abandoned = false;
 
@@ -319,16 +359,18 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			break;
 		}
 		/* Jitter: anywhere in [deadline - period/2, deadline + period/2). */
+		at = deadline;
 		if (!c->no_jitter && period > 1) {
 			rng ^= rng << 13;
 			rng ^= rng >> 7;
 			rng ^= rng << 17;
-			uint64_t at = deadline - period / 2 + rng % period;
-
-			sleep_until(at < end ? at : end, stop);
-		} else {
-			sleep_until(deadline, stop);
+			at = deadline - period / 2 + rng % period;
 		}
+		if (at > end)
+			at = end;
+		sleep_until(at, stop);
+		now = now_ns();
+		late = now > at ? now - at : 0;
 		if (stop && *stop) {
 			s->stop = UP_STOP_REQUESTED;
 			break;
@@ -336,7 +378,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 
 		have_last = false;
 		rc = take_sample(t, mem, c, &uo, first, last, vs, &pause_ns,
-				 &s->frames, &abandoned);
+				 &stopped, &resumed, &s->frames, &abandoned);
 		if (rc < 0) {
 			s->stop = end_reason(t);
 			if (s->stop == UP_STOP_ERROR)
@@ -355,9 +397,14 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			break;
 		}
 		if (abandoned) {
+			/* Its pause outlived the limit: not a clean interval. */
 			s->abandoned_samples++;
+			for (unsigned v = first; v <= last; v++)
+				vs[v].run_known_before = false;
 			continue;
 		}
+		account_run(s, vs, first, last, stopped, resumed_before);
+		resumed_before = resumed;
 		for (unsigned v = first; v <= last; v++) {
 			s->vcpu_paused_ns[v] += pause_ns;
 			if (vs[v].activity == UP_VCPU_BLOCKED)
@@ -371,7 +418,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		}
 		rc = count_stacks(p, vs, first, last, 1);
 		if (rc == 0)
-			rc = record_pause(s, pause_ns, &pause_cap);
+			rc = record_pause(s, pause_ns, late, &pause_cap,
+					  &late_cap);
 		if (rc < 0) {
 			s->stop = UP_STOP_ERROR;
 			snprintf(s->error, sizeof(s->error), "%s",
@@ -394,12 +442,29 @@ out:
 void up_sampler_stats_release(struct up_sampler_stats *s)
 {
 	free(s->pause_ns);
-	s->pause_ns = NULL;
+	free(s->wake_late_ns);
+	s->pause_ns = s->wake_late_ns = NULL;
 	free(s->vcpu_paused_ns);
 	free(s->vcpu_paused_blocked_ns);
+	free(s->vcpu_run_ns);
+	free(s->vcpu_unpaused_ns);
 	s->vcpu_paused_ns = s->vcpu_paused_blocked_ns = NULL;
+	s->vcpu_run_ns = s->vcpu_unpaused_ns = NULL;
 	s->nr_vcpus = 0;
 	s->nr_pause = 0;
+}
+
+double up_sampler_running_pct(const struct up_sampler_stats *s, unsigned vcpu)
+{
+	double pct;
+
+	if (vcpu >= s->nr_vcpus || !s->vcpu_unpaused_ns ||
+	    s->vcpu_unpaused_ns[vcpu] == 0)
+		return -1;
+	pct = 100.0 * (double)s->vcpu_run_ns[vcpu] /
+	      (double)s->vcpu_unpaused_ns[vcpu];
+	/* Clock granularity can put a fully busy vCPU a hair above 100. */
+	return pct > 100 ? 100 : pct;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -409,28 +474,40 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-uint64_t up_sampler_pause_percentile(const struct up_sampler_stats *s,
-				     double pct)
+/* Percentile of n values (nearest rank); 0 if none. */
+static uint64_t percentile(const uint64_t *vals, size_t n, double pct)
 {
 	uint64_t *sorted, v;
 	size_t rank;
 
-	if (s->nr_pause == 0)
+	if (n == 0 || !vals)
 		return 0;
-	sorted = malloc(s->nr_pause * sizeof(*sorted));
+	sorted = malloc(n * sizeof(*sorted));
 	if (!sorted)
 		return 0;
-	memcpy(sorted, s->pause_ns, s->nr_pause * sizeof(*sorted));
-	qsort(sorted, s->nr_pause, sizeof(*sorted), u64_cmp);
+	memcpy(sorted, vals, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), u64_cmp);
 	if (pct <= 0)
 		rank = 1;
 	else if (pct >= 100)
-		rank = s->nr_pause;
+		rank = n;
 	else
-		rank = (size_t)ceil(pct / 100.0 * (double)s->nr_pause);
+		rank = (size_t)ceil(pct / 100.0 * (double)n);
 	if (rank < 1)
 		rank = 1;
 	v = sorted[rank - 1];
 	free(sorted);
 	return v;
+}
+
+uint64_t up_sampler_pause_percentile(const struct up_sampler_stats *s,
+				     double pct)
+{
+	return percentile(s->pause_ns, s->nr_pause, pct);
+}
+
+uint64_t up_sampler_wake_late_percentile(const struct up_sampler_stats *s,
+					 double pct)
+{
+	return percentile(s->wake_late_ns, s->nr_pause, pct);
 }

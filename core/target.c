@@ -130,16 +130,22 @@ const char *up_vcpu_activity_name(enum up_vcpu_activity a)
 }
 
 int up_target_get_activity(struct up_target *t, unsigned vcpu,
-			   enum up_vcpu_activity *activity, bool *online)
+			   enum up_vcpu_activity *activity, bool *online,
+			   uint64_t *run_ns)
 {
+	uint64_t ignored;
+
+	if (!run_ns)
+		run_ns = &ignored;
 	*activity = UP_VCPU_UNKNOWN;
 	*online = true;
+	*run_ns = UP_RUN_NS_UNKNOWN;
 	if (vcpu >= t->info.max_vcpus)
 		return up_fail(UP_EINVAL, "vCPU %u does not exist (domain has %u)",
 			       vcpu, t->info.max_vcpus);
 	if (!t->ops->activity)
 		return up_fail(UP_EUNSUPP, "this target cannot tell busy from blocked vCPUs");
-	return t->ops->activity(t, vcpu, activity, online);
+	return t->ops->activity(t, vcpu, activity, online, run_ns);
 }
 
 bool up_target_crashed(struct up_target *t)

@@ -19,6 +19,10 @@ struct image_target {
 	size_t len;
 	struct up_regs *vcpus;
 	bool *blocked;
+	/* A simulated run clock: a vCPU not blocked runs whenever the domain
+	 * is not paused, as Xen accounts it. */
+	uint64_t *run_ns;
+	uint64_t running_since;   /* last unpause (or open); 0 while paused */
 	const uint8_t **frames;   /* sorted by (kind, number) */
 	size_t nr_frames;
 	long mapped;              /* outstanding mappings, for tests */
@@ -54,6 +58,14 @@ static int image_pause(struct up_target *t)
 	if (it->gone_after && it->pauses >= it->gone_after)
 		return up_fail(UP_EGONE, "domain no longer exists");
 	it->pauses++;
+	if (it->running_since) {
+		uint64_t ran = ps_now_ns() - it->running_since;
+
+		for (unsigned v = 0; v < t->info.max_vcpus; v++)
+			if (!it->blocked[v])
+				it->run_ns[v] += ran;
+		it->running_since = 0;
+	}
 	ps_image_pause(t->ps);
 	return 0;
 }
@@ -68,6 +80,7 @@ static int image_unpause(struct up_target *t)
 	}
 	if (ps_image_unpause(t->ps) < 0)
 		return up_fail(UP_EINVAL, "image domain is not paused");
+	it->running_since = ps_now_ns();
 	return 0;
 }
 
@@ -94,12 +107,14 @@ static int image_get_regs(struct up_target *t, unsigned vcpu,
 }
 
 static int image_activity(struct up_target *t, unsigned vcpu,
-			  enum up_vcpu_activity *activity, bool *online)
+			  enum up_vcpu_activity *activity, bool *online,
+			  uint64_t *run_ns)
 {
 	struct image_target *it = to_image(t);
 
 	*activity = it->blocked[vcpu] ? UP_VCPU_BLOCKED : UP_VCPU_BUSY;
 	*online = it->vcpus[vcpu].online;
+	*run_ns = it->run_ns[vcpu];
 	return 0;
 }
 
@@ -156,6 +171,7 @@ static void image_close(struct up_target *t)
 	free(it->frames);
 	free(it->vcpus);
 	free(it->blocked);
+	free(it->run_ns);
 	free(it->buf);
 	free(it);
 }
@@ -201,8 +217,9 @@ static int parse(struct image_target *it)
 
 	it->vcpus = calloc(nv, sizeof(*it->vcpus));
 	it->blocked = calloc(nv, sizeof(*it->blocked));
+	it->run_ns = calloc(nv, sizeof(*it->run_ns));
 	it->frames = calloc(nf ? nf : 1, sizeof(*it->frames));
-	if (!it->vcpus || !it->blocked || !it->frames)
+	if (!it->vcpus || !it->blocked || !it->run_ns || !it->frames)
 		return up_fail(UP_ENOMEM, "out of memory");
 	p = b + UP_IMAGE_HEADER_SIZE;
 	for (uint32_t i = 0; i < nv; i++, p += UP_IMAGE_VCPU_SIZE) {
@@ -235,6 +252,7 @@ static int parse(struct image_target *it)
 	it->base.info.guest_width = it->vcpus[0].guest_width;
 	it->base.info.domid = UINT32_MAX;
 	it->base.info.hypercalls = "image";
+	it->running_since = ps_now_ns();
 	return 0;
 }
 

@@ -14,9 +14,11 @@ struct up_target_ops {
 			 uint64_t frame, const void **page);
 	void (*unmap_frame)(struct up_target *t, const void *page);
 	int (*state)(struct up_target *t, enum up_domain_state *state);
-	/* Optional: busy or blocked, online or not (NULL: unknown). */
+	/* Optional: busy or blocked, online or not, and the time run so
+	 * far (NULL: unknown). run_ns is never NULL here. */
 	int (*activity)(struct up_target *t, unsigned vcpu,
-			enum up_vcpu_activity *activity, bool *online);
+			enum up_vcpu_activity *activity, bool *online,
+			uint64_t *run_ns);
 	/* Optional: the domain shut down by crashing. */
 	bool (*crashed)(struct up_target *t);
 	void (*close)(struct up_target *t);

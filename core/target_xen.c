@@ -190,15 +190,19 @@ static int xen_get_regs(struct up_target *t, unsigned vcpu,
 }
 
 /* Blocked or not, inside the pause: one getvcpuinfo per vCPU. It also
- * says whether the vCPU is up, fresher than the HVM refresh above. */
+ * says whether the vCPU is up, fresher than the HVM refresh above, and
+ * its run time (Xen's run-state "running" time: not runnable, blocked or
+ * paused). */
 static int xen_activity(struct up_target *t, unsigned vcpu,
-			enum up_vcpu_activity *activity, bool *online)
+			enum up_vcpu_activity *activity, bool *online,
+			uint64_t *run_ns)
 {
 	struct xen_target *x = to_xen(t);
 	bool blocked;
 
 	if (x->direct) {
-		int rc = xen_domctl_vcpu_info(x->direct, vcpu, online, &blocked);
+		int rc = xen_domctl_vcpu_info(x->direct, vcpu, online, &blocked,
+					      run_ns);
 
 		if (rc < 0)
 			return rc;
@@ -210,6 +214,7 @@ static int xen_activity(struct up_target *t, unsigned vcpu,
 				       vcpu, strerror(errno));
 		*online = vi.online;
 		blocked = vi.blocked;
+		*run_ns = vi.cpu_time;
 	}
 	*activity = blocked ? UP_VCPU_BLOCKED : UP_VCPU_BUSY;
 	if (t->info.type == UP_DOMAIN_HVM)

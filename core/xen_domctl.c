@@ -129,7 +129,7 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 }
 
 int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
-			 bool *online, bool *blocked)
+			 bool *online, bool *blocked, uint64_t *run_ns)
 {
 	p->dc->u.getvcpuinfo.vcpu = vcpu;
 	if (domctl(p, XEN_DOMCTL_getvcpuinfo) < 0)
@@ -137,6 +137,7 @@ int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 			       strerror(errno));
 	*online = p->dc->u.getvcpuinfo.online;
 	*blocked = p->dc->u.getvcpuinfo.blocked;
+	*run_ns = p->dc->u.getvcpuinfo.cpu_time;
 	return 0;
 }
 

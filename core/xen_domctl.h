@@ -32,9 +32,9 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 			    const vcpu_guest_context_any_t **ctx);
 
 /* Whether a vCPU is up and whether it is blocked (Xen keeps that state
- * across a domain pause). */
+ * across a domain pause), and the time it has run (ns). */
 int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
-			 bool *online, bool *blocked);
+			 bool *online, bool *blocked, uint64_t *run_ns);
 
 /* An HVM/PVH vCPU's CPU save record, likewise. */
 int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
@@ -14,6 +15,46 @@ static double busy_pct(const struct up_profile *p, unsigned v)
 	uint64_t known = busy + up_profile_vcpu_blocked(p, v);
 
 	return known ? 100.0 * (double)busy / (double)known : -1;
+}
+
+enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
+{
+	double sampled = busy_pct(r->profile, v);
+	double running = up_sampler_running_pct(r->stats, v);
+	double n = (double)r->stats->samples, p, tol;
+
+	if (sampled < 0 || running < 0 || n < 1)
+		return XLP_BUSY_UNKNOWN;
+	/* Sampling error: 3.5 standard errors of a share of n samples,
+	 * plus 1.5 points for what the two clocks do not share (the
+	 * edges of our pauses). */
+	p = sampled / 100;
+	tol = 1.5 + 3.5 * 100 * sqrt(p * (1 - p) / n);
+	if (sampled < running - tol)
+		return XLP_BUSY_SAMPLES_LOW;
+	if (sampled > running + tol)
+		return XLP_BUSY_SAMPLES_HIGH;
+	return XLP_BUSY_AGREES;
+}
+
+const char *xlp_busy_check_name(enum xlp_busy_check c)
+{
+	switch (c) {
+	case XLP_BUSY_AGREES: return "agrees";
+	case XLP_BUSY_SAMPLES_LOW: return "samples low";
+	case XLP_BUSY_SAMPLES_HIGH: return "samples high";
+	case XLP_BUSY_UNKNOWN: break;
+	}
+	return "unknown";
+}
+
+void xlp_busy_warnings(const struct xlp_report *r, FILE *out)
+{
+	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
+		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
+			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: the sampler ran late while the guest ran (dom0 short of CPU, or sharing a CPU with the guest); take the busy share from the running figure\n",
+				v, busy_pct(r->profile, v),
+				up_sampler_running_pct(r->stats, v));
 }
 
 void xlp_report_text(const struct xlp_report *r, FILE *out)
@@ -35,6 +76,10 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		(double)up_sampler_pause_percentile(s, 99) / 1e3,
 		(double)up_sampler_pause_percentile(s, 100) / 1e3,
 		r->hypercalls ? r->hypercalls : "?");
+	fprintf(out, "sampler woke late: p50 %.0f us, p99 %.0f us, max %.0f us\n",
+		(double)up_sampler_wake_late_percentile(s, 50) / 1e3,
+		(double)up_sampler_wake_late_percentile(s, 99) / 1e3,
+		(double)up_sampler_wake_late_percentile(s, 100) / 1e3);
 	fprintf(out, "sampled at %s\n", r->realtime ?
 		"real-time priority, memory locked" : "normal priority");
 	fprintf(out, "set up in %.0f ms (symbols, unwind tables), peak memory %ld KiB\n",
@@ -58,6 +103,7 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		s->frames.libunwind, s->frames.hypercall, s->frames.unsupported);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
 		double busy = busy_pct(r->profile, v);
+		double running = up_sampler_running_pct(s, v);
 
 		fprintf(out, "vcpu%u %" PRIu64 " stacks", v,
 			up_profile_vcpu_samples(r->profile, v));
@@ -65,6 +111,18 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 			fprintf(out, ", busy %.1f%% (%" PRIu64 " on-CPU, %" PRIu64 " blocked)",
 				busy, up_profile_vcpu_busy(r->profile, v),
 				up_profile_vcpu_blocked(r->profile, v));
+		if (running >= 0)
+			fprintf(out, ", ran %.1f%% of the time by Xen's accounting", running);
+		switch (xlp_busy_check(r, v)) {
+		case XLP_BUSY_SAMPLES_LOW:
+			fputs(" (samples low: the sampler ran late while it ran)", out);
+			break;
+		case XLP_BUSY_SAMPLES_HIGH:
+			fputs(" (samples high: busy includes waiting for a CPU)", out);
+			break;
+		default:
+			break;
+		}
 		fputc('\n', out);
 	}
 	fprintf(out, "flame graph and top list: %s\n", r->opt->with_idle ?
@@ -204,6 +262,13 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 			num(g, busy_pct(r->profile, v), 2);
 		else
 			yajl_gen_null(g);
+		key(g, "running_pct");
+		if (up_sampler_running_pct(s, v) >= 0)
+			num(g, up_sampler_running_pct(s, v), 2);
+		else
+			yajl_gen_null(g);
+		key(g, "busy_check");
+		str(g, xlp_busy_check_name(xlp_busy_check(r, v)));
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -212,6 +277,12 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	us(g, "p50", up_sampler_pause_percentile(s, 50));
 	us(g, "p99", up_sampler_pause_percentile(s, 99));
 	us(g, "max", up_sampler_pause_percentile(s, 100));
+	yajl_gen_map_close(g);
+	key(g, "wake_late_us");
+	yajl_gen_map_open(g);
+	us(g, "p50", up_sampler_wake_late_percentile(s, 50));
+	us(g, "p99", up_sampler_wake_late_percentile(s, 99));
+	us(g, "max", up_sampler_wake_late_percentile(s, 100));
 	yajl_gen_map_close(g);
 	key(g, "guest_frames");
 	yajl_gen_map_open(g);

@@ -25,6 +25,22 @@ struct xlp_report {
 	unsigned nr_files;
 };
 
+/* A vCPU's busy share in the samples against the time it ran by Xen's
+ * accounting (beyond sampling error): samples low when the sampler ran
+ * late while the guest ran (dom0 short of CPU); samples high when the
+ * vCPU waited for a CPU (runnable counts as busy, not as running). */
+enum xlp_busy_check {
+	XLP_BUSY_UNKNOWN,
+	XLP_BUSY_AGREES,
+	XLP_BUSY_SAMPLES_LOW,
+	XLP_BUSY_SAMPLES_HIGH,
+};
+enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned vcpu);
+const char *xlp_busy_check_name(enum xlp_busy_check c);
+
+/* One warning line per vCPU whose samples read busy low. */
+void xlp_busy_warnings(const struct xlp_report *r, FILE *out);
+
 /* Plain text: domain, symbols, samples, pause times, per-vCPU counts. */
 void xlp_report_text(const struct xlp_report *r, FILE *out);
 

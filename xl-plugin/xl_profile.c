@@ -433,6 +433,7 @@ int main(int argc, char **argv)
 	};
 
 	rc = write_outputs(&r, &rep, stem, opt.quiet ? NULL : stdout) < 0 ? 1 : 0;
+	xlp_busy_warnings(&rep, stderr);
 	if (!opt.quiet) {
 		const struct up_output_opts view = { .vcpu = -1,
 						     .with_idle = opt.with_idle };

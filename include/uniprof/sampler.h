@@ -81,11 +81,19 @@ struct up_sampler_stats {
 	 * their stacks were dropped, not counted in samples. */
 	uint64_t abandoned_samples;
 	uint64_t *pause_ns;        /* one entry per sample */
+	/* Per sample, how late the sampler woke (after its jittered time):
+	 * a dom0 short of CPU shows here first. */
+	uint64_t *wake_late_ns;
 	size_t nr_pause;
 	/* Per vCPU (max_vcpus entries): time it stood paused by us, in all
 	 * and while blocked. Xen's run-state accounting counts a blocked
 	 * vCPU's paused time as blocked, a busy one's as neither. */
 	uint64_t *vcpu_paused_ns, *vcpu_paused_blocked_ns;
+	/* Per vCPU, summed over consecutive samples that both read its run
+	 * clock: the time it ran by the hypervisor's accounting, and the
+	 * time the domain was not paused by us. Their ratio is its busy
+	 * share whenever the sampler got to run (up_sampler_running_pct). */
+	uint64_t *vcpu_run_ns, *vcpu_unpaused_ns;
 	unsigned nr_vcpus;
 	double elapsed_s;
 	struct up_mem_stats mem;   /* frame mappings made and reused */
@@ -105,9 +113,16 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 
 void up_sampler_stats_release(struct up_sampler_stats *s);
 
+/* The share (0..100) of the time a vCPU ran, by the hypervisor's
+ * accounting, while the domain was not paused by us; -1 if unknown. */
+double up_sampler_running_pct(const struct up_sampler_stats *s, unsigned vcpu);
+
 /* Percentile (0..100) of the pause times, in ns (nearest rank). */
 uint64_t up_sampler_pause_percentile(const struct up_sampler_stats *s,
 				     double pct);
+/* Likewise, of how late the sampler woke for each sample. */
+uint64_t up_sampler_wake_late_percentile(const struct up_sampler_stats *s,
+					 double pct);
 
 #ifdef __cplusplus
 }

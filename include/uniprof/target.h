@@ -136,9 +136,13 @@ bool up_target_crashed(struct up_target *t);
 
 /* What one vCPU is doing, and whether it is up; only meaningful while
  * paused (one more hypercall per vCPU on Xen). UP_EUNSUPP where the target
- * cannot tell. */
+ * cannot tell. *run_ns (if run_ns is not NULL): the time the vCPU has run
+ * so far by the hypervisor's accounting, UP_RUN_NS_UNKNOWN where the
+ * target keeps none. */
+#define UP_RUN_NS_UNKNOWN UINT64_MAX
 int up_target_get_activity(struct up_target *t, unsigned vcpu,
-			   enum up_vcpu_activity *activity, bool *online);
+			   enum up_vcpu_activity *activity, bool *online,
+			   uint64_t *run_ns);
 
 /* Longest one pause of ours may last (default 50 ms) before the crash
  * guard, when installed, ends it itself; 0: no limit. up_sample sets it

@@ -397,6 +397,13 @@ static void test_sampler_activity(void)
 	REQUIRE(st.nr_vcpus == 2);
 	CHECK(st.vcpu_paused_ns[0] > 0 && st.vcpu_paused_blocked_ns[0] == 0);
 	CHECK_U64(st.vcpu_paused_blocked_ns[1], st.vcpu_paused_ns[1]);
+	/* The run clock (the image's runs a vCPU not blocked whenever the
+	 * domain is not paused): vCPU 0 ran nearly all of the time between
+	 * our pauses, vCPU 1 none of it. */
+	CHECK(up_sampler_running_pct(&st, 0) > 50);
+	CHECK(up_sampler_running_pct(&st, 0) <= 100);
+	CHECK(up_sampler_running_pct(&st, 1) == 0);
+	CHECK(up_sampler_running_pct(&st, 2) == -1);
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
 	c.no_activity = true;
@@ -405,6 +412,7 @@ static void test_sampler_activity(void)
 	CHECK_U64(up_profile_vcpu_blocked(p, 1), 0);
 	CHECK_U64(up_profile_vcpu_busy(p, 1), 0);
 	CHECK_U64(up_profile_vcpu_samples(p, 1), 5);
+	CHECK(up_sampler_running_pct(&st, 0) == -1);   /* not asked */
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
 	up_target_close(t);

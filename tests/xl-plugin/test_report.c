@@ -88,8 +88,49 @@ static void test_json_hostile_names(void)
 	up_symtab_free(s);
 }
 
+/* The busy share in the samples against Xen's run time: within sampling
+ * error it agrees; well below, the sampler ran late while the guest ran
+ * (warned); above, the vCPU waited for a CPU. */
+static void test_busy_check(void)
+{
+	struct up_profile *p;
+	struct xlp_options opt = { .hz = 100, .top = 20, .vcpu = -1 };
+	struct xlp_domain dom = { .domid = 7, .name = "d", .type = "pv" };
+	uint64_t run[1], unpaused[1] = { 10000 };
+	struct up_sampler_stats stats = {
+		.samples = 1000, .nr_vcpus = 1,
+		.vcpu_run_ns = run, .vcpu_unpaused_ns = unpaused,
+	};
+	struct xlp_report r = { .opt = &opt, .dom = &dom, .stats = &stats };
+	uint64_t st[] = { 0x1001 };
+	char buf[512] = "";
+	FILE *f;
+
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	/* 300 busy, 700 blocked samples: 30 %; one standard error 1.45 points,
+	 * so the tolerance is 1.5 + 3.5 * 1.45 = 6.6 points. */
+	REQUIRE(up_profile_add_activity(p, 0, st, 1, UP_TRUNC_NONE, UP_VCPU_BUSY, 300) == 0);
+	REQUIRE(up_profile_add_activity(p, 0, st, 1, UP_TRUNC_NONE, UP_VCPU_BLOCKED, 700) == 0);
+	r.profile = p;
+	run[0] = 3500;                  /* ran 35 % */
+	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_AGREES);
+	run[0] = 3700;                  /* 37 %: 7 points above the samples */
+	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_SAMPLES_LOW);
+	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
+	xlp_busy_warnings(&r, f);
+	fclose(f);
+	CHECK(strstr(buf, "vCPU 0 was busy in 30.0% of the samples but ran 37.0%") != NULL);
+	CHECK(strchr(buf, '\n') == buf + strlen(buf) - 1);   /* one line */
+	run[0] = 2300;                  /* 23 %: waited for a CPU */
+	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_SAMPLES_HIGH);
+	unpaused[0] = 0;                /* no run clock */
+	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_UNKNOWN);
+	up_profile_free(p);
+}
+
 int main(void)
 {
 	RUN(test_json_hostile_names);
+	RUN(test_busy_check);
 	TEST_MAIN_END();
 }
