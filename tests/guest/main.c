@@ -1,7 +1,10 @@
 /* The test unikernel's main: read the knobs from the command line (xl's
  * extra=), run the workload, report its own work rate, shut down.
  *   run=SECONDS        shut down after this long (0: never; default)
- *   report_ms=MS       print "tg: work" lines this often (default 1000)
+ *   report_ms=MS       print "tg: work" lines this often (default 1000):
+ *                      rounds so far, and the TSC ticks / 1000 each part
+ *                      of the rounds took (workload.h), for a profile's
+ *                      split to be checked against the guest's own clock
  *   unit=N             spin iterations per work unit (default 2000)
  *   io=1               the blocking workload (io.c) instead of spinning
  *   busy=PCT           its busy share (default 30)
@@ -35,9 +38,14 @@ TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns)
 			continue;
 		now = now_ns();
 		if (report_ns && now >= next_report) {
-			console_printf("tg: work t_ms=%lu rounds=%lu delta=%lu\n",
+			console_printf("tg: work t_ms=%lu rounds=%lu delta=%lu chain_t=%lu hot35_t=%lu hot15_t=%lu ap80_t=%lu ap20_t=%lu\n",
 				       (unsigned long)((now - start) / 1000000),
-				       rounds, rounds - last_rounds);
+				       rounds, rounds - last_rounds,
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_CHAIN] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT35] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT15] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_AP80] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_AP20] / 1000));
 			last_rounds = rounds;
 			next_report += report_ns;
 		}

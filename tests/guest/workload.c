@@ -1,7 +1,8 @@
 /* The known workload: per round, a 10-deep call chain whose leaf spins 50
  * units, then two hot functions spinning 35 and 15 units. Every spin loop
- * is the same three instructions, so the time split is 50/35/15 and a
- * profile can be checked against it. Each function is a distinct,
+ * is the same three instructions, so the split by work is 50/35/15; the
+ * guest also times each part (TSC), as under emulation the time a loop
+ * takes varies from run to run and a profile is checked against time. Each function is a distinct,
  * non-inlined symbol; the barrier after each call keeps it from becoming a
  * tail call, so the chain stays whole on the stack. */
 #include "hyp.h"
@@ -25,6 +26,15 @@
 		__asm__ volatile("")
 
 unsigned long tg_unit_iters = 2000;
+unsigned long long tg_spin_ticks[TG_SPIN_PARTS];
+
+static inline unsigned long long tsc(void)
+{
+	unsigned lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (unsigned long long)hi << 32 | lo;
+}
 
 TG_FN void tg_chain_10(void) { SPIN(50); }
 TG_FN void tg_chain_09(void) { tg_chain_10(); AFTER_CALL(); }
@@ -42,9 +52,17 @@ TG_FN void tg_hot_15(void) { SPIN(15); }
 
 TG_FN void tg_round(void)
 {
+	unsigned long long t0 = tsc(), t1, t2, t3;
+
 	tg_chain_01();
+	t1 = tsc();
 	tg_hot_35();
+	t2 = tsc();
 	tg_hot_15();
+	t3 = tsc();
+	tg_spin_ticks[TG_SPIN_CHAIN] += t1 - t0;
+	tg_spin_ticks[TG_SPIN_HOT35] += t2 - t1;
+	tg_spin_ticks[TG_SPIN_HOT15] += t3 - t2;
 	AFTER_CALL();
 }
 
@@ -55,8 +73,14 @@ TG_FN void tg_ap_mid(void) { tg_ap_leaf_80(); AFTER_CALL(); }
 
 TG_FN void tg_ap_round(void)
 {
+	unsigned long long t0 = tsc(), t1, t2;
+
 	tg_ap_mid();
+	t1 = tsc();
 	tg_ap_leaf_20();
+	t2 = tsc();
+	tg_spin_ticks[TG_SPIN_AP80] += t1 - t0;
+	tg_spin_ticks[TG_SPIN_AP20] += t2 - t1;
 	AFTER_CALL();
 }
 
@@ -75,14 +99,6 @@ TG_FN void tg_req_parse(void) { SPIN(60); }
 TG_FN void tg_req_crc(void) { SPIN(40); }
 
 unsigned long long tg_req_ticks[2];
-
-static inline unsigned long long tsc(void)
-{
-	unsigned lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (unsigned long long)hi << 32 | lo;
-}
 
 TG_FN void tg_req_handle(void)
 {

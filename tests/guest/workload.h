@@ -3,8 +3,13 @@
 
 extern unsigned long tg_unit_iters;
 
-/* One round of the workload (100 spin units). */
+/* One round of the workload (100 spin units), and the TSC ticks its parts
+ * took so far: the chain to tg_chain_10, tg_hot_35, tg_hot_15; vCPU 1's
+ * round, tg_ap_mid (to tg_ap_leaf_80) and tg_ap_leaf_20. */
 void tg_round(void);
+enum { TG_SPIN_CHAIN, TG_SPIN_HOT35, TG_SPIN_HOT15, TG_SPIN_AP80,
+       TG_SPIN_AP20, TG_SPIN_PARTS };
+extern unsigned long long tg_spin_ticks[TG_SPIN_PARTS];
 
 /* One request of the blocking workload (100 spin units, 60/40), and the
  * TSC ticks its two leaves took so far (parse, crc). */
