@@ -26,14 +26,13 @@ struct xlp_report {
 };
 
 /* A vCPU's busy share in the samples against the time it ran by Xen's
- * accounting (beyond sampling error): samples low when the sampler ran
- * late while the guest ran (dom0 short of CPU); samples high when the
- * vCPU waited for a CPU (runnable counts as busy, not as running). */
+ * accounting: busy (running or runnable) cannot be less than running, so
+ * samples below it beyond sampling error are low: the sampler ran late
+ * while the guest ran (dom0 short of CPU, or sharing the guest's). */
 enum xlp_busy_check {
 	XLP_BUSY_UNKNOWN,
-	XLP_BUSY_AGREES,
+	XLP_BUSY_CONSISTENT,
 	XLP_BUSY_SAMPLES_LOW,
-	XLP_BUSY_SAMPLES_HIGH,
 };
 enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned vcpu);
 const char *xlp_busy_check_name(enum xlp_busy_check c);
