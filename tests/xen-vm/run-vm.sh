@@ -29,20 +29,23 @@ timeout -k 10 "$limit" qemu-system-x86_64 -accel "${UNIPROF_QEMU_ACCEL:-tcg}" \
 	-initrd "$kernel console=hvc0 earlyprintk=xen loglevel=3 uniprof.job=$job,$initrd" \
 	</dev/null >"$outdir/qemu.log" 2>&1 &
 qemu=$!
-# The host thread of pCPU 0 (dom0's, where the profiler runs) goes ahead
-# of other host processes, as a production dom0 has CPUs of its own: a
-# CPU-heavy process on this host would otherwise delay the sampler most
-# while the guest is busy (its pCPU thread then wants a host core too) and
-# bias the samples idle. Best effort: without the right to renice, as is.
+# QEMU's threads go ahead of other host processes, as a real machine's
+# CPUs and timers are its own: with a CPU-heavy process on this host the
+# emulated machine itself misbehaved (timer interrupts delivered late by
+# QEMU's main loop, pausing a busy vCPU waiting for its thread to get a
+# core back), the sampler stalled for up to 200 ms, mostly while the
+# guest was busy, and busy read 3-11 points low. All its threads,
+# vCPUs and main loop alike, once the vCPU threads exist. Best effort:
+# without the right to renice, as is.
 (
 	for i in $(seq 1 50); do
 		sleep 0.2
 		pid=$(pgrep -P $qemu qemu-system) || continue
+		grep -qs "^CPU 1/TCG" /proc/$pid/task/*/comm || continue
 		for task in /proc/$pid/task/*; do
-			[ "$(cat "$task/comm" 2>/dev/null)" = "CPU 0/TCG" ] || continue
 			renice -n -10 -p "${task##*/}" >/dev/null 2>&1
-			exit 0
 		done
+		exit 0
 	done
 ) &
 # Xen runs with noreboot, so a crashed dom0 leaves QEMU spinning: end it as

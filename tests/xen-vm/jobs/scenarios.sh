@@ -323,7 +323,7 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	check "$label: the folded file keeps the idle stacks under [idle]" grep -q '^\[idle\];tg_entry64;' $f
 	check "$label: JSON gives busy and blocked samples per vCPU" \
 		grep -q '"blocked": [1-9]' $OUT/$g.json
-	tap "# $label: $(grep '^vcpu0' $OUT/$g.txt); $(grep 'pause per sample' $OUT/$g.txt); $(grep 'missed deadlines' $OUT/$g.txt); $(grep 'sampler woke' $OUT/$g.txt)"
+	tap "# $label: $(grep '^vcpu0' $OUT/$g.txt); $(grep 'pause per sample' $OUT/$g.txt); $(grep 'missed deadlines' $OUT/$g.txt); $(grep 'sampler woke' $OUT/$g.txt); abandoned samples $(json_num $OUT/$g.json abandoned_samples)"
 	if [ $t = pv:nofp ]; then
 		# What asking Xen for each vCPU's state adds to the paused window,
 		# in this boot, on this guest: alternate runs with and without.
