@@ -199,10 +199,11 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 			vs[v].status = walk(mem, &regs, c, uo, &vs[v].stack,
 					    counts) < 0 ? 2 : 0;
 	}
-	*resumed = now_ns();
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
 		urc = target_end_pause(t, abandoned);
-	*pause_ns = now_ns() - t0;
+	/* After the unpause, not inside the window. */
+	*resumed = now_ns();
+	*pause_ns = *resumed - t0;
 	return urc;
 }
 

@@ -154,6 +154,19 @@ static void us(yajl_gen g, const char *k, uint64_t ns)
 	num(g, (double)ns / 1e3, 1);
 }
 
+/* KEY: { p50, p99, max } in microseconds of one of the sampler's series. */
+static void percentiles_us(yajl_gen g, const char *k,
+			   const struct up_sampler_stats *s,
+			   uint64_t (*pct)(const struct up_sampler_stats *, double))
+{
+	key(g, k);
+	yajl_gen_map_open(g);
+	us(g, "p50", pct(s, 50));
+	us(g, "p99", pct(s, 99));
+	us(g, "max", pct(s, 100));
+	yajl_gen_map_close(g);
+}
+
 static void print_cb(void *ctx, const char *s, size_t len)
 {
 	fwrite(s, 1, len, ctx);
@@ -263,18 +276,8 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
-	key(g, "pause_us");
-	yajl_gen_map_open(g);
-	us(g, "p50", up_sampler_pause_percentile(s, 50));
-	us(g, "p99", up_sampler_pause_percentile(s, 99));
-	us(g, "max", up_sampler_pause_percentile(s, 100));
-	yajl_gen_map_close(g);
-	key(g, "wake_late_us");
-	yajl_gen_map_open(g);
-	us(g, "p50", up_sampler_wake_late_percentile(s, 50));
-	us(g, "p99", up_sampler_wake_late_percentile(s, 99));
-	us(g, "max", up_sampler_wake_late_percentile(s, 100));
-	yajl_gen_map_close(g);
+	percentiles_us(g, "pause_us", s, up_sampler_pause_percentile);
+	percentiles_us(g, "wake_late_us", s, up_sampler_wake_late_percentile);
 	key(g, "guest_frames");
 	yajl_gen_map_open(g);
 	key(g, "mapped"); yajl_gen_integer(g, (long long)s->mem.maps);
