@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,7 @@
 #include "grow.h"
 #include "profile_fold.h"
 #include "strmap.h"
+#include "uniprof/diff.h"
 #include "uniprof/profile.h"
 #include "utf8.h"
 
@@ -155,9 +158,52 @@ struct emit {
 	uint64_t total;
 	unsigned height;
 	double scale;
+	/* A differential graph: the BEFORE tree, its total, and the change
+	 * (points of share) that gets the deepest colour. */
+	const struct tree *before;
+	uint64_t before_total;
+	double deepest;
 };
 
-static int emit_node(struct emit *e, size_t idx, uint64_t start, unsigned depth)
+/* The node of the same path in the other tree, or 0 (only the root is 0,
+ * and it is never a child). */
+static size_t same_child(const struct tree *t, size_t parent, const char *name)
+{
+	char *key;
+	long idx;
+
+	if (asprintf(&key, "%zx;%s", parent, name) < 0)
+		return 0;
+	idx = strmap_find(t->index, key);
+	free(key);
+	return idx < 0 ? 0 : (size_t)idx + 1;
+}
+
+static double share_delta(const struct emit *e, const struct node *n,
+			  size_t bidx, double *before_pct, double *after_pct)
+{
+	uint64_t b = bidx || n == e->t->nodes ? e->before->nodes[bidx].count : 0;
+
+	*before_pct = e->before_total ? 100.0 * (double)b / (double)e->before_total : 0;
+	*after_pct = 100.0 * (double)n->count / (double)e->total;
+	return *after_pct - *before_pct;
+}
+
+/* Red for a frame that takes a larger share of the samples than before,
+ * blue for a smaller one, paler the smaller the change, as differential
+ * flame graphs colour. */
+static void diff_colour(double delta, double deepest, unsigned rgb[3])
+{
+	double k = fabs(delta) / deepest;
+	unsigned fade = 250 - (unsigned)lround((k > 1 ? 1 : k) * 190);
+
+	rgb[0] = delta > 0 ? 250 : fade;
+	rgb[1] = fade;
+	rgb[2] = delta > 0 ? fade : 250;
+}
+
+static int emit_node(struct emit *e, size_t idx, size_t bidx, uint64_t start,
+		     unsigned depth)
 {
 	struct node *n = &e->t->nodes[idx];
 	double x = PAD_SIDE + (double)start * e->scale;
@@ -168,12 +214,20 @@ static int emit_node(struct emit *e, size_t idx, uint64_t start, unsigned depth)
 	unsigned rgb[3];
 	int rc = 0;
 
-	colour(n->name, rgb);
 	fprintf(e->out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64
 		"\" data-d=\"%u\"><title>", start, n->count, depth);
 	xml_escaped(e->out, n->name);
-	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
-		100.0 * (double)n->count / (double)e->total);
+	if (e->before) {
+		double bp, ap, d = share_delta(e, n, bidx, &bp, &ap);
+
+		diff_colour(d, e->deepest, rgb);
+		fprintf(e->out, " (%" PRIu64 " samples, %.2f%% before, %.2f%% after, %+.2f points)</title>",
+			n->count, bp, ap, d);
+	} else {
+		colour(n->name, rgb);
+		fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
+			100.0 * (double)n->count / (double)e->total);
+	}
 	fprintf(e->out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
 		"rx=\"2\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.1f\" y=\"%.0f\">",
 		x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2], x + 3, y + 11.5);
@@ -192,7 +246,10 @@ static int emit_node(struct emit *e, size_t idx, uint64_t start, unsigned depth)
 		kids[nk++] = &e->t->nodes[c];
 	qsort(kids, nk, sizeof(*kids), name_cmp);   /* stable, like flamegraph.pl */
 	for (size_t i = 0; i < nk && rc == 0; i++) {
-		rc = emit_node(e, (size_t)(kids[i] - e->t->nodes), start, depth + 1);
+		size_t b = e->before && (bidx || idx == 0) ?
+			   same_child(e->before, bidx, kids[i]->name) : 0;
+
+		rc = emit_node(e, (size_t)(kids[i] - e->t->nodes), b, start, depth + 1);
 		start += kids[i]->count;
 	}
 	free(kids);
@@ -247,37 +304,68 @@ static const char script[] =
 " searching=true;$('search').textContent='Reset Search';\n"
 " $('matched').textContent='Matched: '+(100*sum/total).toFixed(2)+'%';}\n";
 
-int up_profile_write_svg(const struct up_profile *p,
-			 const struct up_symtab *symtab,
-			 const struct up_output_opts *opts, const char *title,
-			 FILE *out)
+static int build_tree(const struct up_profile *p, const struct up_symtab *symtab,
+		      const struct up_output_opts *opts, struct tree *t)
 {
-	struct tree t = { 0 };
 	struct strmap *keys;
 	uint64_t *counts;
-	struct emit e;
 	int rc = profile_fold(p, symtab, opts, &keys, &counts);
 
+	memset(t, 0, sizeof(*t));
 	if (rc < 0)
 		return rc;
-	if (strmap_new(&t.index) < 0 ||
-	    grow_array(&t.nodes, &t.cap, 1, sizeof(*t.nodes), 256) < 0)
+	if (strmap_new(&t->index) < 0 ||
+	    grow_array(&t->nodes, &t->cap, 1, sizeof(*t->nodes), 256) < 0)
 		rc = up_fail(UP_ENOMEM, "out of memory");
 	else
-		t.nodes[t.n++] = (struct node){ .name = "all" };
+		t->nodes[t->n++] = (struct node){ .name = "all" };
 	for (size_t i = 0; rc == 0 && i < strmap_count(keys); i++)
-		if (tree_insert(&t, strmap_key(keys, i), counts[i]) < 0)
+		if (tree_insert(t, strmap_key(keys, i), counts[i]) < 0)
 			rc = up_fail(UP_ENOMEM, "out of memory");
 	free(counts);
 	strmap_free(keys);
-	if (rc < 0)
-		goto out;
+	return rc;
+}
 
-	e.t = &t;
-	e.out = out;
-	e.total = t.nodes[0].count ? t.nodes[0].count : 1;
-	e.height = PAD_TOP + PAD_BOTTOM + (t.max_depth + 1) * FRAME_H;
-	e.scale = (double)(SVG_WIDTH - 2 * PAD_SIDE) / (double)e.total;
+static void tree_release(struct tree *t)
+{
+	strmap_free(t->index);
+	free(t->key);
+	free(t->nodes);
+}
+
+/* The largest change of share over the frames drawn: the deepest colour,
+ * never for less than one point (noise stays pale). */
+static double deepest_change(const struct emit *e, size_t idx, size_t bidx)
+{
+	const struct node *n = &e->t->nodes[idx];
+	double bp, ap, d = fabs(share_delta(e, n, bidx, &bp, &ap));
+
+	for (size_t c = n->first_child; c; c = e->t->nodes[c].next_sibling) {
+		size_t b = bidx || idx == 0 ?
+			   same_child(e->before, bidx, e->t->nodes[c].name) : 0;
+		double k = deepest_change(e, c, b);
+
+		if (k > d)
+			d = k;
+	}
+	return d;
+}
+
+static int write_svg(struct emit *e, const char *title, const char *legend)
+{
+	struct tree *t = e->t;
+	FILE *out = e->out;
+	int rc = 0;
+
+	e->total = t->nodes[0].count ? t->nodes[0].count : 1;
+	e->height = PAD_TOP + PAD_BOTTOM + (t->max_depth + 1) * FRAME_H;
+	e->scale = (double)(SVG_WIDTH - 2 * PAD_SIDE) / (double)e->total;
+	if (e->before) {
+		double d = deepest_change(e, 0, 0);
+
+		e->deepest = d > 1 ? d : 1;
+	}
 	fprintf(out,
 		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
@@ -288,24 +376,68 @@ int up_profile_write_svg(const struct up_profile *p,
 		"<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n"
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
-		SVG_WIDTH, e.height, SVG_WIDTH, e.height, script, SVG_WIDTH / 2);
+		SVG_WIDTH, e->height, SVG_WIDTH, e->height, script, SVG_WIDTH / 2);
 	xml_escaped(out, title ? title : "Flame Graph");
-	fprintf(out, "</text>\n"
+	fputs("</text>\n", out);
+	if (legend) {
+		fprintf(out, "<text id=\"legend\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
+			SVG_WIDTH / 2);
+		xml_escaped(out, legend);
+		fputs("</text>\n", out);
+	}
+	fprintf(out,
 		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n"
 		"<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> </text>\n"
 		"<g id=\"frames\" data-total=\"%" PRIu64 "\">\n",
-		PAD_SIDE, SVG_WIDTH - PAD_SIDE, PAD_SIDE, e.height - 14,
-		SVG_WIDTH - PAD_SIDE, e.height - 14, t.nodes[0].count);
-	if (t.nodes[0].count && emit_node(&e, 0, 0, 0) < 0)
+		PAD_SIDE, SVG_WIDTH - PAD_SIDE, PAD_SIDE, e->height - 14,
+		SVG_WIDTH - PAD_SIDE, e->height - 14, t->nodes[0].count);
+	if (t->nodes[0].count && emit_node(e, 0, 0, 0, 0) < 0)
 		rc = up_fail(UP_ENOMEM, "out of memory");
 	fputs("</g>\n</svg>\n", out);
 	if (rc == 0 && ferror(out))
 		rc = up_fail(UP_EIO, "write error");
-out:
-	strmap_free(t.index);
-	free(t.key);
-	free(t.nodes);
+	return rc;
+}
+
+int up_profile_write_svg(const struct up_profile *p,
+			 const struct up_symtab *symtab,
+			 const struct up_output_opts *opts, const char *title,
+			 FILE *out)
+{
+	struct tree t;
+	struct emit e = { .t = &t, .out = out };
+	int rc = build_tree(p, symtab, opts, &t);
+
+	if (rc == 0)
+		rc = write_svg(&e, title, NULL);
+	tree_release(&t);
+	return rc;
+}
+
+int up_profile_write_diff_svg(const struct up_profile *before,
+			      const struct up_symtab *before_symtab,
+			      const struct up_profile *after,
+			      const struct up_symtab *after_symtab,
+			      const struct up_output_opts *opts, const char *title,
+			      FILE *out)
+{
+	struct tree a, b;
+	struct emit e = { .t = &a, .out = out, .before = &b };
+	char legend[320];
+	int rc = build_tree(after, after_symtab, opts, &a);
+
+	if (rc == 0)
+		rc = build_tree(before, before_symtab, opts, &b);
+	if (rc == 0) {
+		e.before_total = b.nodes[0].count;
+		snprintf(legend, sizeof(legend),
+			 "widths: AFTER (%" PRIu64 " samples); colour: change of each frame's share of all samples since BEFORE (%" PRIu64 " samples), red grew, blue shrank",
+			 a.nodes[0].count, b.nodes[0].count);
+		rc = write_svg(&e, title, legend);
+	}
+	tree_release(&a);
+	tree_release(&b);
 	return rc;
 }

@@ -161,6 +161,22 @@ size_t up_kernel_map_text_ranges(const struct up_kernel_map *k)
 	return k->nr_text;
 }
 
+bool up_kernel_map_text_span(const struct up_kernel_map *k, uint64_t *lo,
+			     uint64_t *hi)
+{
+	if (!k || !k->nr_text)
+		return false;
+	*lo = k->text[0].lo;
+	*hi = k->text[0].hi;
+	for (size_t i = 1; i < k->nr_text; i++) {
+		if (k->text[i].lo < *lo)
+			*lo = k->text[i].lo;
+		if (k->text[i].hi > *hi)
+			*hi = k->text[i].hi;
+	}
+	return true;
+}
+
 size_t up_kernel_map_entries(const struct up_kernel_map *k)
 {
 	return k->nr_entry;

@@ -10,6 +10,7 @@
 
 #include "error_impl.h"
 #include "grow.h"
+#include "profile_impl.h"
 #include "uniprof/profile.h"
 
 struct stack_entry {
@@ -202,6 +203,33 @@ counted:
 	if (trunc != UP_TRUNC_NONE)
 		p->truncated += n;
 	p->trunc_by[trunc] += n;
+	return 0;
+}
+
+int profile_add_dropped(struct up_profile *p, unsigned vcpu,
+			enum up_vcpu_activity act, uint64_t n)
+{
+	if (vcpu >= p->nr_vcpus || act > UP_VCPU_BLOCKED || n == 0 ||
+	    n > UINT32_MAX)
+		return up_fail(UP_EINVAL, "bad dropped count (vCPU %u)", vcpu);
+	p->dropped_by[vcpu * NR_ACTIVITIES + act] += n;
+	p->dropped += n;
+	p->samples += n;
+	p->vcpu_samples[vcpu] += n;
+	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED ? n : 0;
+	p->vcpu_busy[vcpu] += act == UP_VCPU_BUSY ? n : 0;
+	p->trunc_by[UP_TRUNC_NONE] += n;
+	return 0;
+}
+
+int profile_set_nr_vcpus(struct up_profile *p, unsigned n)
+{
+	if (n == 0 || n > p->nr_vcpus)
+		return up_fail(UP_EINVAL, "bad vCPU count %u", n);
+	for (unsigned v = n; v < p->nr_vcpus; v++)
+		if (p->vcpu_samples[v])
+			return up_fail(UP_EINVAL, "vCPU %u has samples", v);
+	p->nr_vcpus = n;
 	return 0;
 }
 

@@ -14,28 +14,32 @@
 #include "uniprof/profile.h"
 #include "uniprof/text.h"
 
-#define NAME_MAX_LEN 512
-
 /* Return addresses point after the call; look up the call itself so a
  * call that ends its function is not credited to the next one. */
-static void frame_name(const struct up_symtab *s, uint64_t addr,
-		       bool is_return, bool with_offset, char *buf)
+bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
+			 bool is_return, bool with_offset, char *buf)
 {
 	uint64_t look = is_return && addr ? addr - 1 : addr;
 	const struct up_symbol *sym = s ? up_symtab_lookup(s, look) : NULL;
-
 	char off[24] = "";
 
 	if (!sym) {
-		snprintf(buf, NAME_MAX_LEN, "0x%" PRIx64, addr);
-	} else {
-		/* The name is the image's: valid UTF-8, cut on a character
-		 * and kept distinct (name_fit.c); the offset stays whole. */
-		if (with_offset && addr != sym->addr)
-			snprintf(off, sizeof(off), "+0x%" PRIx64, addr - sym->addr);
-		name_fit(buf, NAME_MAX_LEN - strlen(off), sym->name);
-		strcat(buf, off);
+		snprintf(buf, PROFILE_NAME_MAX, "0x%" PRIx64, addr);
+		return false;
 	}
+	/* The name is the image's: valid UTF-8, cut on a character and
+	 * kept distinct (name_fit.c); the offset stays whole. */
+	if (with_offset && addr != sym->addr)
+		snprintf(off, sizeof(off), "+0x%" PRIx64, addr - sym->addr);
+	name_fit(buf, PROFILE_NAME_MAX - strlen(off), sym->name);
+	strcat(buf, off);
+	return true;
+}
+
+static void frame_name(const struct up_symtab *s, uint64_t addr,
+		       bool is_return, bool with_offset, char *buf)
+{
+	profile_frame_label(s, addr, is_return, with_offset, buf);
 	/* ';' separates frames and a newline ends a record in folded files. */
 	for (char *c = buf; *c; c++)
 		if (*c == ';' || *c == '\n' || *c == '\r')
@@ -115,7 +119,7 @@ static bool kept(const struct up_output_opts *o, const struct up_stack_record *s
 static int visit_folded(const struct up_stack_record *s, void *arg)
 {
 	struct agg *a = arg;
-	char name[NAME_MAX_LEN];
+	char name[PROFILE_NAME_MAX];
 	size_t len = 0;
 	long idx;
 	int rc = 0;
@@ -241,7 +245,7 @@ static int top_count(struct agg *a, const char *name, bool leaf,
 static int visit_top(const struct up_stack_record *s, void *arg)
 {
 	struct agg *a = arg;
-	char name[NAME_MAX_LEN];
+	char name[PROFILE_NAME_MAX];
 	int rc = 0;
 
 	if (!kept(a->opts, s))

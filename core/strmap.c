@@ -94,6 +94,15 @@ long strmap_intern(struct strmap *m, const char *key)
 	return (long)m->count++;
 }
 
+long strmap_find(const struct strmap *m, const char *key)
+{
+	for (size_t s = hash_str(key) & (m->nslots - 1); m->table[s] >= 0;
+	     s = (s + 1) & (m->nslots - 1))
+		if (strcmp(m->keys[m->table[s]], key) == 0)
+			return m->table[s];
+	return -1;
+}
+
 size_t strmap_count(const struct strmap *m)
 {
 	return m->count;

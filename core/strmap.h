@@ -13,6 +13,9 @@ void strmap_free(struct strmap *m);
  * Returns the index or a negative error. */
 long strmap_intern(struct strmap *m, const char *key);
 
+/* Index of key, or -1 when absent. */
+long strmap_find(const struct strmap *m, const char *key);
+
 size_t strmap_count(const struct strmap *m);
 const char *strmap_key(const struct strmap *m, size_t index);
 

@@ -7,10 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <zlib.h>
 
 #include "error_impl.h"
+#include "file_read.h"
 #include "grow.h"
 #include "symtab_impl.h"
 
@@ -282,94 +281,17 @@ int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
 	return symtab_load_nm(out, buf, len, what);
 }
 
-/* A gzip-compressed image may expand to at most this many times its
- * compressed size (at least GZIP_MIN_LIMIT): ELF code and symbols
- * compress 3-5x, debug info up to ~10x, while a gzip bomb of zeros
- * reaches 1000x. The MAX_SYMBOL_FILE cap holds as well. */
-#define GZIP_MAX_RATIO 32
-#define GZIP_MIN_LIMIT (64ULL << 20)
+/* Symbol files: 2 GiB at most, gzip ones at most 32 times their size (at
+ * least 64 MiB): ELF code and symbols compress 3-5x, debug info up to
+ * ~10x, while a gzip bomb of zeros reaches 1000x. */
+static const struct file_read_caps symbol_file_caps = {
+	.noun = "symbol file", .max = MAX_SYMBOL_FILE, .gzip_ratio = 32,
+	.gzip_min = 64ULL << 20,
+};
 
-static uint64_t gzip_limit(const char *path)
-{
-	struct stat st;
-	uint64_t size;
-
-	if (stat(path, &st) != 0 || st.st_size <= 0)
-		return GZIP_MIN_LIMIT;
-	size = (uint64_t)st.st_size;
-	if (size >= MAX_SYMBOL_FILE / GZIP_MAX_RATIO)
-		return MAX_SYMBOL_FILE;
-	return size * GZIP_MAX_RATIO > GZIP_MIN_LIMIT ? size * GZIP_MAX_RATIO :
-	       GZIP_MIN_LIMIT;
-}
-
-/* Read a whole file, through zlib when it is gzip-compressed (kernel images
- * often are); gzread passes plain files through unchanged. */
 int symtab_read_file(const char *path, uint8_t **out, size_t *len)
 {
-	gzFile gz;
-	uint8_t *buf = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t limit = MAX_SYMBOL_FILE;
-	uint8_t probe;
-	int got;
-
-	gz = gzopen(path, "rb");
-	if (!gz)
-		return up_fail(errno == ENOENT ? UP_ENOENT : UP_EIO,
-			       "cannot open symbol file %s: %s", path,
-			       strerror(errno ? errno : ENOMEM));
-	gzbuffer(gz, 128 * 1024);
-	for (;;) {
-		if (n == cap) {
-			uint8_t *nb;
-
-			if (cap >= limit && gzread(gz, &probe, 1) == 0)
-				break;          /* exactly the limit */
-			if (cap >= limit) {
-				free(buf);
-				gzclose(gz);
-				if (limit < MAX_SYMBOL_FILE)
-					return up_fail(UP_EFORMAT,
-						       "%s: gzip data expands past %llu MiB (%u times its compressed size): refused as a decompression bomb; pass the uncompressed image",
-						       path, (unsigned long long)(limit >> 20),
-						       GZIP_MAX_RATIO);
-				return up_fail(UP_EFORMAT,
-					       "symbol file %s is larger than 2 GiB",
-					       path);
-			}
-			cap = cap ? cap * 2 : 1 << 20;
-			if (cap > limit)
-				cap = (size_t)limit;
-			nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				gzclose(gz);
-				return up_fail(UP_ENOMEM, "out of memory");
-			}
-			buf = nb;
-		}
-		got = gzread(gz, buf + n, (unsigned)(cap - n));
-		if (got < 0) {
-			int zerr;
-			const char *msg = gzerror(gz, &zerr);
-
-			up_fail(UP_EFORMAT, "cannot read %s: %s", path,
-				zerr == Z_ERRNO ? strerror(errno) : msg);
-			free(buf);
-			gzclose(gz);
-			return UP_EFORMAT;
-		}
-		if (n == 0 && got > 0 && !gzdirect(gz))
-			limit = gzip_limit(path);
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	gzclose(gz);
-	*out = buf;
-	*len = n;
-	return 0;
+	return file_read(path, &symbol_file_caps, out, len);
 }
 
 int up_file_read(const char *path, uint8_t **out, size_t *len)

@@ -4,6 +4,8 @@
  * ends the walk (marked truncated) instead of looping or wandering. */
 #include "config.h"
 
+#include <string.h>
+
 #include "error_impl.h"
 #include "kernel_map.h"
 #include "uniprof/unwind.h"
@@ -24,9 +26,18 @@ const char *up_trunc_name(enum up_trunc t)
 	case UP_TRUNC_OUTSIDE_TEXT: return "return address outside the kernel's code";
 	case UP_TRUNC_HYPERCALL_STUB: return "inside a hypercall stub it cannot return from";
 	case UP_TRUNC_BUDGET: return "unwinder step budget spent";
+	case UP_TRUNC_UNRECORDED: return "not recorded";
 	case UP_TRUNC_COUNT: break;
 	}
 	return "unknown";
+}
+
+enum up_trunc up_trunc_from_name(const char *name)
+{
+	for (int t = UP_TRUNC_NONE; t < UP_TRUNC_UNRECORDED; t++)
+		if (strcmp(name, up_trunc_name((enum up_trunc)t)) == 0)
+			return (enum up_trunc)t;
+	return UP_TRUNC_UNRECORDED;
 }
 
 int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,

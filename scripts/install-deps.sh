@@ -7,6 +7,7 @@
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
       libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
+      libprotobuf-c-dev protobuf-c-compiler
       qemu-system-x86 cpio gzip binutils dash chromium
       clang libclang-rt-14-dev libxml2-dev"
 missing=

@@ -17,14 +17,7 @@ enum {
 	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE,
 };
 
-struct option_doc {
-	struct option opt;
-	int key;              /* short letter or OPT_* */
-	const char *arg;
-	const char *help;
-};
-
-static const struct option_doc docs[] = {
+static const struct xlp_option_doc docs[] = {
 	{ { "frequency", required_argument, NULL, 'f' }, 'f', "HZ",
 	  "samples per second (default 97)" },
 	{ { "duration", required_argument, NULL, 'd' }, 'd', "SECONDS",
@@ -32,7 +25,7 @@ static const struct option_doc docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "PATH",
 	  "directory, or file name stem, for the profile (default: " XEN_LOG_DIR "/profile/NAME-TIME)" },
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "output: folded, svg, json, txt; repeat or comma-separate (default: all)" },
+	  "output: folded, svg, json, txt, pprof; repeat or comma-separate (default: all)" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
 	  "symbols: an ELF image (may be gzip-compressed) or an nm/System.map text map" },
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
@@ -79,14 +72,25 @@ void xlp_print_usage(FILE *out)
 	fprintf(out,
 		"Usage: xl profile [options] <Domain>\n"
 		"\n"
+		"       xl profile report [options] FILE...\n"
+		"       xl profile diff [options] BEFORE AFTER\n"
+		"\n"
 		"Profile a running domain's vCPU stacks from dom0, without changing the guest.\n"
 		"<Domain> is a domain name or id. Writes a flame graph (SVG), folded stacks,\n"
-		"a JSON summary and a top list of functions.\n"
+		"a JSON summary, a top list of functions and a pprof profile.\n"
+		"'report' renders a stored profile again, 'diff' compares two (see\n"
+		"xl profile report --help). A domain named report or diff: xl profile -- report.\n"
 		"\n"
 		"Options:\n");
-	for (size_t i = 0; i < NDOCS; i++) {
+	xlp_print_option_docs(out, docs, NDOCS);
+}
+
+void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *table,
+			   size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		char left[64];
-		const struct option_doc *d = &docs[i];
+		const struct xlp_option_doc *d = &table[i];
 
 		if (d->key < 256)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->key,
@@ -114,7 +118,7 @@ static int parse_double(const char *s, double *out)
 	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
 }
 
-static int parse_uint(const char *s, unsigned long max, unsigned *out)
+int xlp_parse_uint(const char *s, unsigned long max, unsigned *out)
 {
 	char *end;
 	unsigned long v;
@@ -129,24 +133,60 @@ static int parse_uint(const char *s, unsigned long max, unsigned *out)
 	return 0;
 }
 
-static int parse_formats(const char *arg, unsigned *formats)
+static const struct {
+	const char *name, *suffix;
+	unsigned format;
+} formats_known[] = {
+	{ "folded", ".folded", XLP_FORMAT_FOLDED },
+	{ "svg", ".svg", XLP_FORMAT_SVG },
+	{ "json", ".json", XLP_FORMAT_JSON },
+	{ "txt", ".txt", XLP_FORMAT_TXT },
+	{ "pprof", ".pb.gz", XLP_FORMAT_PPROF },
+};
+
+int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
 {
 	char buf[256], *tok, *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "folded") == 0)
-			*formats |= XLP_FORMAT_FOLDED;
-		else if (strcmp(tok, "svg") == 0)
-			*formats |= XLP_FORMAT_SVG;
-		else if (strcmp(tok, "json") == 0)
-			*formats |= XLP_FORMAT_JSON;
-		else if (strcmp(tok, "txt") == 0)
-			*formats |= XLP_FORMAT_TXT;
-		else
+		size_t i;
+
+		for (i = 0; i < sizeof(formats_known) / sizeof(formats_known[0]); i++)
+			if (strcmp(tok, formats_known[i].name) == 0 &&
+			    (allowed & formats_known[i].format))
+				break;
+		if (i == sizeof(formats_known) / sizeof(formats_known[0]))
 			return -1;
+		*formats |= formats_known[i].format;
 	}
 	return *formats ? 0 : -1;
+}
+
+const char *xlp_format_suffix(unsigned format)
+{
+	for (size_t i = 0; i < sizeof(formats_known) / sizeof(formats_known[0]); i++)
+		if (formats_known[i].format == format)
+			return formats_known[i].suffix;
+	return "";
+}
+
+void xlp_getopt_tables(const struct xlp_option_doc *d, size_t nd,
+		       struct option *longopts, char *shortopts)
+{
+	size_t n = 0;
+
+	shortopts[n++] = ':';   /* options may follow the arguments */
+	for (size_t i = 0; i < nd; i++) {
+		longopts[i] = d[i].opt;
+		if (d[i].key < 256) {
+			shortopts[n++] = (char)d[i].key;
+			if (d[i].arg)
+				shortopts[n++] = ':';
+		}
+	}
+	shortopts[n] = '\0';
+	memset(&longopts[nd], 0, sizeof(longopts[nd]));
 }
 
 /* Names point into argv (comma lists are split in place). */
@@ -166,8 +206,7 @@ static int parse_entries(char *arg, struct xlp_options *o)
 int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 {
 	struct option longopts[NDOCS + 1];
-	char shortopts[64] = ":";   /* options may follow the domain */
-	size_t n = 1;
+	char shortopts[3 * NDOCS + 2];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -176,16 +215,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 	o->top = 20;
 	o->max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
 	o->unwinder = UP_UNWINDER_AUTO;
-	for (size_t i = 0; i < NDOCS; i++) {
-		longopts[i] = docs[i].opt;
-		if (docs[i].key < 256) {
-			shortopts[n++] = (char)docs[i].key;
-			if (docs[i].arg)
-				shortopts[n++] = ':';
-		}
-	}
-	shortopts[n] = '\0';
-	memset(&longopts[NDOCS], 0, sizeof(longopts[NDOCS]));
+	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
@@ -208,8 +238,8 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->output = optarg;
 			break;
 		case 'F':
-			if (parse_formats(optarg, &o->formats) < 0)
-				return bad("format", optarg, "use folded, svg, json or txt");
+			if (xlp_parse_formats(optarg, XLP_FORMAT_ALL, &o->formats) < 0)
+				return bad("format", optarg, "use folded, svg, json, txt or pprof");
 			break;
 		case 's':
 			o->symbols = optarg;
@@ -265,23 +295,23 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		case OPT_VCPU: {
 			unsigned v;
 
-			if (parse_uint(optarg, 4095, &v) < 0)
+			if (xlp_parse_uint(optarg, 4095, &v) < 0)
 				return bad("vCPU", optarg, "give a vCPU number from 0");
 			o->vcpu = (int)v;
 			break;
 		}
 		case OPT_TOP:
-			if (parse_uint(optarg, 100000, &o->top) < 0)
+			if (xlp_parse_uint(optarg, 100000, &o->top) < 0)
 				return bad("top count", optarg, "give a number of functions");
 			break;
 		case OPT_MAX_DEPTH:
-			if (parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &o->max_depth) < 0 ||
+			if (xlp_parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &o->max_depth) < 0 ||
 			    o->max_depth < 1)
 				return bad("maximum depth", optarg,
 					   "give a number of frames from 1 to 4096");
 			break;
 		case OPT_MAX_PAUSE:
-			if (parse_uint(optarg, 10000, &o->max_pause_ms) < 0 ||
+			if (xlp_parse_uint(optarg, 10000, &o->max_pause_ms) < 0 ||
 			    o->max_pause_ms < 1)
 				return bad("maximum pause", optarg,
 					   "give milliseconds from 1 to 10000");

@@ -14,10 +14,18 @@ enum xlp_format {
 	XLP_FORMAT_SVG = 1 << 1,
 	XLP_FORMAT_JSON = 1 << 2,
 	XLP_FORMAT_TXT = 1 << 3,
+	XLP_FORMAT_PPROF = 1 << 4,
 };
 
 #define XLP_FORMAT_ALL \
-	(XLP_FORMAT_FOLDED | XLP_FORMAT_SVG | XLP_FORMAT_JSON | XLP_FORMAT_TXT)
+	(XLP_FORMAT_FOLDED | XLP_FORMAT_SVG | XLP_FORMAT_JSON | XLP_FORMAT_TXT | \
+	 XLP_FORMAT_PPROF)
+
+/* "folded,svg" -> XLP_FORMAT_* bits, within allowed; -1 if a name is not
+ * one of them. */
+int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats);
+/* The file name suffix of one format (".pb.gz" for pprof). */
+const char *xlp_format_suffix(unsigned format);
 
 struct xlp_options {
 	const char *domain;
@@ -50,5 +58,23 @@ struct xlp_options {
 int xlp_parse_options(int argc, char **argv, struct xlp_options *o);
 
 void xlp_print_usage(FILE *out);
+
+/* An option table as data, for each subcommand's parser and --help. */
+#include <getopt.h>
+struct xlp_option_doc {
+	struct option opt;
+	int key;              /* short letter or a value >= 256 */
+	const char *arg;
+	const char *help;
+};
+
+/* getopt_long's tables from the docs: longopts holds n + 1 entries,
+ * shortopts at least 3 * n + 2 bytes. */
+void xlp_getopt_tables(const struct xlp_option_doc *docs, size_t n,
+		       struct option *longopts, char *shortopts);
+void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *docs,
+			   size_t n);
+/* Strict number parsing for options: 0, or -1 when s is not one. */
+int xlp_parse_uint(const char *s, unsigned long max, unsigned *out);
 
 #endif

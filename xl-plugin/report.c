@@ -4,12 +4,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <yajl/yajl_gen.h>
 
+#include "json_write.h"
 #include "report.h"
 
-/* Busy share of a vCPU's samples whose state is known, or -1. */
-static double busy_pct(const struct up_profile *p, unsigned v)
+double xlp_busy_pct(const struct up_profile *p, unsigned v)
 {
 	uint64_t busy = up_profile_vcpu_busy(p, v);
 	uint64_t known = busy + up_profile_vcpu_blocked(p, v);
@@ -19,7 +20,7 @@ static double busy_pct(const struct up_profile *p, unsigned v)
 
 enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
 {
-	double sampled = busy_pct(r->profile, v);
+	double sampled = xlp_busy_pct(r->profile, v);
 	double running = up_sampler_running_pct(r->stats, v);
 	double n = (double)r->stats->samples, p, tol;
 
@@ -52,7 +53,7 @@ void xlp_busy_warnings(const struct xlp_report *r, FILE *out)
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
 		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
 			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: the sampler ran late while the guest ran (dom0 short of CPU, or sharing a CPU with the guest); take the busy share from the running figure\n",
-				v, busy_pct(r->profile, v),
+				v, xlp_busy_pct(r->profile, v),
 				up_sampler_running_pct(r->stats, v));
 }
 
@@ -101,7 +102,7 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		up_unwinder_name(r->unwinder), s->frames.cfi, s->frames.fp,
 		s->frames.libunwind, s->frames.hypercall, s->frames.unsupported);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
-		double busy = busy_pct(r->profile, v);
+		double busy = xlp_busy_pct(r->profile, v);
 		double running = up_sampler_running_pct(s, v);
 
 		fprintf(out, "vcpu%u %" PRIu64 " stacks", v,
@@ -121,32 +122,9 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		"on-CPU time only (--idle adds blocked stacks)");
 }
 
-/* Names come from the kernel image and the domain's configuration: made
- * valid UTF-8 so the document always parses. */
-static void str(yajl_gen g, const char *s)
-{
-	char *valid = s ? up_text_valid_utf8(s) : NULL;
-
-	if (valid)
-		yajl_gen_string(g, (const unsigned char *)valid, strlen(valid));
-	else
-		yajl_gen_null(g);
-	free(valid);
-}
-
-static void key(yajl_gen g, const char *k)
-{
-	yajl_gen_string(g, (const unsigned char *)k, strlen(k));
-}
-
-/* Numbers with as many decimals as mean something, not %.20g noise. */
-static void num(yajl_gen g, double v, int decimals)
-{
-	char buf[64];
-	int n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-
-	yajl_gen_number(g, buf, (size_t)n);
-}
+#define str xlp_json_str
+#define key xlp_json_key
+#define num xlp_json_num
 
 static void us(yajl_gen g, const char *k, uint64_t ns)
 {
@@ -167,11 +145,6 @@ static void percentiles_us(yajl_gen g, const char *k,
 	yajl_gen_map_close(g);
 }
 
-static void print_cb(void *ctx, const char *s, size_t len)
-{
-	fwrite(s, 1, len, ctx);
-}
-
 int xlp_report_json(const struct xlp_report *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
@@ -181,7 +154,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	uint64_t kept = up_profile_kept_samples(r->profile, &view);
 	struct up_top_entry *top = NULL;
 	size_t ntop = 0;
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = xlp_json_open(out);
 
 	if (!g || up_profile_top(r->profile, r->symtab, &view, &top, &ntop) < 0) {
 		fprintf(stderr, "xl profile: cannot build the JSON summary: out of memory\n");
@@ -189,8 +162,6 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 			yajl_gen_free(g);
 		return -1;
 	}
-	yajl_gen_config(g, yajl_gen_beautify, 1);
-	yajl_gen_config(g, yajl_gen_print_callback, print_cb, out);
 	yajl_gen_map_open(g);
 	key(g, "tool");
 	str(g, "uniprof xl profile " PACKAGE_VERSION);
@@ -262,8 +233,8 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 			num(g, (double)s->vcpu_paused_blocked_ns[v] / 1e6, 3);
 		}
 		key(g, "busy_pct");
-		if (busy_pct(r->profile, v) >= 0)
-			num(g, busy_pct(r->profile, v), 2);
+		if (xlp_busy_pct(r->profile, v) >= 0)
+			num(g, xlp_busy_pct(r->profile, v), 2);
 		else
 			yajl_gen_null(g);
 		key(g, "running_pct");
@@ -307,4 +278,66 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	yajl_gen_free(g);
 	up_top_free(top, ntop);
 	return ferror(out) ? -1 : 0;
+}
+
+/* The pprof file: stacks and symbols, and in its comments what the other
+ * summaries say of the run ("key: value"; report reads domain, type and
+ * vcpus back). */
+int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kmap,
+		     const struct timespec *started, FILE *out)
+{
+	const struct up_sampler_stats *s = r->stats;
+	unsigned nv = up_profile_nr_vcpus(r->profile);
+	char **lines = calloc(16 + nv, sizeof(*lines));
+	size_t n = 0;
+	struct up_pprof_meta m = {
+		.hz = r->opt->hz, .kernel = r->dom->kernel,
+		.build_id = r->symtab ? up_symtab_build_id(r->symtab) : NULL,
+		.time_nanos = (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
+		.duration_nanos = (int64_t)llround(s->elapsed_s * 1e9),
+	};
+	int rc = 0;
+
+	if (!lines) {
+		fprintf(stderr, "xl profile: cannot write the pprof profile: out of memory\n");
+		return -1;
+	}
+	up_kernel_map_text_span(kmap, &m.text_start, &m.text_end);
+#define LINE(...) do { if (asprintf(&lines[n], __VA_ARGS__) >= 0) n++; } while (0)
+	LINE("tool: uniprof xl profile %s", PACKAGE_VERSION);
+	LINE("domain: %s", r->dom->name);
+	LINE("domain id: %u", r->dom->domid);
+	LINE("type: %s", r->dom->type);
+	LINE("vcpus: %u", nv);
+	LINE("symbols: %s", r->symbols_used ? r->symbols_used : "none (addresses)");
+	LINE("unwinder: %s", up_unwinder_name(r->unwinder));
+	LINE("hypercalls: %s", r->hypercalls ? r->hypercalls : "?");
+	LINE("frequency: %g Hz", r->opt->hz);
+	LINE("samples: %" PRIu64 " in %.1f s, stopped: %s", s->samples, s->elapsed_s,
+	     up_stop_reason_name(s->stop));
+	LINE("pause per sample: p50 %.0f us, p99 %.0f us, max %.0f us",
+	     (double)up_sampler_pause_percentile(s, 50) / 1e3,
+	     (double)up_sampler_pause_percentile(s, 99) / 1e3,
+	     (double)up_sampler_pause_percentile(s, 100) / 1e3);
+	LINE("vcpu state: %s", r->opt->no_vcpu_state ? "not asked (--no-vcpu-state)" :
+	     "state label busy or idle, from Xen at each sample");
+	for (unsigned v = 0; v < nv; v++) {
+		double busy = xlp_busy_pct(r->profile, v), run = up_sampler_running_pct(s, v);
+
+		if (busy >= 0 && run >= 0)
+			LINE("vcpu%u: busy %.1f%% of the samples, ran %.1f%% by Xen's accounting", v, busy, run);
+		else if (busy >= 0)
+			LINE("vcpu%u: busy %.1f%% of the samples", v, busy);
+	}
+#undef LINE
+	m.comments = (const char *const *)lines;
+	m.nr_comments = n;
+	if (up_profile_write_pprof(r->profile, r->symtab, &m, out) < 0) {
+		fprintf(stderr, "xl profile: %s\n", up_error_last());
+		rc = -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	return rc;
 }

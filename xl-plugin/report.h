@@ -25,6 +25,9 @@ struct xlp_report {
 	unsigned nr_files;
 };
 
+/* Busy share of a vCPU's samples whose state is known, or -1. */
+double xlp_busy_pct(const struct up_profile *p, unsigned v);
+
 /* A vCPU's busy share in the samples against the time it ran by Xen's
  * accounting: busy (running or runnable) cannot be less than running, so
  * samples below it beyond sampling error are low: the sampler ran late
@@ -45,5 +48,11 @@ void xlp_report_text(const struct xlp_report *r, FILE *out);
 
 /* The JSON summary. Returns -1 after one error line. */
 int xlp_report_json(const struct xlp_report *r, FILE *out);
+
+/* The pprof profile (gzip'ed protobuf), the run's summary in its
+ * comments. Returns -1 after one error line. */
+struct timespec;
+int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kmap,
+		     const struct timespec *started, FILE *out);
 
 #endif

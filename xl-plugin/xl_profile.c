@@ -18,6 +18,7 @@
 #include "output_files.h"
 #include "realtime.h"
 #include "report.h"
+#include "stored_cmds.h"
 #include "symbols_find.h"
 #include "uniprof/uniprof.h"
 
@@ -56,6 +57,7 @@ struct run {
 	enum up_unwinder unwinder;
 	const char *hypercalls;
 	double setup_ms;          /* start to first sample: symbols, tables */
+	struct timespec started;  /* wall clock, for the pprof header */
 	bool realtime;            /* sampled SCHED_FIFO with memory locked */
 };
 
@@ -135,6 +137,7 @@ static const struct {
 	{ XLP_FORMAT_FOLDED, ".folded" },
 	{ XLP_FORMAT_SVG, ".svg" },
 	{ XLP_FORMAT_TXT, ".txt" },
+	{ XLP_FORMAT_PPROF, ".pb.gz" },
 	{ XLP_FORMAT_JSON, ".json" },   /* last: it lists the others */
 };
 
@@ -164,6 +167,9 @@ static int write_one(struct run *r, struct xlp_report *rep, unsigned format,
 		xlp_report_text(rep, f);
 		fputc('\n', f);
 		rc = up_profile_write_top(r->profile, r->symtab, &view, r->opt->top, f);
+		break;
+	case XLP_FORMAT_PPROF:
+		rc = xlp_report_pprof(rep, r->kmap, &r->started, f);
 		break;
 	case XLP_FORMAT_JSON:
 		return xlp_report_json(rep, f);
@@ -284,6 +290,11 @@ int main(int argc, char **argv)
 	double start_ms = now_ms();
 	int rc;
 
+	/* Subcommands come first; a domain of that name: xl profile -- NAME. */
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return xlp_cmd_report(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "diff") == 0)
+		return xlp_cmd_diff(argc - 1, argv + 1);
 	rc = xlp_parse_options(argc, argv, &opt);
 	if (rc)
 		return rc == 1 ? 0 : 2;
@@ -407,6 +418,7 @@ int main(int argc, char **argv)
 		if (!r.realtime && opt.verbose)
 			fprintf(stderr, "xl profile: sampling at normal priority: %s\n", why);
 	}
+	clock_gettime(CLOCK_REALTIME, &r.started);
 	rc = up_sample(t, &cfg, r.profile, &stop_requested, &r.stats);
 	xlp_realtime_leave();
 	if (rc < 0) {

@@ -65,6 +65,9 @@ bool up_kernel_map_in_text(const struct up_kernel_map *k, uint64_t addr);
 bool up_kernel_map_is_entry(const struct up_kernel_map *k, uint64_t pc);
 size_t up_kernel_map_text_ranges(const struct up_kernel_map *k);
 size_t up_kernel_map_entries(const struct up_kernel_map *k);
+/* From the lowest to the highest code address ([lo, hi)); false: none. */
+bool up_kernel_map_text_span(const struct up_kernel_map *k, uint64_t *lo,
+			     uint64_t *hi);
 
 /* The name of hypercall nr ("sched_op"), or NULL when it has none. */
 const char *up_hypercall_name(unsigned nr);

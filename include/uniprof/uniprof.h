@@ -9,6 +9,8 @@
 #include "unwind.h"
 #include "symbols.h"
 #include "profile.h"
+#include "stored.h"
+#include "diff.h"
 #include "sampler.h"
 #include "image.h"
 #include "crash_guard.h"

@@ -31,10 +31,13 @@ enum up_trunc {
 	UP_TRUNC_OUTSIDE_TEXT, /* a return address outside the kernel's code */
 	UP_TRUNC_HYPERCALL_STUB, /* in a hypercall stub where it cannot return */
 	UP_TRUNC_BUDGET,       /* the unwinder ran out of steps (hostile CFI) */
+	UP_TRUNC_UNRECORDED,   /* read back from a file that does not say why */
 	UP_TRUNC_COUNT
 };
 
 const char *up_trunc_name(enum up_trunc t);
+/* The reason up_trunc_name gives this name, else UP_TRUNC_UNRECORDED. */
+enum up_trunc up_trunc_from_name(const char *name);
 
 struct up_libunwind;
 struct up_kernel_map;

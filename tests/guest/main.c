@@ -6,6 +6,8 @@
  *                      of the rounds took (workload.h), for a profile's
  *                      split to be checked against the guest's own clock
  *   unit=N             spin iterations per work unit (default 2000)
+ *   chain=, hot35=, hot15=  units of each part of a round (50, 35, 15):
+ *                      another split, for comparing profiles
  *   io=1               the blocking workload (io.c) instead of spinning
  *   busy=PCT           its busy share (default 30)
  *   burst=N            requests per burst (default 60)
@@ -79,6 +81,9 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	int vcpu1;
 
 	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
+	tg_part_units[0] = tg_cmdline_u64(cmdline, "chain", 50);
+	tg_part_units[1] = tg_cmdline_u64(cmdline, "hot35", 35);
+	tg_part_units[2] = tg_cmdline_u64(cmdline, "hot15", 15);
 	vcpu1 = hyp_on_xen() ? tg_start_vcpu1((enum tg_mode)mode, boot_info) : -1;
 	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,

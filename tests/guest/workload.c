@@ -26,6 +26,9 @@
 		__asm__ volatile("")
 
 unsigned long tg_unit_iters = 2000;
+/* Units of the three parts of a round (cmdline chain=, hot35=, hot15=):
+ * a run with another split gives profiles to compare (xl profile diff). */
+unsigned long tg_part_units[3] = { 50, 35, 15 };
 unsigned long long tg_spin_ticks[TG_SPIN_PARTS];
 
 static inline unsigned long long tsc(void)
@@ -36,7 +39,7 @@ static inline unsigned long long tsc(void)
 	return (unsigned long long)hi << 32 | lo;
 }
 
-TG_FN void tg_chain_10(void) { SPIN(50); }
+TG_FN void tg_chain_10(void) { SPIN(tg_part_units[0]); }
 TG_FN void tg_chain_09(void) { tg_chain_10(); AFTER_CALL(); }
 TG_FN void tg_chain_08(void) { tg_chain_09(); AFTER_CALL(); }
 TG_FN void tg_chain_07(void) { tg_chain_08(); AFTER_CALL(); }
@@ -47,8 +50,8 @@ TG_FN void tg_chain_03(void) { tg_chain_04(); AFTER_CALL(); }
 TG_FN void tg_chain_02(void) { tg_chain_03(); AFTER_CALL(); }
 TG_FN void tg_chain_01(void) { tg_chain_02(); AFTER_CALL(); }
 
-TG_FN void tg_hot_35(void) { SPIN(35); }
-TG_FN void tg_hot_15(void) { SPIN(15); }
+TG_FN void tg_hot_35(void) { SPIN(tg_part_units[1]); }
+TG_FN void tg_hot_15(void) { SPIN(tg_part_units[2]); }
 
 TG_FN void tg_round(void)
 {

@@ -2,6 +2,7 @@
 #define TG_WORKLOAD_H
 
 extern unsigned long tg_unit_iters;
+extern unsigned long tg_part_units[3];   /* chain, hot35, hot15: 50/35/15 */
 
 /* One round of the workload (100 spin units), and the TSC ticks its parts
  * took so far: the chain to tg_chain_10, tg_hot_35, tg_hot_15; vCPU 1's

@@ -1,0 +1,22 @@
+/* Reading a whole input file (an image, a symbol map, a stored profile),
+ * gunzipped when it is gzip-compressed, within caps that hold whatever
+ * the file says: a bound on its size and on how far gzip data may expand. */
+#ifndef UP_FILE_READ_H
+#define UP_FILE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct file_read_caps {
+	const char *noun;        /* "symbol file", "profile": for messages */
+	uint64_t max;            /* bytes, after decompression */
+	unsigned gzip_ratio;     /* gzip data: at most this times the file... */
+	uint64_t gzip_min;       /* ...or this, whichever is larger (and max) */
+};
+
+/* *out is malloc'ed (NULL for an empty file). One error line naming the
+ * file on failure: missing, unreadable, damaged gzip, over a cap. */
+int file_read(const char *path, const struct file_read_caps *caps,
+	      uint8_t **out, size_t *len);
+
+#endif

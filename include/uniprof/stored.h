@@ -1,0 +1,84 @@
+/* Profiles that live on: a sampled profile written as pprof (gzip'ed
+ * protobuf per pprof's profile.proto, read by go tool pprof, Pyroscope,
+ * Parca, Speedscope), and stored profiles (pprof, or folded stacks) read
+ * back into a profile and a symbol table that every writer renders as it
+ * rendered the live run, without the guest or its image. */
+#ifndef UNIPROF_STORED_H
+#define UNIPROF_STORED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "profile.h"
+#include "symbols.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a pprof file says about the run beyond its stacks. */
+struct up_pprof_meta {
+	double hz;                 /* sampling rate: period = 1 s / hz */
+	int64_t time_nanos;        /* start, wall clock (0: unknown) */
+	int64_t duration_nanos;
+	const char *kernel;        /* the image's path: the mapping's file */
+	const char *build_id;      /* lowercase hex, or NULL */
+	uint64_t text_start, text_end;  /* the kernel's code ([0, 0): none) */
+	bool names_only;           /* frames are names without addresses (read
+				      from folded stacks): addresses written 0 */
+	/* Comment lines, "key: value": uniprof reads back domain, type, vcpus
+	 * (and shows the rest). */
+	const char *const *comments;
+	size_t nr_comments;
+};
+
+/* Samples with two values, samples/count and cpu/nanoseconds; one
+ * Location per distinct address (and function), its Function named as
+ * the folded and top writers name it; labels vcpu, state (busy, idle)
+ * and truncated (the reason), a truncated stack ending in a [truncated]
+ * root frame, a dropped one a [dropped] frame. */
+int up_profile_write_pprof(const struct up_profile *p,
+			   const struct up_symtab *symtab,
+			   const struct up_pprof_meta *meta, FILE *out);
+
+enum up_stored_format { UP_STORED_PPROF, UP_STORED_FOLDED };
+
+struct up_stored;
+
+/* Read stored profiles and merge them. A single pprof keeps its addresses
+ * (frames named as recorded, or by resymbolize when given: a symbol table
+ * for raw addresses); folded files, or several files, are merged by
+ * function name. Inputs are untrusted: bounded in size (128 MiB after
+ * gunzip), stacks, depth and names; one error line naming the file. */
+#define UP_STORED_MAX_BYTES (128ULL << 20)
+int up_stored_load(struct up_stored **out, const char *const *paths,
+		   size_t n, const struct up_symtab *resymbolize);
+/* The same from one buffer (fuzzing, tests). */
+int up_stored_load_mem(struct up_stored **out, const void *buf, size_t len,
+		       const char *what, const struct up_symtab *resymbolize);
+void up_stored_free(struct up_stored *s);
+
+const struct up_profile *up_stored_profile(const struct up_stored *s);
+/* Frames named as recorded (or the resymbolize table). */
+const struct up_symtab *up_stored_symtab(const struct up_stored *s);
+enum up_stored_format up_stored_format_of(const struct up_stored *s);
+/* The sampling rate (0: unknown, as in folded files) and the pprof
+ * header's times (0: unknown). */
+double up_stored_hz(const struct up_stored *s);
+int64_t up_stored_time_nanos(const struct up_stored *s);
+int64_t up_stored_duration_nanos(const struct up_stored *s);
+/* Whether frames are names only (folded input, or merged by name). */
+bool up_stored_names_only(const struct up_stored *s);
+/* The mapping's file and build-id, or NULL. */
+const char *up_stored_kernel(const struct up_stored *s);
+const char *up_stored_build_id(const struct up_stored *s);
+/* The value of a "key: value" comment (the first), or NULL; and every
+ * comment line in order. */
+const char *up_stored_comment(const struct up_stored *s, const char *key);
+size_t up_stored_nr_comments(const struct up_stored *s);
+const char *up_stored_comment_line(const struct up_stored *s, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

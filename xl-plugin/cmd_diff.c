@@ -1,0 +1,232 @@
+/* xl profile diff BEFORE AFTER: what changed between two stored profiles
+ * (two builds, two loads): a differential flame graph, a table of the
+ * functions whose share changed most, JSON. Functions match by name. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_write.h"
+#include "options.h"
+#include "stored_cmds.h"
+
+enum { OPT_TOP = 256, OPT_VCPU, OPT_IDLE };
+
+static const struct xlp_option_doc docs[] = {
+	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
+	  "svg, txt, json; repeat or comma-separate (default: txt to stdout; with -o, all)" },
+	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
+	  "write STEM.svg, STEM.txt, STEM.json (a directory: DIR/AFTER-diff.*); default: stdout, one format" },
+	{ { "idle", no_argument, NULL, OPT_IDLE }, OPT_IDLE, NULL,
+	  "compare blocked (idle) stacks too (default: on-CPU time only)" },
+	{ { "vcpu", required_argument, NULL, OPT_VCPU }, OPT_VCPU, "N",
+	  "only vCPU N's stacks" },
+	{ { "top", required_argument, NULL, OPT_TOP }, OPT_TOP, "N",
+	  "functions in the table (default 20)" },
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+
+#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+#define DIFF_FORMATS (XLP_FORMAT_SVG | XLP_FORMAT_TXT | XLP_FORMAT_JSON)
+
+struct diff {
+	const char *path[2];
+	struct up_stored *s[2];
+	struct up_output_opts view;
+	unsigned top;
+	struct up_diff_entry *e;
+	size_t n;
+	uint64_t kept[2];
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: xl profile diff [options] BEFORE AFTER\n"
+		"\n"
+		"Compare two stored profiles (pprof or folded), of one build or two: functions\n"
+		"match by name, shares are of each profile's own samples. The flame graph takes\n"
+		"its widths from AFTER and colours each frame by the change of its share since\n"
+		"BEFORE (red grew, blue shrank); the table lists the functions whose self share\n"
+		"changed most.\n"
+		"\n"
+		"Options:\n");
+	xlp_print_option_docs(out, docs, NDOCS);
+}
+
+static const char *side_name(const struct diff *d, int i)
+{
+	const char *dom = up_stored_comment(d->s[i], "domain");
+
+	return dom ? dom : d->path[i];
+}
+
+static void text(const struct diff *d, FILE *out)
+{
+	for (int i = 0; i < 2; i++) {
+		fputs(i ? "after:  " : "before: ", out);
+		up_text_print_escaped(out, d->path[i]);
+		fprintf(out, " (%" PRIu64 " %s samples", d->kept[i],
+			d->view.with_idle ? "busy and idle" : "on-CPU");
+		if (up_stored_build_id(d->s[i])) {
+			fputs(", build-id ", out);
+			up_text_print_escaped(out, up_stored_build_id(d->s[i]));
+		}
+		fputs(")\n", out);
+	}
+	fputc('\n', out);
+}
+
+static int json(const struct diff *d, FILE *out)
+{
+	yajl_gen g = xlp_json_open(out);
+
+	if (!g)
+		return -1;
+	yajl_gen_map_open(g);
+	xlp_json_key(g, "tool");
+	xlp_json_str(g, "uniprof xl profile diff " PACKAGE_VERSION);
+	for (int i = 0; i < 2; i++) {
+		xlp_json_key(g, i ? "after" : "before");
+		yajl_gen_map_open(g);
+		xlp_json_key(g, "file"); xlp_json_str(g, d->path[i]);
+		xlp_json_key(g, "domain"); xlp_json_str(g, up_stored_comment(d->s[i], "domain"));
+		xlp_json_key(g, "build_id"); xlp_json_str(g, up_stored_build_id(d->s[i]));
+		xlp_json_key(g, "samples"); yajl_gen_integer(g, (long long)d->kept[i]);
+		yajl_gen_map_close(g);
+	}
+	xlp_json_key(g, "covers");
+	xlp_json_str(g, d->view.with_idle ? "busy and idle" : "on-cpu");
+	xlp_json_key(g, "functions");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < d->n && i < d->top; i++) {
+		const struct up_diff_entry *e = &d->e[i];
+
+		yajl_gen_map_open(g);
+		xlp_json_key(g, "function"); xlp_json_str(g, e->name);
+		xlp_json_key(g, "self_before"); yajl_gen_integer(g, (long long)e->self_before);
+		xlp_json_key(g, "self_after"); yajl_gen_integer(g, (long long)e->self_after);
+		xlp_json_key(g, "self_before_pct"); xlp_json_num(g, e->self_before_pct, 2);
+		xlp_json_key(g, "self_after_pct"); xlp_json_num(g, e->self_after_pct, 2);
+		xlp_json_key(g, "delta_points"); xlp_json_num(g, e->delta, 2);
+		xlp_json_key(g, "total_before_pct"); xlp_json_num(g, e->total_before_pct, 2);
+		xlp_json_key(g, "total_after_pct"); xlp_json_num(g, e->total_after_pct, 2);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_free(g);
+	return ferror(out) ? -1 : 0;
+}
+
+static int write_format(unsigned format, FILE *out, void *ctx)
+{
+	const struct diff *d = ctx;
+	char title[600];
+	int rc = 0;
+
+	switch (format) {
+	case XLP_FORMAT_SVG:
+		snprintf(title, sizeof(title), "%s -> %s: %s", side_name(d, 0),
+			 side_name(d, 1), d->view.with_idle ? "busy and idle" : "on-CPU");
+		rc = up_profile_write_diff_svg(up_stored_profile(d->s[0]),
+					       up_stored_symtab(d->s[0]),
+					       up_stored_profile(d->s[1]),
+					       up_stored_symtab(d->s[1]),
+					       &d->view, title, out);
+		break;
+	case XLP_FORMAT_TXT:
+		text(d, out);
+		rc = up_diff_write_table(d->e, d->n, d->top, d->kept[0], d->kept[1], out);
+		break;
+	case XLP_FORMAT_JSON:
+		return json(d, out);
+	}
+	if (rc < 0)
+		fprintf(stderr, "xl profile diff: %s\n", up_error_last());
+	return rc;
+}
+
+int xlp_cmd_diff(int argc, char **argv)
+{
+	struct option longopts[NDOCS + 1];
+	char shortopts[3 * NDOCS + 2];
+	const char *output = NULL;
+	unsigned formats = 0, v;
+	bool quiet = false;
+	struct diff d = { .view = { .vcpu = -1 }, .top = 20 };
+	char *stem = NULL;
+	int c, rc = 1;
+
+	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			if (xlp_parse_formats(optarg, DIFF_FORMATS, &formats) < 0) {
+				fprintf(stderr, "xl profile diff: invalid format '%s': use svg, txt or json\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o': output = optarg; break;
+		case OPT_IDLE: d.view.with_idle = true; break;
+		case 'q': quiet = true; break;
+		case OPT_VCPU:
+			if (xlp_parse_uint(optarg, 4095, &v) < 0) {
+				fprintf(stderr, "xl profile diff: invalid vCPU '%s': give a vCPU number from 0\n", optarg);
+				return 2;
+			}
+			d.view.vcpu = (int)v;
+			break;
+		case OPT_TOP:
+			if (xlp_parse_uint(optarg, 100000, &d.top) < 0) {
+				fprintf(stderr, "xl profile diff: invalid top count '%s': give a number of functions\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, "xl profile diff: option %s needs a value (see xl profile diff --help)\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "xl profile diff: unknown option %s (see xl profile diff --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "xl profile diff: give two profiles: xl profile diff [options] BEFORE AFTER (see --help)\n");
+		return 2;
+	}
+	if (!formats)
+		formats = output ? DIFF_FORMATS : XLP_FORMAT_TXT;
+	for (int i = 0; i < 2; i++) {
+		struct up_symtab *none;
+
+		d.path[i] = argv[optind + i];
+		d.s[i] = xlp_stored_load("diff", argv + optind + i, 1, NULL, false, &none);
+		if (!d.s[i])
+			goto out;
+	}
+	if (up_profile_diff(up_stored_profile(d.s[0]), up_stored_symtab(d.s[0]),
+			    up_stored_profile(d.s[1]), up_stored_symtab(d.s[1]),
+			    &d.view, &d.e, &d.n, &d.kept[0], &d.kept[1]) < 0) {
+		fprintf(stderr, "xl profile diff: %s\n", up_error_last());
+		goto out;
+	}
+	stem = xlp_input_stem(d.path[1], "-diff");
+	rc = stem ? xlp_write_formats("diff", output, stem, formats, write_format,
+				      &d, quiet) : 1;
+out:
+	free(stem);
+	up_diff_free(d.e, d.n);
+	up_stored_free(d.s[0]);
+	up_stored_free(d.s[1]);
+	return rc;
+}

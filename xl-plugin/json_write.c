@@ -1,0 +1,47 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_write.h"
+#include "uniprof/text.h"
+
+static void print_cb(void *ctx, const char *s, size_t len)
+{
+	fwrite(s, 1, len, ctx);
+}
+
+yajl_gen xlp_json_open(FILE *out)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+
+	if (!g)
+		return NULL;
+	yajl_gen_config(g, yajl_gen_beautify, 1);
+	yajl_gen_config(g, yajl_gen_print_callback, print_cb, out);
+	return g;
+}
+
+void xlp_json_key(yajl_gen g, const char *k)
+{
+	yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+}
+
+void xlp_json_str(yajl_gen g, const char *s)
+{
+	char *valid = s ? up_text_valid_utf8(s) : NULL;
+
+	if (valid)
+		yajl_gen_string(g, (const unsigned char *)valid, strlen(valid));
+	else
+		yajl_gen_null(g);
+	free(valid);
+}
+
+void xlp_json_num(yajl_gen g, double v, int decimals)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+
+	yajl_gen_number(g, buf, (size_t)n);
+}

@@ -1,0 +1,17 @@
+/* Small helpers over libyajl's generator shared by the JSON writers. */
+#ifndef XLP_JSON_WRITE_H
+#define XLP_JSON_WRITE_H
+
+#include <stdio.h>
+#include <yajl/yajl_gen.h>
+
+/* A beautified generator printing to out; NULL when out of memory. */
+yajl_gen xlp_json_open(FILE *out);
+void xlp_json_key(yajl_gen g, const char *k);
+/* A string made valid UTF-8 (names come from images and configs), or
+ * null for NULL. */
+void xlp_json_str(yajl_gen g, const char *s);
+/* A number with as many decimals as mean something. */
+void xlp_json_num(yajl_gen g, double v, int decimals);
+
+#endif

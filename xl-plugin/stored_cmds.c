@@ -1,0 +1,139 @@
+/* What xl profile report and diff share. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "output_files.h"
+#include "stored_cmds.h"
+
+/* Hypercall stubs get their names ("hypercall_page [sched_op]") when the
+ * symbol file is the kernel image, as in the live run. */
+static int name_hypercalls(struct up_symtab *t, const char *path)
+{
+	struct up_kernel_map *k = NULL;
+	int rc = 0;
+
+	if (up_kernel_map_load(&k, path, t) == 0 && up_kernel_map_hypercall_page(k))
+		rc = up_symtab_name_hypercalls(t, up_kernel_map_hypercall_page(k));
+	up_kernel_map_free(k);
+	return rc;
+}
+
+struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
+				  const char *symbols, bool force,
+				  struct up_symtab **symtab_out)
+{
+	struct up_symtab *t = NULL;
+	struct up_stored *s = NULL;
+	const char *want, *have;
+
+	*symtab_out = NULL;
+	if (symbols && (up_symtab_load(&t, symbols) < 0 ||
+			name_hypercalls(t, symbols) < 0)) {
+		fprintf(stderr, "xl profile %s: %s\n", cmd, up_error_last());
+		up_symtab_free(t);
+		return NULL;
+	}
+	if (up_stored_load(&s, (const char *const *)paths, n, t) < 0) {
+		fprintf(stderr, "xl profile %s: %s\n", cmd, up_error_last());
+		up_symtab_free(t);
+		return NULL;
+	}
+	want = up_stored_build_id(s);
+	have = t ? up_symtab_build_id(t) : NULL;
+	if (t && want && !force && (!have || strcmp(want, have) != 0)) {
+		fprintf(stderr, "xl profile %s: %s has build-id %s but the profile was taken of build-id %s: its addresses would get wrong names; give the matching image, or --force-symbols\n",
+			cmd, symbols, have ? have : "(none)", want);
+		up_stored_free(s);
+		up_symtab_free(t);
+		return NULL;
+	}
+	*symtab_out = t;
+	return s;
+}
+
+char *xlp_input_stem(const char *path, const char *tail)
+{
+	static const char *const exts[] = { ".pb.gz", ".pprof", ".pb", ".gz",
+					    ".folded", ".txt" };
+	const char *base = strrchr(path, '/');
+	char *stem;
+
+	base = base ? base + 1 : path;
+	if (asprintf(&stem, "%s", base) < 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t l = strlen(stem), e = strlen(exts[i]);
+
+		if (l > e && strcmp(stem + l - e, exts[i]) == 0) {
+			stem[l - e] = '\0';
+			break;
+		}
+	}
+	if (tail) {
+		char *t;
+
+		if (asprintf(&t, "%s%s", stem, tail) < 0)
+			t = NULL;
+		free(stem);
+		stem = t;
+	}
+	return stem;
+}
+
+int xlp_write_formats(const char *cmd, const char *output,
+		      const char *default_stem, unsigned formats,
+		      xlp_format_writer fn, void *ctx, bool quiet)
+{
+	struct stat st;
+	char *stem;
+	int rc = 0;
+
+	if (!output) {
+		if (formats & (formats - 1)) {
+			fprintf(stderr, "xl profile %s: several formats need -o STEM (files STEM.svg, ...); without -o one format goes to stdout\n",
+				cmd);
+			return 2;
+		}
+		if (formats == XLP_FORMAT_PPROF && isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "xl profile %s: pprof is gzip data: not written to a terminal; give -o STEM or redirect stdout\n",
+				cmd);
+			return 2;
+		}
+		if (fn(formats, stdout, ctx) < 0 || fflush(stdout) != 0)
+			return 1;
+		return 0;
+	}
+	if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (asprintf(&stem, "%s/%s", output, default_stem) < 0)
+			return 1;
+	} else if (!(stem = strdup(output))) {
+		return 1;
+	}
+	for (unsigned bit = 1; bit <= XLP_FORMAT_PPROF; bit <<= 1) {
+		struct xlp_file f;
+
+		if (!(formats & bit))
+			continue;
+		if (xlp_file_open(&f, stem, xlp_format_suffix(bit)) < 0) {
+			rc = 1;
+			continue;
+		}
+		if (fn(bit, f.f, ctx) < 0) {
+			xlp_file_abort(&f);
+			rc = 1;
+			continue;
+		}
+		if (xlp_file_commit(&f) < 0)
+			rc = 1;
+		else if (!quiet)
+			printf("wrote %s\n", f.path);
+		free(f.path);
+	}
+	free(stem);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* xl profile report and xl profile diff: commands on stored profiles,
+ * run anywhere the package is installed (no Xen needed), and what they
+ * share: loading with symbols, writing each format to a file or stdout. */
+#ifndef XLP_STORED_CMDS_H
+#define XLP_STORED_CMDS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "uniprof/uniprof.h"
+
+/* argv[0] is the subcommand's name. Exit status: 0, 1 (failed), 2 (bad
+ * usage), after one error line. */
+int xlp_cmd_report(int argc, char **argv);
+int xlp_cmd_diff(int argc, char **argv);
+
+/* Load stored profiles; with symbols (-s), their addresses are named by
+ * that file, which must have the profile's build-id unless force. NULL
+ * after one error line. *symtab_out holds the -s table (free it after). */
+struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
+				  const char *symbols, bool force,
+				  struct up_symtab **symtab_out);
+
+/* Write each format of formats: to stdout when output is NULL (one format
+ * only; gzip data never to a terminal), else to STEM.SUFFIX, output being
+ * a stem or a directory (then DIR/default_stem). fn writes one format. */
+typedef int (*xlp_format_writer)(unsigned format, FILE *out, void *ctx);
+int xlp_write_formats(const char *cmd, const char *output,
+		      const char *default_stem, unsigned formats,
+		      xlp_format_writer fn, void *ctx, bool quiet);
+
+/* The default stem of an input: its file name without .pb.gz, .folded... */
+char *xlp_input_stem(const char *path, const char *tail);
+
+#endif
