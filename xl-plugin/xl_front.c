@@ -21,7 +21,7 @@ static const struct {
 	const char *name;
 	const char *summary;
 } plugin_docs[] = {
-	{ "profile", "Profile a domain's vCPU stacks: flame graph, top list (uniprof)" },
+	{ "profile", "Profile a domain's vCPU stacks: flame graph, top list, pprof; report and diff stored profiles (uniprof)" },
 };
 
 static const char *plugin_dir(void)

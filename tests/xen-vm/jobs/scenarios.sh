@@ -144,7 +144,8 @@ for t in pv pvh; do
 		grep -q "\"type\": \"$t\"" "$stem.json"
 	check "$t: samples took the direct domctl path (buffers reused)" \
 		grep -q '"hypercalls": "direct domctl"' "$stem.json"
-	for ext in folded svg txt json; do send_file "$stem.$ext" "$g.$ext"; done
+	for ext in folded svg txt json pb.gz; do send_file "$stem.$ext" "$g.$ext"; done
+	[ $t = pv ] && pv_stem=$stem
 	# The portable path: libxenctrl's own calls give the same stacks.
 	$PROF $g -f 97 -d 5 --hypercalls libxenctrl -o $OUT/$g-xc > /dev/null 2> $OUT/$g-xc.stderr
 	check "$t --hypercalls libxenctrl: exits 0, JSON says libxenctrl" \
@@ -170,6 +171,83 @@ for t in pv pvh; do
 		tap "# $t $(grep 'pause per sample' $OUT/$g.stdout)"
 	stop_guest $g
 done
+
+# --- Stored profiles: the pprof file re-renders what the live run wrote
+# (xl profile report, no guest needed), and two runs of the guest with
+# different splits compare (xl profile diff). The host reads the pprof
+# with go tool pprof (tests/xl-plugin/pprof-go.test).
+if [ -s "${pv_stem:-}.pb.gz" ]; then
+	xl profile report -F folded "$pv_stem.pb.gz" > $OUT/r.folded 2> $OUT/r.err
+	check "report: the stored pprof gives the live run's folded stacks byte for byte" \
+		cmp -s $OUT/r.folded "$pv_stem.folded"
+	[ -s $OUT/r.err ] && tap "# $(cat $OUT/r.err)"
+	xl profile report -F svg "$pv_stem.pb.gz" > $OUT/r.svg 2>> $OUT/r.err
+	check "report: and the live run's flame graph byte for byte" cmp -s $OUT/r.svg "$pv_stem.svg"
+	xl profile report -q -o $OUT/r "$pv_stem.pb.gz" 2>> $OUT/r.err
+	check "report -o: folded, svg, txt, json and pprof written, the JSON with the build-id" \
+		sh -c "[ -s $OUT/r.folded ] && [ -s $OUT/r.svg ] && [ -s $OUT/r.txt ] && [ -s $OUT/r.pb.gz ] &&
+			grep -q '\"build_id\": \"[0-9a-f]\{40\}\"' $OUT/r.json"
+	xl profile report -F folded $OUT/r.pb.gz > $OUT/r2.folded 2>> $OUT/r.err
+	check "report: a pprof written by report reads back the same" cmp -s $OUT/r2.folded "$pv_stem.folded"
+else
+	not_ok "report: the PV run left a pprof profile" "$(ls /var/log/xen/profile/)"
+fi
+# diff: the guest at its 50/35/15 split, then at 20/30/50, each profiled at
+# 499 Hz (about 10,000 samples: a share's standard error ~0.5 points, a
+# difference's ~0.7, so 3 points are over 4 of them).
+diff_run() {
+	name=$1 extra=$2
+	if ! create_guest $name tg-pv-fp "extra=\"report_ms=1000 $extra\""; then
+		not_ok "diff: guest $name starts"
+		return 1
+	fi
+	glog=/var/log/xen/console/guest-$name.log
+	n0=$(reports $glog work)
+	$PROF $name -f 499 -d 25 -q -F pprof,json,folded -o $OUT/$name 2> $OUT/$name.err
+	next_report $glog work
+	for key in chain_t hot35_t hot15_t; do
+		eval "${name#tg-}_$key=$(guest_split $glog work $((n0 + 1)) $key chain_t hot35_t hot15_t)"
+	done
+	stop_guest $name
+	[ -s $OUT/$name.pb.gz ]
+}
+if diff_run tg-before "" && diff_run tg-after "chain=20 hot35=30 hot15=50"; then
+	xl profile diff -q -o $OUT/diff $OUT/tg-before.pb.gz $OUT/tg-after.pb.gz 2> $OUT/diff.err
+	check "diff: svg, txt and json written" sh -c "[ -s $OUT/diff.svg ] && [ -s $OUT/diff.txt ] && [ -s $OUT/diff.json ]"
+	[ -s $OUT/diff.err ] && tap "# $(cat $OUT/diff.err)"
+	nb=$(distinct $OUT/tg-before.folded $OUT/tg-before.json)
+	na=$(distinct $OUT/tg-after.folded $OUT/tg-after.json)
+	for pair in tg_chain_10:chain_t tg_hot_35:hot35_t tg_hot_15:hot15_t; do
+		fn=${pair%:*} key=${pair#*:}
+		eval "b=\$before_$key a=\$after_$key"
+		want=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a - b }')
+		got=$(awk -v fn="$fn" '
+			index($0, "\"function\": \"" fn "\"") { f = 1 }
+			f && /"delta_points"/ { gsub(/[^-0-9.]/, "", $2); print $2; exit }' $OUT/diff.json)
+		se=$(awk -v a="$a" -v b="$b" -v na="$na" -v nb="$nb" "$SQRT"'
+			BEGIN { if (na < 1) na = 1; if (nb < 1) nb = 1
+				printf "%.2f", 100 * sq(a / 100 * (1 - a / 100) / na + b / 100 * (1 - b / 100) / nb) }')
+		if within "$got" "$want" 3; then
+			ok "diff: $fn changed ${got} points, the guest's clock says ${want} (+-3; standard error $se, $nb/$na samples)"
+		else
+			not_ok "diff: $fn changed ${got:-?} points, the guest's clock says ${want} (+-3; standard error $se, $nb/$na samples)" \
+				"$(head -n 8 $OUT/diff.txt)"
+		fi
+	done
+	check "diff: the flame graph has its legend and coloured frames" \
+		sh -c "grep -q 'red grew, blue shrank' $OUT/diff.svg && grep -q 'points)</title>' $OUT/diff.svg"
+	send_file $OUT/diff.svg tg-diff.svg
+	send_file $OUT/diff.txt tg-diff.txt
+fi
+xl profile report /nonexistent.pb.gz > /dev/null 2> $OUT/bad.err
+rc=$?
+check "report of a missing file: exit $rc, one line" \
+	sh -c "[ $rc -eq 1 ] && [ \$(wc -l < $OUT/bad.err) -eq 1 ] && grep -q 'cannot open profile' $OUT/bad.err"
+head -c 200 "${pv_stem:-/dev/null}.pb.gz" > $OUT/cut.pb.gz 2>/dev/null
+xl profile report $OUT/cut.pb.gz > /dev/null 2> $OUT/bad.err
+rc=$?
+check "report of a truncated pprof: exit $rc, one line" \
+	sh -c "[ $rc -eq 1 ] && [ \$(wc -l < $OUT/bad.err) -eq 1 ] && grep -q 'cut short' $OUT/bad.err"
 
 # --- Without frame pointers: the CFI table alone (-u cfi) and per frame
 # with FP fallback (-u auto), PV and PVH.
