@@ -11,18 +11,16 @@
 #include "options.h"
 #include "stored_cmds.h"
 
-enum { OPT_TOP = 256, OPT_VCPU, OPT_IDLE };
-
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
 	  "svg, txt, json; repeat or comma-separate (default: txt to stdout; with -o, all)" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.svg, STEM.txt, STEM.json (a directory: DIR/AFTER-diff.*); default: stdout, one format" },
-	{ { "idle", no_argument, NULL, OPT_IDLE }, OPT_IDLE, NULL,
+	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
 	  "compare blocked (idle) stacks too (default: on-CPU time only)" },
-	{ { "vcpu", required_argument, NULL, OPT_VCPU }, OPT_VCPU, "N",
+	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
 	  "only vCPU N's stacks" },
-	{ { "top", required_argument, NULL, OPT_TOP }, OPT_TOP, "N",
+	{ { "top", required_argument, NULL, XLP_OPT_TOP }, XLP_OPT_TOP, "N",
 	  "functions in the table (default 20)" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -153,10 +151,9 @@ int xlp_cmd_diff(int argc, char **argv)
 {
 	struct option longopts[NDOCS + 1];
 	char shortopts[3 * NDOCS + 2];
-	const char *output = NULL;
-	unsigned formats = 0, v;
-	bool quiet = false;
-	struct diff d = { .view = { .vcpu = -1 }, .top = 20 };
+	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
+	unsigned formats = 0;
+	struct diff d = { .view = { .vcpu = -1 } };
 	char *stem = NULL;
 	int c, rc = 1;
 
@@ -171,41 +168,28 @@ int xlp_cmd_diff(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'o': output = optarg; break;
-		case OPT_IDLE: d.view.with_idle = true; break;
-		case 'q': quiet = true; break;
-		case OPT_VCPU:
-			if (xlp_parse_uint(optarg, 4095, &v) < 0) {
-				fprintf(stderr, "xl profile diff: invalid vCPU '%s': give a vCPU number from 0\n", optarg);
-				return 2;
-			}
-			d.view.vcpu = (int)v;
-			break;
-		case OPT_TOP:
-			if (xlp_parse_uint(optarg, 100000, &d.top) < 0) {
-				fprintf(stderr, "xl profile diff: invalid top count '%s': give a number of functions\n", optarg);
-				return 2;
-			}
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, "xl profile diff: option %s needs a value (see xl profile diff --help)\n",
-				argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, "xl profile diff: unknown option %s (see xl profile diff --help)\n",
-				argv[optind - 1]);
-			return 2;
+			rc = xlp_stored_option("diff", c, argv, &so);
+			if (rc < 0)
+				return 2;
+			if (rc == 0) {
+				fprintf(stderr, "xl profile diff: unknown option %s (see xl profile diff --help)\n",
+					argv[optind - 1]);
+				return 2;
+			}
 		}
 	}
+	d.view = so.view;
+	d.top = so.top;
 	if (argc - optind != 2) {
 		fprintf(stderr, "xl profile diff: give two profiles: xl profile diff [options] BEFORE AFTER (see --help)\n");
 		return 2;
 	}
 	if (!formats)
-		formats = output ? DIFF_FORMATS : XLP_FORMAT_TXT;
+		formats = so.output ? DIFF_FORMATS : XLP_FORMAT_TXT;
 	for (int i = 0; i < 2; i++) {
 		struct up_symtab *none;
 
@@ -221,8 +205,8 @@ int xlp_cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	stem = xlp_input_stem(d.path[1], "-diff");
-	rc = stem ? xlp_write_formats("diff", output, stem, formats, write_format,
-				      &d, quiet) : 1;
+	rc = stem ? xlp_write_formats("diff", so.output, stem, formats, write_format,
+				      &d, so.quiet) : 1;
 out:
 	free(stem);
 	up_diff_free(d.e, d.n);

@@ -12,8 +12,6 @@
 #include "report.h"
 #include "stored_cmds.h"
 
-enum { OPT_TOP = 256, OPT_VCPU, OPT_IDLE, OPT_FORCE_SYMBOLS };
-
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
 	  "folded, svg, txt, json, pprof; repeat or comma-separate (default: txt to stdout; with -o, all)" },
@@ -21,13 +19,13 @@ static const struct xlp_option_doc docs[] = {
 	  "write STEM.folded, STEM.svg, ... (a directory: DIR/NAME-report.*); default: stdout, one format" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
 	  "name the profile's addresses from this ELF image or nm map (pprof only; its build-id must match)" },
-	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
+	{ { "force-symbols", no_argument, NULL, XLP_OPT_FORCE_SYMBOLS }, XLP_OPT_FORCE_SYMBOLS, NULL,
 	  "use the -s file even if its build-id differs from the profile's" },
-	{ { "idle", no_argument, NULL, OPT_IDLE }, OPT_IDLE, NULL,
+	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
 	  "also show blocked (idle) stacks, under [idle], in the flame graph and top list" },
-	{ { "vcpu", required_argument, NULL, OPT_VCPU }, OPT_VCPU, "N",
+	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
 	  "only vCPU N's stacks" },
-	{ { "top", required_argument, NULL, OPT_TOP }, OPT_TOP, "N",
+	{ { "top", required_argument, NULL, XLP_OPT_TOP }, XLP_OPT_TOP, "N",
 	  "functions in the top list (default 20)" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
@@ -202,20 +200,7 @@ static int summary_json(const struct report *r, FILE *out)
 	xlp_json_key(g, "top_list_covers");
 	xlp_json_str(g, r->view.with_idle ? "busy and idle" : "on-cpu");
 	xlp_json_key(g, "top_list_samples"); yajl_gen_integer(g, (long long)kept);
-	xlp_json_key(g, "top");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < ntop && i < r->top; i++) {
-		yajl_gen_map_open(g);
-		xlp_json_key(g, "function"); xlp_json_str(g, top[i].name);
-		xlp_json_key(g, "self"); yajl_gen_integer(g, (long long)top[i].self);
-		xlp_json_key(g, "total"); yajl_gen_integer(g, (long long)top[i].total);
-		xlp_json_key(g, "self_pct");
-		xlp_json_num(g, kept ? 100.0 * (double)top[i].self / (double)kept : 0, 2);
-		xlp_json_key(g, "total_pct");
-		xlp_json_num(g, kept ? 100.0 * (double)top[i].total / (double)kept : 0, 2);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
+	xlp_json_top(g, top, ntop, r->top, kept);
 	yajl_gen_map_close(g);
 	yajl_gen_free(g);
 	up_top_free(top, ntop);
@@ -298,10 +283,11 @@ int xlp_cmd_report(int argc, char **argv)
 {
 	struct option longopts[NDOCS + 1];
 	char shortopts[3 * NDOCS + 2];
-	const char *output = NULL, *symbols = NULL;
-	unsigned formats = 0, v;
-	bool force = false, quiet = false;
-	struct report r = { .view = { .vcpu = -1 }, .top = 20 };
+	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
+	const char *symbols = NULL;
+	unsigned formats = 0;
+	bool force = false;
+	struct report r = { .view = { .vcpu = -1 } };
 	struct up_symtab *symtab = NULL;
 	struct up_stored *s;
 	char *stem;
@@ -318,43 +304,30 @@ int xlp_cmd_report(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'o': output = optarg; break;
 		case 's': symbols = optarg; break;
-		case OPT_FORCE_SYMBOLS: force = true; break;
-		case OPT_IDLE: r.view.with_idle = true; break;
-		case 'q': quiet = true; break;
-		case OPT_VCPU:
-			if (xlp_parse_uint(optarg, 4095, &v) < 0) {
-				fprintf(stderr, "xl profile report: invalid vCPU '%s': give a vCPU number from 0\n", optarg);
-				return 2;
-			}
-			r.view.vcpu = (int)v;
-			break;
-		case OPT_TOP:
-			if (xlp_parse_uint(optarg, 100000, &r.top) < 0) {
-				fprintf(stderr, "xl profile report: invalid top count '%s': give a number of functions\n", optarg);
-				return 2;
-			}
-			break;
+		case XLP_OPT_FORCE_SYMBOLS: force = true; break;
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			fprintf(stderr, "xl profile report: option %s needs a value (see xl profile report --help)\n",
-				argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, "xl profile report: unknown option %s (see xl profile report --help)\n",
-				argv[optind - 1]);
-			return 2;
+			rc = xlp_stored_option("report", c, argv, &so);
+			if (rc < 0)
+				return 2;
+			if (rc == 0) {
+				fprintf(stderr, "xl profile report: unknown option %s (see xl profile report --help)\n",
+					argv[optind - 1]);
+				return 2;
+			}
 		}
 	}
+	r.view = so.view;
+	r.top = so.top;
 	if (optind >= argc) {
 		fprintf(stderr, "xl profile report: no profile given: xl profile report [options] FILE... (see --help)\n");
 		return 2;
 	}
 	if (!formats)
-		formats = output ? REPORT_FORMATS : XLP_FORMAT_TXT;
+		formats = so.output ? REPORT_FORMATS : XLP_FORMAT_TXT;
 	r.files = argv + optind;
 	r.nr_files = (size_t)(argc - optind);
 	s = xlp_stored_load("report", r.files, r.nr_files, symbols, force, &symtab);
@@ -368,8 +341,8 @@ int xlp_cmd_report(int argc, char **argv)
 		rc = 2;
 	} else {
 		stem = xlp_input_stem(r.files[0], "-report");
-		rc = stem ? xlp_write_formats("report", output, stem, formats,
-					      write_format, &r, quiet) : 1;
+		rc = stem ? xlp_write_formats("report", so.output, stem, formats,
+					      write_format, &r, so.quiet) : 1;
 		free(stem);
 	}
 	up_stored_free(s);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "json_write.h"
+#include "uniprof/profile.h"
 #include "uniprof/text.h"
 
 static void print_cb(void *ctx, const char *s, size_t len)
@@ -44,4 +45,23 @@ void xlp_json_num(yajl_gen g, double v, int decimals)
 	int n = snprintf(buf, sizeof(buf), "%.*f", decimals, v);
 
 	yajl_gen_number(g, buf, (size_t)n);
+}
+
+void xlp_json_top(yajl_gen g, const struct up_top_entry *top, size_t ntop,
+		  size_t n, uint64_t kept)
+{
+	xlp_json_key(g, "top");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < ntop && i < n; i++) {
+		yajl_gen_map_open(g);
+		xlp_json_key(g, "function"); xlp_json_str(g, top[i].name);
+		xlp_json_key(g, "self"); yajl_gen_integer(g, (long long)top[i].self);
+		xlp_json_key(g, "total"); yajl_gen_integer(g, (long long)top[i].total);
+		xlp_json_key(g, "self_pct");
+		xlp_json_num(g, kept ? 100.0 * (double)top[i].self / (double)kept : 0, 2);
+		xlp_json_key(g, "total_pct");
+		xlp_json_num(g, kept ? 100.0 * (double)top[i].total / (double)kept : 0, 2);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
 }

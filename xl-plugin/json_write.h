@@ -2,6 +2,7 @@
 #ifndef XLP_JSON_WRITE_H
 #define XLP_JSON_WRITE_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <yajl/yajl_gen.h>
 
@@ -13,5 +14,11 @@ void xlp_json_key(yajl_gen g, const char *k);
 void xlp_json_str(yajl_gen g, const char *s);
 /* A number with as many decimals as mean something. */
 void xlp_json_num(yajl_gen g, double v, int decimals);
+
+/* "top": [ { function, self, total, self_pct, total_pct } ...] of the
+ * first n entries, percentages of kept samples. */
+struct up_top_entry;
+void xlp_json_top(yajl_gen g, const struct up_top_entry *top, size_t ntop,
+		  size_t n, uint64_t kept);
 
 #endif

@@ -255,20 +255,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "reused"); yajl_gen_integer(g, (long long)s->mem.hits);
 	key(g, "map_failures"); yajl_gen_integer(g, (long long)s->mem.map_failures);
 	yajl_gen_map_close(g);
-	key(g, "top");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < ntop && i < r->opt->top; i++) {
-		yajl_gen_map_open(g);
-		key(g, "function"); str(g, top[i].name);
-		key(g, "self"); yajl_gen_integer(g, (long long)top[i].self);
-		key(g, "total"); yajl_gen_integer(g, (long long)top[i].total);
-		key(g, "self_pct");
-		num(g, kept ? 100.0 * (double)top[i].self / (double)kept : 0, 2);
-		key(g, "total_pct");
-		num(g, kept ? 100.0 * (double)top[i].total / (double)kept : 0, 2);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
+	xlp_json_top(g, top, ntop, r->opt->top, kept);
 	key(g, "files");
 	yajl_gen_array_open(g);
 	for (unsigned i = 0; i < r->nr_files; i++)

@@ -1,6 +1,7 @@
 /* What xl profile report and diff share. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,6 +10,48 @@
 #include "options.h"
 #include "output_files.h"
 #include "stored_cmds.h"
+
+int xlp_stored_option(const char *cmd, int c, char **argv,
+		      struct xlp_stored_opts *o)
+{
+	unsigned v;
+
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
+	case XLP_OPT_IDLE:
+		o->view.with_idle = true;
+		return 1;
+	case XLP_OPT_VCPU:
+		if (xlp_parse_uint(optarg, 4095, &v) < 0) {
+			fprintf(stderr, "xl profile %s: invalid vCPU '%s': give a vCPU number from 0\n",
+				cmd, optarg);
+			return -2;
+		}
+		o->view.vcpu = (int)v;
+		return 1;
+	case XLP_OPT_TOP:
+		if (xlp_parse_uint(optarg, 100000, &o->top) < 0) {
+			fprintf(stderr, "xl profile %s: invalid top count '%s': give a number of functions\n",
+				cmd, optarg);
+			return -2;
+		}
+		return 1;
+	case ':':
+		fprintf(stderr, "xl profile %s: option %s needs a value (see xl profile %s --help)\n",
+			cmd, argv[optind - 1], cmd);
+		return -2;
+	case '?':
+		fprintf(stderr, "xl profile %s: unknown option %s (see xl profile %s --help)\n",
+			cmd, argv[optind - 1], cmd);
+		return -2;
+	}
+	return 0;
+}
 
 /* Hypercall stubs get their names ("hypercall_page [sched_op]") when the
  * symbol file is the kernel image, as in the live run. */

@@ -14,6 +14,20 @@
 int xlp_cmd_report(int argc, char **argv);
 int xlp_cmd_diff(int argc, char **argv);
 
+/* The options report and diff share. */
+enum { XLP_OPT_TOP = 256, XLP_OPT_VCPU, XLP_OPT_IDLE, XLP_OPT_FORCE_SYMBOLS };
+struct xlp_stored_opts {
+	struct up_output_opts view;
+	unsigned top;
+	const char *output;
+	bool quiet;
+};
+/* One getopt result c: 1 when it was -o, -q, --idle, --vcpu or --top, 0
+ * when it is not one of them, -2 after one error line (a bad value, an
+ * unknown option or a missing value: exit status 2). */
+int xlp_stored_option(const char *cmd, int c, char **argv,
+		      struct xlp_stored_opts *o);
+
 /* Load stored profiles; with symbols (-s), their addresses are named by
  * that file, which must have the profile's build-id unless force. NULL
  * after one error line. *symtab_out holds the -s table (free it after). */
