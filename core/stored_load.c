@@ -165,7 +165,7 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 	bool dropped = false;
 	char *sp = strrchr(line, ' '), *end, *frame, *save = NULL;
 	unsigned long long count;
-	size_t depth = 0;
+	size_t depth = 0, skip = 0;
 	int rc = 0;
 
 	if (!sp || sp == line || sp[1] < '0' || sp[1] > '9')
@@ -175,6 +175,11 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 	if (*end || errno)
 		return bad(where, "the count is not a number");
 	*sp = '\0';
+	/* Past MAX_DEPTH frames, keep the leaf end: skip the root-most
+	 * (after any pseudo-frames, which are few and counted here too). */
+	for (char *c = line; *c; c++)
+		skip += *c == ';';
+	skip = skip + 1 > MAX_DEPTH + 3 ? skip + 1 - (MAX_DEPTH + 3) : 0;
 	for (frame = strtok_r(line, ";", &save); frame && rc == 0;
 	     frame = strtok_r(NULL, ";", &save)) {
 		if (depth == 0 && !dropped) {
@@ -192,8 +197,13 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 				continue;
 			}
 		}
+		if (skip) {
+			skip--;
+			trunc = UP_TRUNC_DEPTH;
+			continue;
+		}
 		if (depth == MAX_DEPTH) {
-			/* Keep the leaf end: let the root-most frame go. */
+			/* Pseudo-frames fewer than counted: one more to let go. */
 			memmove(s->frames, s->frames + 1,
 				(MAX_DEPTH - 1) * sizeof(*s->frames));
 			depth--;
@@ -209,6 +219,9 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 	if (dropped && depth) {
 		/* A function that happens to be named [dropped]. */
 		dropped = false;
+		if (grow_array(&s->frames, &s->frames_cap, depth + 1,
+			       sizeof(*s->frames), 64) < 0)
+			return UP_ENOMEM;
 		memmove(s->frames + 1, s->frames, depth * sizeof(*s->frames));
 		rc = name_frame(s, UP_PROFILE_DROPPED_NAME, &s->frames[0]);
 		depth++;
@@ -588,7 +601,7 @@ static bool addresses_consistent(const struct pp *p)
 }
 
 static int load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
-		      const char *what)
+		      const char *what, bool decide_mode)
 {
 	struct budget b = { 0 };
 	ProtobufCAllocator alloc = { budget_alloc, budget_free, &b };
@@ -603,6 +616,8 @@ static int load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 			   "not a profile: neither pprof (gzip'ed protobuf) nor folded stacks");
 	p.pb = pb;
 	rc = index_pprof(&p);
+	if (rc == 0 && decide_mode)
+		s->by_name = !addresses_consistent(&p);
 	if (rc == 0)
 		rc = load_header(s, &p);
 	if (rc == 0)
@@ -666,21 +681,9 @@ static int load_one(struct up_stored *s, uint8_t *d, size_t n, const char *what,
 	if (first) {
 		s->resym = resym != NULL;
 		s->format = folded ? UP_STORED_FOLDED : UP_STORED_PPROF;
+		/* One pprof keeps its addresses unless it inlines (load_pprof
+		 * decides, having decoded it). */
 		s->by_name = !resym && (folded || nr_files > 1);
-		if (!s->by_name && !resym) {
-			/* One pprof: keep addresses unless it inlines. */
-			struct budget b = { 0 };
-			ProtobufCAllocator alloc = { budget_alloc, budget_free, &b };
-			PbProfile *pb = perftools__profiles__profile__unpack(&alloc, n, d);
-			struct pp p = { .pb = pb, .what = what };
-
-			if (pb && index_pprof(&p) == 0)
-				s->by_name = !addresses_consistent(&p);
-			free(p.loc_ids);
-			free(p.loc_idx);
-			if (pb)
-				perftools__profiles__profile__free_unpacked(pb, &alloc);
-		}
 	}
 	if (folded) {
 		if (resym)
@@ -689,7 +692,7 @@ static int load_one(struct up_stored *s, uint8_t *d, size_t n, const char *what,
 			return bad(what, "folded stacks cannot be merged by address");
 		return load_folded(s, (char *)d, n, what);
 	}
-	return load_pprof(s, d, n, what);
+	return load_pprof(s, d, n, what, first && nr_files == 1 && !resym);
 }
 
 static int finish(struct up_stored *s, const struct up_symtab *resym)
@@ -717,6 +720,20 @@ static int finish(struct up_stored *s, const struct up_symtab *resym)
 	return rc;
 }
 
+/* After the last file: the profile finished, or everything freed. */
+static int done(struct up_stored *s, int rc, const struct up_symtab *resym,
+		struct up_stored **out)
+{
+	if (rc == 0)
+		rc = finish(s, resym);
+	if (rc < 0) {
+		up_stored_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
 int up_stored_load_mem(struct up_stored **out, const void *buf, size_t len,
 		       const char *what, const struct up_symtab *resymbolize)
 {
@@ -736,20 +753,13 @@ int up_stored_load_mem(struct up_stored **out, const void *buf, size_t len,
 	copy[len] = '\0';
 	rc = load_one(s, copy, len, what, 1, resymbolize, true);
 	free(copy);
-	if (rc == 0)
-		rc = finish(s, resymbolize);
-	if (rc < 0) {
-		up_stored_free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
+	return done(s, rc, resymbolize, out);
 }
 
 int up_stored_load(struct up_stored **out, const char *const *paths,
 		   size_t n, const struct up_symtab *resymbolize)
 {
-	struct up_stored *s;
+	struct up_stored *s = NULL;
 	int rc;
 
 	if (n == 0)
@@ -772,14 +782,7 @@ int up_stored_load(struct up_stored **out, const char *const *paths,
 		rc = load_one(s, z, len, paths[i], n, resymbolize, i == 0);
 		free(z);
 	}
-	if (rc == 0)
-		rc = finish(s, resymbolize);
-	if (rc < 0) {
-		up_stored_free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
+	return done(s, rc, resymbolize, out);
 }
 
 void up_stored_free(struct up_stored *s)

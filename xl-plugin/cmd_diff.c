@@ -172,14 +172,8 @@ int xlp_cmd_diff(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			rc = xlp_stored_option("diff", c, argv, &so);
-			if (rc < 0)
+			if (xlp_stored_option("diff", c, argv, &so) < 0)
 				return 2;
-			if (rc == 0) {
-				fprintf(stderr, "xl profile diff: unknown option %s (see xl profile diff --help)\n",
-					argv[optind - 1]);
-				return 2;
-			}
 		}
 	}
 	d.view = so.view;

@@ -99,11 +99,7 @@ static void summary_text(const struct report *r, FILE *out)
 	fprintf(out, "truncated stacks %" PRIu64 " (%.1f%%), dropped %" PRIu64 "\n",
 		trunc, total ? 100.0 * (double)trunc / (double)total : 0.0,
 		up_profile_dropped(p));
-	for (int why = 1; why < UP_TRUNC_COUNT; why++)
-		if (up_profile_truncated_by(p, (enum up_trunc)why))
-			fprintf(out, "  truncated: %s %" PRIu64 "\n",
-				up_trunc_name((enum up_trunc)why),
-				up_profile_truncated_by(p, (enum up_trunc)why));
+	xlp_text_truncated_by(p, out);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(p); v++) {
 		double busy = xlp_busy_pct(p, v);
 
@@ -168,27 +164,13 @@ static int summary_json(const struct report *r, FILE *out)
 	xlp_json_key(g, "truncated_stacks");
 	yajl_gen_integer(g, (long long)up_profile_truncated(p));
 	xlp_json_key(g, "dropped_stacks"); yajl_gen_integer(g, (long long)up_profile_dropped(p));
-	xlp_json_key(g, "truncated_by");
-	yajl_gen_map_open(g);
-	for (int why = 1; why < UP_TRUNC_COUNT; why++)
-		if (up_profile_truncated_by(p, (enum up_trunc)why)) {
-			xlp_json_key(g, up_trunc_name((enum up_trunc)why));
-			yajl_gen_integer(g, (long long)up_profile_truncated_by(p, (enum up_trunc)why));
-		}
-	yajl_gen_map_close(g);
+	xlp_json_truncated_by(g, p);
 	xlp_json_key(g, "vcpus");
 	yajl_gen_array_open(g);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(p); v++) {
 		yajl_gen_map_open(g);
-		xlp_json_key(g, "vcpu"); yajl_gen_integer(g, v);
-		xlp_json_key(g, "stacks"); yajl_gen_integer(g, (long long)up_profile_vcpu_samples(p, v));
-		xlp_json_key(g, "busy"); yajl_gen_integer(g, (long long)up_profile_vcpu_busy(p, v));
-		xlp_json_key(g, "blocked"); yajl_gen_integer(g, (long long)up_profile_vcpu_blocked(p, v));
-		xlp_json_key(g, "busy_pct");
-		if (xlp_busy_pct(p, v) >= 0)
-			xlp_json_num(g, xlp_busy_pct(p, v), 2);
-		else
-			yajl_gen_null(g);
+		xlp_json_vcpu_counts(g, p, v);
+		xlp_json_busy_pct(g, p, v);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -310,14 +292,8 @@ int xlp_cmd_report(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			rc = xlp_stored_option("report", c, argv, &so);
-			if (rc < 0)
+			if (xlp_stored_option("report", c, argv, &so) < 0)
 				return 2;
-			if (rc == 0) {
-				fprintf(stderr, "xl profile report: unknown option %s (see xl profile report --help)\n",
-					argv[optind - 1]);
-				return 2;
-			}
 		}
 	}
 	r.view = so.view;

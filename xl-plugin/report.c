@@ -88,11 +88,7 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		PRIu64 ", missed periods counted as the last sample %" PRIu64 "\n", trunc,
 		total ? 100.0 * (double)trunc / (double)total : 0.0,
 		s->missed_deadlines, s->covered_periods);
-	for (int why = 1; why < UP_TRUNC_COUNT; why++)
-		if (up_profile_truncated_by(r->profile, (enum up_trunc)why))
-			fprintf(out, "  truncated: %s %" PRIu64 "\n",
-				up_trunc_name((enum up_trunc)why),
-				up_profile_truncated_by(r->profile, (enum up_trunc)why));
+	xlp_text_truncated_by(r->profile, out);
 	fprintf(out, "guest frames mapped %" PRIu64 ", reused %" PRIu64
 		", map failures %" PRIu64 "\n", s->mem.maps, s->mem.hits,
 		s->mem.map_failures);
@@ -120,6 +116,44 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 	fprintf(out, "flame graph and top list: %s\n", r->opt->with_idle ?
 		"busy and blocked (idle) stacks, blocked ones under [idle]" :
 		"on-CPU time only (--idle adds blocked stacks)");
+}
+
+void xlp_text_truncated_by(const struct up_profile *p, FILE *out)
+{
+	for (int why = 1; why < UP_TRUNC_COUNT; why++)
+		if (up_profile_truncated_by(p, (enum up_trunc)why))
+			fprintf(out, "  truncated: %s %" PRIu64 "\n",
+				up_trunc_name((enum up_trunc)why),
+				up_profile_truncated_by(p, (enum up_trunc)why));
+}
+
+void xlp_json_truncated_by(yajl_gen g, const struct up_profile *p)
+{
+	xlp_json_key(g, "truncated_by");
+	yajl_gen_map_open(g);
+	for (int why = 1; why < UP_TRUNC_COUNT; why++)
+		if (up_profile_truncated_by(p, (enum up_trunc)why)) {
+			xlp_json_key(g, up_trunc_name((enum up_trunc)why));
+			yajl_gen_integer(g, (long long)up_profile_truncated_by(p, (enum up_trunc)why));
+		}
+	yajl_gen_map_close(g);
+}
+
+void xlp_json_vcpu_counts(yajl_gen g, const struct up_profile *p, unsigned v)
+{
+	xlp_json_key(g, "vcpu"); yajl_gen_integer(g, v);
+	xlp_json_key(g, "stacks"); yajl_gen_integer(g, (long long)up_profile_vcpu_samples(p, v));
+	xlp_json_key(g, "busy"); yajl_gen_integer(g, (long long)up_profile_vcpu_busy(p, v));
+	xlp_json_key(g, "blocked"); yajl_gen_integer(g, (long long)up_profile_vcpu_blocked(p, v));
+}
+
+void xlp_json_busy_pct(yajl_gen g, const struct up_profile *p, unsigned v)
+{
+	xlp_json_key(g, "busy_pct");
+	if (xlp_busy_pct(p, v) >= 0)
+		xlp_json_num(g, xlp_busy_pct(p, v), 2);
+	else
+		yajl_gen_null(g);
 }
 
 #define str xlp_json_str
@@ -200,15 +234,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "truncated_stacks");
 	yajl_gen_integer(g, (long long)up_profile_truncated(r->profile));
 	key(g, "dropped_stacks"); yajl_gen_integer(g, (long long)up_profile_dropped(r->profile));
-	key(g, "truncated_by");
-	yajl_gen_map_open(g);
-	for (int why = 1; why < UP_TRUNC_COUNT; why++)
-		if (up_profile_truncated_by(r->profile, (enum up_trunc)why)) {
-			key(g, up_trunc_name((enum up_trunc)why));
-			yajl_gen_integer(g, (long long)up_profile_truncated_by(r->profile,
-									       (enum up_trunc)why));
-		}
-	yajl_gen_map_close(g);
+	xlp_json_truncated_by(g, r->profile);
 	key(g, "top_list_covers"); str(g, r->opt->with_idle ? "busy and idle" : "on-cpu");
 	key(g, "top_list_samples"); yajl_gen_integer(g, (long long)kept);
 	key(g, "missed_deadlines"); yajl_gen_integer(g, (long long)s->missed_deadlines);
@@ -219,24 +245,14 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	yajl_gen_array_open(g);
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
 		yajl_gen_map_open(g);
-		key(g, "vcpu"); yajl_gen_integer(g, v);
-		key(g, "stacks");
-		yajl_gen_integer(g, (long long)up_profile_vcpu_samples(r->profile, v));
-		key(g, "busy");
-		yajl_gen_integer(g, (long long)up_profile_vcpu_busy(r->profile, v));
-		key(g, "blocked");
-		yajl_gen_integer(g, (long long)up_profile_vcpu_blocked(r->profile, v));
+		xlp_json_vcpu_counts(g, r->profile, v);
 		if (v < s->nr_vcpus) {
 			key(g, "paused_ms");
 			num(g, (double)s->vcpu_paused_ns[v] / 1e6, 3);
 			key(g, "paused_while_blocked_ms");
 			num(g, (double)s->vcpu_paused_blocked_ns[v] / 1e6, 3);
 		}
-		key(g, "busy_pct");
-		if (xlp_busy_pct(r->profile, v) >= 0)
-			num(g, xlp_busy_pct(r->profile, v), 2);
-		else
-			yajl_gen_null(g);
+		xlp_json_busy_pct(g, r->profile, v);
 		key(g, "running_pct");
 		if (up_sampler_running_pct(s, v) >= 0)
 			num(g, up_sampler_running_pct(s, v), 2);

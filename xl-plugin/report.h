@@ -4,6 +4,7 @@
 #define XLP_REPORT_H
 
 #include <stdio.h>
+#include <yajl/yajl_gen.h>
 
 #include "domain.h"
 #include "options.h"
@@ -27,6 +28,14 @@ struct xlp_report {
 
 /* Busy share of a vCPU's samples whose state is known, or -1. */
 double xlp_busy_pct(const struct up_profile *p, unsigned v);
+
+/* Pieces both summaries write, the live run's and report's: the
+ * "  truncated: REASON N" lines; JSON "truncated_by" {REASON: N}; a vCPU's
+ * vcpu, stacks, busy, blocked; its busy_pct (null when unknown). */
+void xlp_text_truncated_by(const struct up_profile *p, FILE *out);
+void xlp_json_truncated_by(yajl_gen g, const struct up_profile *p);
+void xlp_json_vcpu_counts(yajl_gen g, const struct up_profile *p, unsigned v);
+void xlp_json_busy_pct(yajl_gen g, const struct up_profile *p, unsigned v);
 
 /* A vCPU's busy share in the samples against the time it ran by Xen's
  * accounting: busy (running or runnable) cannot be less than running, so

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernel_map_load.h"
 #include "options.h"
 #include "output_files.h"
 #include "stored_cmds.h"
@@ -45,25 +46,10 @@ int xlp_stored_option(const char *cmd, int c, char **argv,
 		fprintf(stderr, "xl profile %s: option %s needs a value (see xl profile %s --help)\n",
 			cmd, argv[optind - 1], cmd);
 		return -2;
-	case '?':
-		fprintf(stderr, "xl profile %s: unknown option %s (see xl profile %s --help)\n",
-			cmd, argv[optind - 1], cmd);
-		return -2;
 	}
-	return 0;
-}
-
-/* Hypercall stubs get their names ("hypercall_page [sched_op]") when the
- * symbol file is the kernel image, as in the live run. */
-static int name_hypercalls(struct up_symtab *t, const char *path)
-{
-	struct up_kernel_map *k = NULL;
-	int rc = 0;
-
-	if (up_kernel_map_load(&k, path, t) == 0 && up_kernel_map_hypercall_page(k))
-		rc = up_symtab_name_hypercalls(t, up_kernel_map_hypercall_page(k));
-	up_kernel_map_free(k);
-	return rc;
+	fprintf(stderr, "xl profile %s: unknown option %s (see xl profile %s --help)\n",
+		cmd, argv[optind - 1], cmd);
+	return -2;
 }
 
 struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
@@ -75,11 +61,21 @@ struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
 	const char *want, *have;
 
 	*symtab_out = NULL;
-	if (symbols && (up_symtab_load(&t, symbols) < 0 ||
-			name_hypercalls(t, symbols) < 0)) {
+	if (symbols && up_symtab_load(&t, symbols) < 0) {
 		fprintf(stderr, "xl profile %s: %s\n", cmd, up_error_last());
-		up_symtab_free(t);
 		return NULL;
+	}
+	/* Hypercall stubs named as in the live run ("hypercall_page
+	 * [sched_op]"): the code map names them in the table. */
+	if (t) {
+		const struct xlp_options none = { .vcpu = -1 };
+		struct up_kernel_map *k = NULL;
+
+		if (xlp_kernel_map_load(symbols, NULL, t, NULL, &none, &k) < 0) {
+			up_symtab_free(t);
+			return NULL;
+		}
+		up_kernel_map_free(k);
 	}
 	if (up_stored_load(&s, (const char *const *)paths, n, t) < 0) {
 		fprintf(stderr, "xl profile %s: %s\n", cmd, up_error_last());

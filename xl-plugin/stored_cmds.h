@@ -22,9 +22,9 @@ struct xlp_stored_opts {
 	const char *output;
 	bool quiet;
 };
-/* One getopt result c: 1 when it was -o, -q, --idle, --vcpu or --top, 0
- * when it is not one of them, -2 after one error line (a bad value, an
- * unknown option or a missing value: exit status 2). */
+/* One getopt result c that is not the command's own: 1 when it was -o,
+ * -q, --idle, --vcpu or --top, else -2 after one error line (a bad value,
+ * an unknown option or a missing value: exit status 2). */
 int xlp_stored_option(const char *cmd, int c, char **argv,
 		      struct xlp_stored_opts *o);
 
