@@ -257,6 +257,36 @@ static void test_folded_round_trip(void)
 	up_stored_free(st);
 }
 
+/* A folded line deeper than 4096 frames keeps its leaf end, marked
+ * truncated (depth limit); 200,000 frames read in linear time. */
+static void test_folded_deep(void)
+{
+	const size_t n = 200000;
+	char *text = malloc(n * 2 + 64), *at = text;
+	const char *path = path_of("deep.folded");
+	struct up_stored *st;
+	char *out;
+
+	REQUIRE(text != NULL);
+	at += sprintf(at, "[idle];root");
+	for (size_t i = 1; i < n - 1; i++)
+		at += sprintf(at, ";x");
+	sprintf(at, ";leaf 3\n");
+	REQUIRE(write_file(path, text, strlen(text)) == 0);
+	free(text);
+	REQUIRE(up_stored_load(&st, &path, 1, NULL) == 0);
+	CHECK_U64(up_profile_truncated_by(up_stored_profile(st), UP_TRUNC_DEPTH), 3);
+	CHECK_U64(up_profile_vcpu_blocked(up_stored_profile(st), 0), 3);
+	out = render(w_folded, up_stored_profile(st), up_stored_symtab(st));
+	REQUIRE(out != NULL);
+	CHECK(strncmp(out, "[idle];[truncated];x;", 21) == 0);
+	CHECK(strstr(out, ";x;leaf 3\n") != NULL);
+	CHECK(strstr(out, "root") == NULL);
+	CHECK_U64(strlen(out), strlen("[idle];[truncated];") + 4095 * 2 + strlen("leaf 3\n"));
+	free(out);
+	up_stored_free(st);
+}
+
 /* A pprof and a folded file of the same run merge by name. */
 static void test_merge_pprof_and_folded(void)
 {
@@ -396,6 +426,7 @@ int main(void)
 		return 1;
 	RUN(test_pprof_round_trip);
 	RUN(test_folded_round_trip);
+	RUN(test_folded_deep);
 	RUN(test_merge_pprof_and_folded);
 	RUN(test_bad_input);
 	RUN(test_diff);
