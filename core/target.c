@@ -152,3 +152,15 @@ bool up_target_crashed(struct up_target *t)
 {
 	return t->ops->crashed && t->ops->crashed(t);
 }
+
+int up_target_get_named_regs(struct up_target *t, unsigned vcpu,
+			     struct up_named_regs *out)
+{
+	out->count = 0;
+	if (vcpu >= t->info.max_vcpus)
+		return up_fail(UP_EINVAL, "vCPU %u does not exist (domain has %u)",
+			       vcpu, t->info.max_vcpus);
+	if (!t->ops->named_regs)
+		return up_fail(UP_EUNSUPP, "this target keeps no register set beyond pc, sp and fp");
+	return t->ops->named_regs(t, vcpu, out);
+}

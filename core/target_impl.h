@@ -19,6 +19,9 @@ struct up_target_ops {
 	int (*activity)(struct up_target *t, unsigned vcpu,
 			enum up_vcpu_activity *activity, bool *online,
 			uint64_t *run_ns);
+	/* Optional: every register by name. */
+	int (*named_regs)(struct up_target *t, unsigned vcpu,
+			  struct up_named_regs *out);
 	/* Optional: the domain shut down by crashing. */
 	bool (*crashed)(struct up_target *t);
 	void (*close)(struct up_target *t);

@@ -17,6 +17,7 @@
 
 #include "error_impl.h"
 #include "target_impl.h"
+#include "xen_context.h"
 #include "xen_domctl.h"
 
 #define CR0_PG (1ULL << 31)
@@ -110,33 +111,7 @@ static int pv_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
 		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
 			       vcpu, strerror(errno));
 	}
-	r->frame_kind = UP_FRAME_MFN;   /* PV page tables hold machine frames */
-	if (x->base.info.guest_width == 8) {
-		unsigned long flags = c->x64.flags;
-
-		r->ip = c->x64.user_regs.rip;
-		r->sp = c->x64.user_regs.rsp;
-		r->fp = c->x64.user_regs.rbp;
-		r->kernel_mode = flags & VGCF_in_kernel;
-		r->online = flags & VGCF_online;
-		/* 64-bit PV keeps user-mode page tables in ctrlreg[1]. */
-		r->cr3 = (c->x64.ctrlreg[r->kernel_mode ? 3 : 1] >> 12)
-			 << UP_PAGE_SHIFT;
-		r->paging = UP_PAGING_X86_64;
-		r->guest_width = 8;
-	} else {
-		uint32_t cr3 = c->x32.ctrlreg[3];
-
-		r->ip = c->x32.user_regs.eip;
-		r->sp = c->x32.user_regs.esp;
-		r->fp = c->x32.user_regs.ebp;
-		r->kernel_mode = c->x32.flags & VGCF_in_kernel;
-		r->online = c->x32.flags & VGCF_online;
-		/* 32-bit PV packs the frame's high bits into the low ones. */
-		r->cr3 = (uint64_t)((cr3 >> 12) | (cr3 << 20)) << UP_PAGE_SHIFT;
-		r->paging = UP_PAGING_X86_PAE;
-		r->guest_width = 4;
-	}
+	xen_context_pv_regs(c, x->base.info.guest_width, r);
 	return 0;
 }
 

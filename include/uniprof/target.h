@@ -111,6 +111,26 @@ int up_target_open_image(struct up_target **out, const char *path);
 int up_target_open_image_mem(struct up_target **out, const void *buf,
 			     size_t len);
 
+/* Open a Xen core file, as `xl dump-core` and on_crash = "coredump-destroy"
+ * write them (ELF: .note.Xen, .xen_prstatus, .xen_pages, .xen_p2m or
+ * .xen_pfn): a stopped domain whose registers and memory are the file's.
+ * x86_64 guests, PV and HVM/PVH. The file is untrusted: a truncated or
+ * malformed core gives one error, never a bad read. */
+int up_target_open_core(struct up_target **out, const char *path);
+
+/* The same, from a buffer (copied). Used by fuzzing. */
+int up_target_open_core_mem(struct up_target **out, const void *buf,
+			    size_t len);
+
+/* What a core file says of itself; UP_EINVAL for another target. */
+struct up_core_info {
+	unsigned xen_major, xen_minor;   /* the Xen that wrote it (0: unknown) */
+	char xen_extra[16];              /* its extra version, e.g. ".0" */
+	uint64_t nr_pages;               /* guest pages in the file */
+	uint64_t format_version;
+};
+int up_target_core_info(const struct up_target *t, struct up_core_info *out);
+
 void up_target_close(struct up_target *t);
 
 const struct up_target_info *up_target_info(const struct up_target *t);
@@ -127,6 +147,19 @@ int up_target_get_regs(struct up_target *t, unsigned vcpu,
 int up_target_map_frame(struct up_target *t, enum up_frame_kind kind,
 			uint64_t frame, const void **page);
 void up_target_unmap_frame(struct up_target *t, const void *page);
+
+/* Every register a target keeps of a vCPU, by name (rip, rsp, ..., cr2),
+ * for crash reports; UP_EUNSUPP where the target has only up_regs. */
+#define UP_MAX_NAMED_REGS 32
+struct up_named_regs {
+	unsigned count;
+	struct {
+		char name[12];
+		uint64_t value;
+	} reg[UP_MAX_NAMED_REGS];
+};
+int up_target_get_named_regs(struct up_target *t, unsigned vcpu,
+			     struct up_named_regs *out);
 
 int up_target_state(struct up_target *t, enum up_domain_state *state);
 

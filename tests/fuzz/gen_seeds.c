@@ -1,4 +1,4 @@
-/* Seed inputs for fuzz_image and fuzz_output, written by
+/* Seed inputs for fuzz_image, fuzz_output and fuzz_core, written by
  * tests/fuzz/make-corpus.sh: small guests in the shapes of the unit tests
  * (paging off, a 1 GiB page, 2 MiB pages; frame-pointer chains and
  * CFI-described stacks), and profiles over a handful of names. */
@@ -10,6 +10,7 @@
 
 #include "cfi_table.h"
 #include "guest.h"
+#include "xen_core_build.h"
 
 #define CODE 0x100000ULL
 
@@ -176,10 +177,35 @@ static void outputs(void)
 	output_seed("vcpu1-no-names.prof", 0x21, 5, "", two_vcpus, sizeof(two_vcpus));
 }
 
+/* Xen cores (fuzz_core): a PV guest of two vCPUs on frame-pointer chains
+ * (machine frames through .xen_p2m), and the same as HVM (.xen_pfn). */
+static void core_seed(const char *name, enum up_domain_type type)
+{
+	static const uint64_t ret0[3] = { CODE + 0x105, CODE + 0x205, CODE + 0x305 };
+	static const uint64_t ret1[1] = { CODE + 0x405 };
+	const uint64_t stack = 0xffff880000010000ULL;
+	struct test_guest g;
+	struct xen_core_layout layout;
+	struct up_regs r;
+	void *buf;
+	size_t len;
+
+	tg_init(&g, type);
+	tg_map_fresh(&g, stack, 1);
+	r = tg_regs(&g, CODE + 0x10, stack, tg_fp_chain(&g, stack, ret0, 3));
+	up_image_add_vcpu(g.img, &r);
+	r = tg_regs(&g, CODE + 0x20, stack + 0x800, tg_fp_chain(&g, stack + 0x800, ret1, 1));
+	up_image_add_vcpu(g.img, &r);
+	xen_core_build(&g, &buf, &len, &layout);
+	save(out_dir, name, buf, len, "", 0);
+	free(buf);
+	tg_release(&g);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: gen_seeds IMAGE_DIR OUTPUT_DIR\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: gen_seeds IMAGE_DIR OUTPUT_DIR [CORE_DIR]\n");
 		return 2;
 	}
 	out_dir = argv[1];
@@ -188,5 +214,10 @@ int main(int argc, char **argv)
 	pv_2m_fp();
 	out_dir = argv[2];
 	outputs();
+	if (argc == 4) {
+		out_dir = argv[3];
+		core_seed("pv-2vcpu.core", UP_DOMAIN_PV);
+		core_seed("hvm-2vcpu.core", UP_DOMAIN_HVM);
+	}
 	return 0;
 }

@@ -57,5 +57,6 @@ objcopy -j .debug_frame -j .text debug_frame.full "$out/fuzz_cfi_table/debug-fra
 
 # Guests and output inputs are made by a program (tests/fuzz/gen_seeds.c).
 (cd "$fuzz" && make tests/fuzz/gen_seeds >/dev/null)
-"$fuzz/tests/fuzz/gen_seeds" "$out/fuzz_image" "$out/fuzz_output"
+mkdir -p "$out/fuzz_core"
+"$fuzz/tests/fuzz/gen_seeds" "$out/fuzz_image" "$out/fuzz_output" "$out/fuzz_core"
 du -sh "$out"

@@ -1,0 +1,111 @@
+/* Xen vCPU context records into register views (see xen_context.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "xen_context.h"
+
+#define CR0_PG (1ULL << 31)
+#define CR4_PAE (1ULL << 5)
+#define CR4_LA57 (1ULL << 12)
+
+void xen_context_pv_regs(const vcpu_guest_context_any_t *c, unsigned width,
+			 struct up_regs *r)
+{
+	r->frame_kind = UP_FRAME_MFN;   /* PV page tables hold machine frames */
+	if (width == 8) {
+		uint64_t flags = c->x64.flags;
+
+		r->ip = c->x64.user_regs.rip;
+		r->sp = c->x64.user_regs.rsp;
+		r->fp = c->x64.user_regs.rbp;
+		r->kernel_mode = flags & VGCF_in_kernel;
+		r->online = flags & VGCF_online;
+		/* 64-bit PV keeps user-mode page tables in ctrlreg[1]. */
+		r->cr3 = (c->x64.ctrlreg[r->kernel_mode ? 3 : 1] >> 12)
+			 << UP_PAGE_SHIFT;
+		r->paging = UP_PAGING_X86_64;
+		r->guest_width = 8;
+	} else {
+		uint32_t cr3 = c->x32.ctrlreg[3];
+
+		r->ip = c->x32.user_regs.eip;
+		r->sp = c->x32.user_regs.esp;
+		r->fp = c->x32.user_regs.ebp;
+		r->kernel_mode = c->x32.flags & VGCF_in_kernel;
+		r->online = c->x32.flags & VGCF_online;
+		/* 32-bit PV packs the frame's high bits into the low ones. */
+		r->cr3 = (uint64_t)((cr3 >> 12) | (cr3 << 20)) << UP_PAGE_SHIFT;
+		r->paging = UP_PAGING_X86_PAE;
+		r->guest_width = 4;
+	}
+}
+
+void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
+			  struct up_regs *r)
+{
+	uint64_t cr0 = c->ctrlreg[0], cr4 = c->ctrlreg[4];
+
+	r->ip = c->user_regs.rip;
+	r->sp = c->user_regs.rsp;
+	r->fp = c->user_regs.rbp;
+	r->cr3 = c->ctrlreg[3];
+	r->frame_kind = UP_FRAME_GFN;
+	r->online = c->flags & VGCF_online;
+	/* Xen puts the CS selector here for HVM vCPUs: its RPL is the
+	 * privilege level. */
+	r->kernel_mode = (c->user_regs.cs & 3) == 0;
+	if (!(cr0 & CR0_PG))
+		r->paging = UP_PAGING_NONE;
+	else if (cr4 & CR4_LA57)
+		r->paging = UP_PAGING_X86_64_LA57;
+	else if (cr4 & CR4_PAE)
+		r->paging = UP_PAGING_X86_64;
+	else
+		r->paging = UP_PAGING_X86_32;
+	r->guest_width = r->paging == UP_PAGING_X86_64 ||
+			 r->paging == UP_PAGING_X86_64_LA57 ? 8 : 4;
+}
+
+static void put(struct up_named_regs *out, const char *name, uint64_t v)
+{
+	if (out->count >= UP_MAX_NAMED_REGS)
+		return;
+	snprintf(out->reg[out->count].name, sizeof(out->reg[0].name), "%s", name);
+	out->reg[out->count++].value = v;
+}
+
+void xen_context_named_regs(const struct vcpu_guest_context_x86_64 *c,
+			    struct up_named_regs *out)
+{
+	const struct cpu_user_regs_x86_64 *u = &c->user_regs;
+
+	out->count = 0;
+	put(out, "rip", u->rip);
+	put(out, "rsp", u->rsp);
+	put(out, "rbp", u->rbp);
+	put(out, "rflags", u->rflags);
+	put(out, "rax", u->rax);
+	put(out, "rbx", u->rbx);
+	put(out, "rcx", u->rcx);
+	put(out, "rdx", u->rdx);
+	put(out, "rsi", u->rsi);
+	put(out, "rdi", u->rdi);
+	put(out, "r8", u->r8);
+	put(out, "r9", u->r9);
+	put(out, "r10", u->r10);
+	put(out, "r11", u->r11);
+	put(out, "r12", u->r12);
+	put(out, "r13", u->r13);
+	put(out, "r14", u->r14);
+	put(out, "r15", u->r15);
+	put(out, "cs", u->cs);
+	put(out, "ss", u->ss);
+	put(out, "cr0", c->ctrlreg[0]);
+	put(out, "cr2", c->ctrlreg[2]);
+	put(out, "cr3", c->ctrlreg[3]);
+	put(out, "cr4", c->ctrlreg[4]);
+	put(out, "fs_base", c->fs_base);
+	put(out, "gs_base", c->gs_base_kernel);
+}

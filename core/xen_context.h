@@ -1,0 +1,24 @@
+/* Xen's vCPU context record (vcpu_guest_context, as XEN_DOMCTL_getvcpucontext
+ * returns it) into our register views. The live Xen target reads it for PV
+ * vCPUs; a Xen core file (.xen_prstatus) holds one per vCPU, PV and HVM. */
+#ifndef UP_XEN_CONTEXT_H
+#define UP_XEN_CONTEXT_H
+
+#include <xenctrl.h>
+
+#include "uniprof/target.h"
+
+/* A PV vCPU, in the guest's own layout (width 8: x86_64, 4: x86_32). */
+void xen_context_pv_regs(const vcpu_guest_context_any_t *c, unsigned width,
+			 struct up_regs *r);
+
+/* An HVM/PVH vCPU as getvcpucontext reports it: control registers 0, 3 and
+ * 4 but no EFER, so paging with PAE on is taken for long mode (4-level). */
+void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
+			  struct up_regs *r);
+
+/* Every register the record keeps, by name, for crash reports. */
+void xen_context_named_regs(const struct vcpu_guest_context_x86_64 *c,
+			    struct up_named_regs *out);
+
+#endif
