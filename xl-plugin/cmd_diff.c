@@ -10,6 +10,7 @@
 #include "json_write.h"
 #include "options.h"
 #include "stored_cmds.h"
+#include "subcommands.h"
 
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "report.h"
 #include "stored_cmds.h"
+#include "subcommands.h"
 
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",

@@ -74,12 +74,14 @@ void xlp_print_usage(FILE *out)
 		"\n"
 		"       xl profile report [options] FILE...\n"
 		"       xl profile diff [options] BEFORE AFTER\n"
+		"       xl profile core [options] FILE   (also: xl profile --core FILE)\n"
 		"\n"
 		"Profile a running domain's vCPU stacks from dom0, without changing the guest.\n"
 		"<Domain> is a domain name or id. Writes a flame graph (SVG), folded stacks,\n"
 		"a JSON summary, a top list of functions and a pprof profile.\n"
-		"'report' renders a stored profile again, 'diff' compares two (see\n"
-		"xl profile report --help). A domain named report or diff: xl profile -- report.\n"
+		"'report' renders a stored profile again, 'diff' compares two, 'core' prints\n"
+		"the stacks in a Xen core file (xl dump-core, on_crash = \"coredump-destroy\");\n"
+		"see xl profile SUBCOMMAND --help. A domain so named: xl profile -- report.\n"
 		"\n"
 		"Options:\n");
 	xlp_print_option_docs(out, docs, NDOCS);
@@ -101,6 +103,21 @@ void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *table,
 				 d->arg ? " " : "", d->arg ? d->arg : "");
 		fprintf(out, "  %-28s %s\n", left, d->help);
 	}
+}
+
+int xlp_parse_unwinder(const char *s, enum up_unwinder *out)
+{
+	static const struct { const char *name; enum up_unwinder u; } names[] = {
+		{ "auto", UP_UNWINDER_AUTO }, { "cfi", UP_UNWINDER_CFI },
+		{ "libunwind", UP_UNWINDER_LIBUNWIND }, { "fp", UP_UNWINDER_FP },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i].name) == 0) {
+			*out = names[i].u;
+			return 0;
+		}
+	return -1;
 }
 
 static int bad(const char *what, const char *value, const char *expect)
@@ -190,7 +207,7 @@ void xlp_getopt_tables(const struct xlp_option_doc *d, size_t nd,
 }
 
 /* Names point into argv (comma lists are split in place). */
-static int parse_entries(char *arg, struct xlp_options *o)
+int xlp_parse_entries(char *arg, struct xlp_options *o)
 {
 	char *save = NULL;
 
@@ -245,15 +262,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->symbols = optarg;
 			break;
 		case 'u':
-			if (strcmp(optarg, "fp") == 0)
-				o->unwinder = UP_UNWINDER_FP;
-			else if (strcmp(optarg, "cfi") == 0)
-				o->unwinder = UP_UNWINDER_CFI;
-			else if (strcmp(optarg, "auto") == 0)
-				o->unwinder = UP_UNWINDER_AUTO;
-			else if (strcmp(optarg, "libunwind") == 0)
-				o->unwinder = UP_UNWINDER_LIBUNWIND;
-			else
+			if (xlp_parse_unwinder(optarg, &o->unwinder) < 0)
 				return bad("unwinder", optarg, "use auto, cfi, libunwind or fp");
 			break;
 		case OPT_HYPERCALLS:
@@ -276,7 +285,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->no_vcpu_state = true;
 			break;
 		case OPT_ENTRY:
-			if (parse_entries(optarg, o) < 0)
+			if (xlp_parse_entries(optarg, o) < 0)
 				return bad("entry function", optarg,
 					   "give up to 16 function names, comma-separated");
 			break;

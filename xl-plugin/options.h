@@ -74,6 +74,11 @@ void xlp_getopt_tables(const struct xlp_option_doc *docs, size_t n,
 		       struct option *longopts, char *shortopts);
 void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *docs,
 			   size_t n);
+/* auto, cfi, libunwind, fp: 0, or -1 for another name. */
+int xlp_parse_unwinder(const char *s, enum up_unwinder *out);
+/* --entry's comma-separated names (arg is split in place) into
+ * o->entries: 0, or -1 past 16. */
+int xlp_parse_entries(char *arg, struct xlp_options *o);
 /* Strict number parsing for options: 0, or -1 when s is not one. */
 int xlp_parse_uint(const char *s, unsigned long max, unsigned *out);
 

@@ -9,11 +9,6 @@
 
 #include "uniprof/uniprof.h"
 
-/* argv[0] is the subcommand's name. Exit status: 0, 1 (failed), 2 (bad
- * usage), after one error line. */
-int xlp_cmd_report(int argc, char **argv);
-int xlp_cmd_diff(int argc, char **argv);
-
 /* The options report and diff share. */
 enum { XLP_OPT_TOP = 256, XLP_OPT_VCPU, XLP_OPT_IDLE, XLP_OPT_FORCE_SYMBOLS };
 struct xlp_stored_opts {

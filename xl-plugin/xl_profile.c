@@ -18,8 +18,10 @@
 #include "output_files.h"
 #include "realtime.h"
 #include "report.h"
-#include "stored_cmds.h"
+#include "stack_print.h"
+#include "subcommands.h"
 #include "symbols_find.h"
+#include "unwind_load.h"
 #include "uniprof/uniprof.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -51,10 +53,8 @@ struct run {
 	const char *symbols_used;
 	struct up_profile *profile;
 	struct up_sampler_stats stats;
-	struct up_cfi_table *cfi;
-	struct up_libunwind *libunwind;
+	struct xlp_unwind uw;
 	struct up_kernel_map *kmap;
-	enum up_unwinder unwinder;
 	const char *hypercalls;
 	double setup_ms;          /* start to first sample: symbols, tables */
 	struct timespec started;  /* wall clock, for the pprof header */
@@ -74,60 +74,6 @@ static long peak_rss_kib(void)
 	struct rusage ru;
 
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-}
-
-/* The CFI table for -u cfi/auto, from the kernel image (stripping keeps
- * .eh_frame), else from the symbol file. auto without any CFI falls back
- * to frame pointers; cfi without any is an error. */
-static int load_unwind_info(struct run *r)
-{
-	const char *tried[2] = { r->dom.kernel, r->symbols_used };
-	char why[256] = "no kernel image or symbol file to read it from";
-
-	r->unwinder = r->opt->unwinder;
-	if (r->unwinder == UP_UNWINDER_FP)
-		return 0;
-	for (int i = 0; i < 2 && !r->cfi && !r->libunwind; i++) {
-		if (!tried[i] || (i == 1 && tried[0] && strcmp(tried[0], tried[1]) == 0))
-			continue;
-		if (r->unwinder == UP_UNWINDER_LIBUNWIND) {
-			if (xlp_libunwind_load(&r->libunwind, tried[i]) == 0) {
-				if (r->opt->verbose)
-					fprintf(stderr, "xl profile: unwind: libunwind over %s\n", tried[i]);
-			} else {
-				snprintf(why, sizeof(why), "%s", up_error_last());
-			}
-			continue;
-		}
-		if (xlp_cfi_table_load(&r->cfi, tried[i]) == 0) {
-			const struct up_cfi_info *ci = up_cfi_table_info(r->cfi);
-
-			if (r->opt->verbose)
-				fprintf(stderr, "xl profile: unwind: %s: %zu CFI rows from %zu FDEs (%zu not expressible)\n",
-					tried[i], ci->rows, ci->fdes, ci->unsupported);
-			if (ci->warning[0])     /* caps hit: said even without -v */
-				fprintf(stderr, "xl profile: unwind: %s: %s\n", tried[i], ci->warning);
-			/* Rows the table cannot express: libunwind takes
-			 * those frames, read from the same image. */
-			if (ci->unsupported &&
-			    xlp_libunwind_load(&r->libunwind, tried[i]) < 0 &&
-			    r->opt->verbose)
-				fprintf(stderr, "xl profile: unwind: no libunwind for the %zu rows: %s\n",
-					ci->unsupported, up_error_last());
-		} else {
-			snprintf(why, sizeof(why), "%s", up_error_last());
-		}
-	}
-	if (r->cfi || r->libunwind)
-		return 0;
-	if (r->unwinder != UP_UNWINDER_AUTO) {
-		fprintf(stderr, "xl profile: -u %s: %s\n", up_unwinder_name(r->unwinder), why);
-		return -1;
-	}
-	if (r->opt->verbose)
-		fprintf(stderr, "xl profile: unwind: %s; using frame pointers\n", why);
-	r->unwinder = UP_UNWINDER_FP;
-	return 0;
 }
 
 static const struct {
@@ -219,58 +165,61 @@ static int write_outputs(struct run *r, struct xlp_report *rep,
 	return rc;
 }
 
-struct once_print {
-	const struct up_symtab *symtab;
-	bool *seen;
-};
-
-static int print_stack(const struct up_stack_record *s, void *arg)
-{
-	struct once_print *op = arg;
-	const uint64_t *frames = s->frames;
-	char name[512];
-
-	op->seen[s->vcpu] = true;
-	if (s->activity == UP_VCPU_UNKNOWN)
-		printf("vcpu%u (%s):\n", s->vcpu, up_trunc_name(s->trunc));
-	else
-		printf("vcpu%u (%s, %s):\n", s->vcpu,
-		       up_vcpu_activity_name(s->activity), up_trunc_name(s->trunc));
-	for (unsigned i = 0; i < s->depth; i++) {
-		/* Return addresses point after the call: name the call. */
-		uint64_t look = i && frames[i] ? frames[i] - 1 : frames[i];
-		const struct up_symbol *sym = op->symtab ? up_symtab_lookup(op->symtab, look) : NULL;
-
-		if (sym)
-			snprintf(name, sizeof(name), "%s+0x%" PRIx64, sym->name,
-				 frames[i] - sym->addr);
-		else
-			snprintf(name, sizeof(name), "?");
-		printf("  #%-3u 0x%016" PRIx64 "  ", i, frames[i]);
-		up_text_print_escaped(stdout, name);
-		putchar('\n');
-	}
-	return 0;
-}
-
 /* -1: one stack per vCPU on the terminal, for a domain that hangs. */
 static int print_once(const struct run *r)
 {
-	unsigned n = up_profile_nr_vcpus(r->profile);
-	struct once_print op = { r->symtab, calloc(n, sizeof(bool)) };
+	struct xlp_stack_print sp = {
+		.profile = r->profile, .symtab = r->symtab, .vcpu = r->opt->vcpu,
+		.missing_why = r->stats.abandoned_samples ?
+			"the walk outlived --max-pause; the sample was dropped" : "offline",
+	};
 
-	if (!op.seen)
-		return 1;
 	printf("domain %s (id %u, %s)%s\n", r->dom.name, r->dom.domid, r->dom.type,
 	       r->dom.crashed ? ", crashed" : r->dom.shutdown ? ", shut down" : "");
-	up_profile_foreach(r->profile, print_stack, &op);
-	for (unsigned v = 0; v < n; v++)
-		if (!op.seen[v] && (r->opt->vcpu < 0 || (unsigned)r->opt->vcpu == v))
-			printf("vcpu%u: no stack (%s)\n", v, r->stats.abandoned_samples ?
-			       "the walk outlived --max-pause; the sample was dropped" :
-			       "offline");
-	free(op.seen);
+	xlp_print_stacks_text(&sp, stdout);
 	return r->stats.samples ? 0 : 1;
+}
+
+/* xl profile --core FILE [options]: the same as xl profile core [options]
+ * FILE, wherever --core stands before a "--". Returns -1 when argv has no
+ * --core, else the command's exit status. */
+static int core_alias(int argc, char **argv)
+{
+	char **args;
+	const char *file = NULL;
+	int n = 1, rc;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strcmp(argv[i], "--core") == 0 && i + 1 < argc)
+			file = argv[i + 1];
+		else if (strncmp(argv[i], "--core=", 7) == 0)
+			file = argv[i] + 7;
+		else if (strcmp(argv[i], "--core") == 0)
+			file = "";
+	}
+	if (!file)
+		return -1;
+	if (!file[0]) {
+		fprintf(stderr, "xl profile: --core needs a core file: xl profile --core FILE\n");
+		return 2;
+	}
+	args = calloc((size_t)argc + 2, sizeof(*args));
+	if (!args)
+		return 1;
+	args[0] = "core";
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--core") == 0) {
+			i++;
+			continue;
+		}
+		if (strncmp(argv[i], "--core=", 7) == 0)
+			continue;
+		args[n++] = argv[i];
+	}
+	args[n++] = (char *)file;
+	rc = xlp_cmd_core(n, args);
+	free(args);
+	return rc;
 }
 
 static int fail(const char *what)
@@ -295,6 +244,10 @@ int main(int argc, char **argv)
 		return xlp_cmd_report(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "diff") == 0)
 		return xlp_cmd_diff(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "core") == 0)
+		return xlp_cmd_core(argc - 1, argv + 1);
+	if ((rc = core_alias(argc, argv)) >= 0)
+		return rc;
 	rc = xlp_parse_options(argc, argv, &opt);
 	if (rc)
 		return rc == 1 ? 0 : 2;
@@ -365,8 +318,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	r.symbols_used = symbols_used;
-	if (load_unwind_info(&r) < 0 ||
-	    xlp_kernel_map_load(r.dom.kernel, r.symbols_used, r.symtab, r.cfi,
+	if (xlp_unwind_load(opt.unwinder, r.dom.kernel, r.symbols_used, opt.verbose, &r.uw) < 0 ||
+	    xlp_kernel_map_load(r.dom.kernel, r.symbols_used, r.symtab, r.uw.cfi,
 				&opt, &r.kmap) < 0) {
 		rc = 1;
 		goto out;
@@ -388,11 +341,11 @@ int main(int argc, char **argv)
 	cfg.vcpu = opt.vcpu;
 	cfg.unwind.max_depth = opt.max_depth;
 	cfg.max_pause_ns = (uint64_t)opt.max_pause_ms * 1000000;
-	cfg.unwinder = r.unwinder;
-	cfg.cfi = r.cfi;
-	cfg.libunwind = r.libunwind;
-	if (r.cfi)
-		cfg.unwind.cfi_fallback = r.libunwind;
+	cfg.unwinder = r.uw.unwinder;
+	cfg.cfi = r.uw.cfi;
+	cfg.libunwind = r.uw.libunwind;
+	if (r.uw.cfi)
+		cfg.unwind.cfi_fallback = r.uw.libunwind;
 	cfg.unwind.kernel = r.kmap;
 	cfg.no_activity = opt.no_vcpu_state;
 	if (opt.once) {
@@ -438,7 +391,7 @@ int main(int argc, char **argv)
 	struct xlp_report rep = {
 		.opt = &opt, .dom = &r.dom, .symtab = r.symtab,
 		.symbols_used = r.symbols_used, .profile = r.profile,
-		.stats = &r.stats, .unwinder = r.unwinder,
+		.stats = &r.stats, .unwinder = r.uw.unwinder,
 		.hypercalls = r.hypercalls,
 		.setup_ms = r.setup_ms, .peak_rss_kib = peak_rss_kib(),
 		.realtime = r.realtime,
@@ -462,8 +415,7 @@ out:
 	up_sampler_stats_release(&r.stats);
 	up_profile_free(r.profile);
 	up_symtab_free(r.symtab);
-	up_cfi_table_free(r.cfi);
-	up_libunwind_free(r.libunwind);
+	xlp_unwind_release(&r.uw);
 	up_kernel_map_free(r.kmap);
 	xlp_domain_release(&r.dom);
 	xlp_image_cache_drop();

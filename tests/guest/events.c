@@ -19,6 +19,7 @@
 
 #include "events.h"
 #include "hyp.h"
+#include "p2m.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
 #define AFTER_CALL() __asm__ volatile("" ::: "memory")
@@ -68,10 +69,12 @@ static long set_hvm_param(uint32_t index, uint64_t value)
 	return hypercall(__HYPERVISOR_hvm_op, HVMOP_set_param, (unsigned long)&p);
 }
 
-static long map_shared_info(enum tg_mode mode, unsigned long boot_info)
+long tg_shared_info_map(enum tg_mode mode, unsigned long boot_info)
 {
 	unsigned long va = (unsigned long)tg_shared_info_page;
 
+	if (shared)
+		return 0;
 	if (mode == TG_PV) {
 		/* PV: the frame is given as a machine address; put it in
 		 * place of our reserved page (present, writable, accessed). */
@@ -81,6 +84,7 @@ static long map_shared_info(enum tg_mode mode, unsigned long boot_info)
 				     (si->shared_info & ~0xfffUL) | 0x23, UVMF_INVLPG);
 		if (rc)
 			return rc;
+		tg_p2m_publish(si, (volatile struct shared_info *)va);
 	} else {
 		/* PVH: Xen puts it at a guest frame of our choosing. */
 		struct xen_add_to_physmap xatp = {
@@ -100,7 +104,7 @@ long tg_events_init(enum tg_mode mode, unsigned long boot_info)
 {
 	struct evtchn_bind_virq bind = { .virq = VIRQ_TIMER, .vcpu = 0 };
 	struct evtchn_unmask unmask;
-	long rc = map_shared_info(mode, boot_info);
+	long rc = tg_shared_info_map(mode, boot_info);
 
 	if (rc)
 		return rc;

@@ -5,6 +5,10 @@
 
 #include "hyp.h"
 
+/* Map the shared info page (once) and, on PV, publish the pfn-to-mfn
+ * table in it, as real PV kernels do at boot. 0 or Xen's error. */
+long tg_shared_info_map(enum tg_mode mode, unsigned long boot_info);
+
 /* Map the shared info page, bind VIRQ_TIMER to an event channel and, on
  * PV, register the event upcall: what a unikernel does to block. 0 or
  * Xen's error. */

@@ -85,6 +85,8 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	tg_part_units[1] = tg_cmdline_u64(cmdline, "hot35", 35);
 	tg_part_units[2] = tg_cmdline_u64(cmdline, "hot15", 15);
 	vcpu1 = hyp_on_xen() ? tg_start_vcpu1((enum tg_mode)mode, boot_info) : -1;
+	if (hyp_on_xen() && tg_shared_info_map((enum tg_mode)mode, boot_info))
+		console_printf("tg: cannot map the shared info page\n");
 	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,
 		       tg_unit_iters, vcpu1 == 0 ? 2u : 1u, cmdline);

@@ -1,0 +1,174 @@
+/* Printing one stack per vCPU (see stack_print.h). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_write.h"
+#include "stack_print.h"
+
+/* One vCPU's stack, found by a walk of the profile. */
+struct found {
+	unsigned vcpu;
+	const struct up_stack_record *rec;
+	struct up_stack_record copy;
+};
+
+static int find(const struct up_stack_record *s, void *arg)
+{
+	struct found *f = arg;
+
+	if (s->vcpu != f->vcpu || s->depth == 0)
+		return 0;
+	f->copy = *s;
+	f->rec = &f->copy;
+	return 1;
+}
+
+static const struct up_stack_record *stack_of(const struct up_profile *p,
+					      unsigned vcpu)
+{
+	struct found f = { .vcpu = vcpu };
+
+	up_profile_foreach(p, find, &f);
+	return f.rec;
+}
+
+/* Return addresses point after the call: name the call. */
+static void frame_name(const struct up_symtab *symtab, const uint64_t *frames,
+		       unsigned i, char *name, size_t size)
+{
+	uint64_t look = i && frames[i] ? frames[i] - 1 : frames[i];
+	const struct up_symbol *sym = symtab ? up_symtab_lookup(symtab, look) : NULL;
+
+	if (sym)
+		snprintf(name, size, "%s+0x%" PRIx64, sym->name, frames[i] - sym->addr);
+	else
+		snprintf(name, size, "?");
+}
+
+static bool wanted(const struct xlp_stack_print *sp, unsigned v)
+{
+	return sp->vcpu < 0 || (unsigned)sp->vcpu == v;
+}
+
+unsigned xlp_print_stacks_text(const struct xlp_stack_print *sp, FILE *out)
+{
+	unsigned n = up_profile_nr_vcpus(sp->profile), shown = 0;
+	char name[512];
+
+	for (unsigned v = 0; v < n; v++) {
+		const struct up_stack_record *s;
+
+		if (!wanted(sp, v))
+			continue;
+		s = stack_of(sp->profile, v);
+		if (!s) {
+			fprintf(out, "vcpu%u: no stack (%s)\n", v,
+				sp->missing_why ? sp->missing_why : "offline");
+		} else {
+			shown++;
+			if (s->activity == UP_VCPU_UNKNOWN)
+				fprintf(out, "vcpu%u (%s):\n", v, up_trunc_name(s->trunc));
+			else
+				fprintf(out, "vcpu%u (%s, %s):\n", v,
+					up_vcpu_activity_name(s->activity),
+					up_trunc_name(s->trunc));
+			for (unsigned i = 0; i < s->depth; i++) {
+				frame_name(sp->symtab, s->frames, i, name, sizeof(name));
+				fprintf(out, "  #%-3u 0x%016" PRIx64 "  ", i, s->frames[i]);
+				up_text_print_escaped(out, name);
+				fputc('\n', out);
+			}
+		}
+		if (sp->regs && sp->regs[v].count) {
+			const struct up_named_regs *r = &sp->regs[v];
+
+			fputs("  registers:", out);
+			for (unsigned i = 0; i < r->count; i++)
+				fprintf(out, "%s%-7s %016" PRIx64, i % 3 ? "  " : "\n    ",
+					r->reg[i].name, r->reg[i].value);
+			fputc('\n', out);
+		}
+	}
+	return shown;
+}
+
+static void json_hex(yajl_gen g, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	xlp_json_str(g, buf);
+}
+
+unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
+			       struct yajl_gen_t *g)
+{
+	unsigned n = up_profile_nr_vcpus(sp->profile), shown = 0;
+	char name[512];
+
+	xlp_json_key(g, "vcpus");
+	yajl_gen_array_open(g);
+	for (unsigned v = 0; v < n; v++) {
+		const struct up_stack_record *s;
+
+		if (!wanted(sp, v))
+			continue;
+		s = stack_of(sp->profile, v);
+		yajl_gen_map_open(g);
+		xlp_json_key(g, "vcpu");
+		yajl_gen_integer(g, v);
+		if (!s) {
+			xlp_json_key(g, "stack");
+			yajl_gen_null(g);
+			xlp_json_key(g, "why");
+			xlp_json_str(g, sp->missing_why ? sp->missing_why : "offline");
+		} else {
+			shown++;
+			xlp_json_key(g, "state");
+			xlp_json_str(g, s->activity == UP_VCPU_UNKNOWN ? NULL :
+					up_vcpu_activity_name(s->activity));
+			xlp_json_key(g, "complete");
+			yajl_gen_bool(g, s->trunc == UP_TRUNC_NONE);
+			xlp_json_key(g, "truncated_by");
+			xlp_json_str(g, s->trunc == UP_TRUNC_NONE ? NULL : up_trunc_name(s->trunc));
+			xlp_json_key(g, "stack");
+			yajl_gen_array_open(g);
+			for (unsigned i = 0; i < s->depth; i++) {
+				const struct up_symbol *sym;
+
+				frame_name(sp->symtab, s->frames, i, name, sizeof(name));
+				sym = sp->symtab ? up_symtab_lookup(sp->symtab,
+					i && s->frames[i] ? s->frames[i] - 1 : s->frames[i]) : NULL;
+				yajl_gen_map_open(g);
+				xlp_json_key(g, "address");
+				json_hex(g, s->frames[i]);
+				xlp_json_key(g, "function");
+				xlp_json_str(g, sym ? sym->name : NULL);
+				xlp_json_key(g, "offset");
+				if (sym)
+					yajl_gen_integer(g, (long long)(s->frames[i] - sym->addr));
+				else
+					yajl_gen_null(g);
+				xlp_json_key(g, "name");
+				xlp_json_str(g, name);
+				yajl_gen_map_close(g);
+			}
+			yajl_gen_array_close(g);
+		}
+		if (sp->regs && sp->regs[v].count) {
+			xlp_json_key(g, "registers");
+			yajl_gen_map_open(g);
+			for (unsigned i = 0; i < sp->regs[v].count; i++) {
+				xlp_json_key(g, sp->regs[v].reg[i].name);
+				json_hex(g, sp->regs[v].reg[i].value);
+			}
+			yajl_gen_map_close(g);
+		}
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	return shown;
+}

@@ -1,0 +1,67 @@
+/* Loading the unwinders' tables (see unwind_load.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "image_cache.h"
+#include "unwind_load.h"
+
+int xlp_unwind_load(enum up_unwinder want, const char *kernel,
+		    const char *symbols_file, int verbose, struct xlp_unwind *u)
+{
+	const char *tried[2] = { kernel, symbols_file };
+	char why[256] = "no kernel image or symbol file to read it from";
+
+	memset(u, 0, sizeof(*u));
+	u->unwinder = want;
+	if (want == UP_UNWINDER_FP)
+		return 0;
+	for (int i = 0; i < 2 && !u->cfi && !u->libunwind; i++) {
+		if (!tried[i] || (i == 1 && tried[0] && strcmp(tried[0], tried[1]) == 0))
+			continue;
+		if (want == UP_UNWINDER_LIBUNWIND) {
+			if (xlp_libunwind_load(&u->libunwind, tried[i]) == 0) {
+				if (verbose)
+					fprintf(stderr, "xl profile: unwind: libunwind over %s\n", tried[i]);
+			} else {
+				snprintf(why, sizeof(why), "%s", up_error_last());
+			}
+			continue;
+		}
+		if (xlp_cfi_table_load(&u->cfi, tried[i]) == 0) {
+			const struct up_cfi_info *ci = up_cfi_table_info(u->cfi);
+
+			if (verbose)
+				fprintf(stderr, "xl profile: unwind: %s: %zu CFI rows from %zu FDEs (%zu not expressible)\n",
+					tried[i], ci->rows, ci->fdes, ci->unsupported);
+			if (ci->warning[0])     /* caps hit: said even without -v */
+				fprintf(stderr, "xl profile: unwind: %s: %s\n", tried[i], ci->warning);
+			/* Rows the table cannot express: libunwind takes
+			 * those frames, read from the same image. */
+			if (ci->unsupported &&
+			    xlp_libunwind_load(&u->libunwind, tried[i]) < 0 && verbose)
+				fprintf(stderr, "xl profile: unwind: no libunwind for the %zu rows: %s\n",
+					ci->unsupported, up_error_last());
+		} else {
+			snprintf(why, sizeof(why), "%s", up_error_last());
+		}
+	}
+	if (u->cfi || u->libunwind)
+		return 0;
+	if (want != UP_UNWINDER_AUTO) {
+		fprintf(stderr, "xl profile: -u %s: %s\n", up_unwinder_name(want), why);
+		return -1;
+	}
+	if (verbose)
+		fprintf(stderr, "xl profile: unwind: %s; using frame pointers\n", why);
+	u->unwinder = UP_UNWINDER_FP;
+	return 0;
+}
+
+void xlp_unwind_release(struct xlp_unwind *u)
+{
+	up_cfi_table_free(u->cfi);
+	up_libunwind_free(u->libunwind);
+	memset(u, 0, sizeof(*u));
+}

@@ -1,0 +1,22 @@
+/* The unwind information for the chosen unwinder, read before sampling:
+ * the CFI table (-u cfi/auto) from the kernel image (stripping keeps
+ * .eh_frame), else from the symbol file, with libunwind for the rows the
+ * table cannot express; libunwind alone for -u libunwind. auto without any
+ * CFI falls back to frame pointers; cfi or libunwind without it is an
+ * error (one line, -1). */
+#ifndef XLP_UNWIND_LOAD_H
+#define XLP_UNWIND_LOAD_H
+
+#include "uniprof/uniprof.h"
+
+struct xlp_unwind {
+	enum up_unwinder unwinder;   /* what will run */
+	struct up_cfi_table *cfi;
+	struct up_libunwind *libunwind;
+};
+
+int xlp_unwind_load(enum up_unwinder want, const char *kernel,
+		    const char *symbols_file, int verbose, struct xlp_unwind *out);
+void xlp_unwind_release(struct xlp_unwind *u);
+
+#endif
