@@ -558,3 +558,45 @@ int up_target_core_info(const struct up_target *t, struct up_core_info *out)
 	*out = ((const struct core_target *)t)->info;
 	return 0;
 }
+
+/* GNU build-id notes (namesz 4, descsz 20, type 3, "GNU") in the guest's
+ * pages: a kernel keeps its own in its loaded image. A page at a time, 4-byte
+ * aligned; notes split across two pages are not seen. */
+int up_target_core_build_ids(struct up_target *t, char (*ids)[41], size_t max,
+			     size_t *n)
+{
+	static const uint8_t head[16] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0,
+					  'G', 'N', 'U', 0 };
+	struct core_target *c;
+	uint8_t *page;
+
+	*n = 0;
+	if (!t || t->ops != &core_ops)
+		return up_fail(UP_EINVAL, "not a core-file target");
+	c = to_core(t);
+	page = malloc(UP_PAGE_SIZE);
+	if (!page)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (uint64_t i = 0; i < c->info.nr_pages && *n < max; i++) {
+		if (read_at(c, c->pages_off + i * UP_PAGE_SIZE, page, UP_PAGE_SIZE,
+			    "page") < 0) {
+			free(page);
+			return UP_EIO;
+		}
+		for (size_t off = 0; off + 36 <= UP_PAGE_SIZE && *n < max; off += 4) {
+			char hex[41];
+			bool seen = false;
+
+			if (page[off] != 4 || memcmp(page + off, head, 16) != 0)
+				continue;
+			for (size_t k = 0; k < 20; k++)
+				snprintf(hex + 2 * k, 3, "%02x", page[off + 16 + k]);
+			for (size_t k = 0; k < *n; k++)
+				seen = seen || strcmp(ids[k], hex) == 0;
+			if (!seen)
+				memcpy(ids[(*n)++], hex, 41);
+		}
+	}
+	free(page);
+	return 0;
+}

@@ -11,8 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <libxlutil.h>
 
+#include <dirent.h>
+
+#include "image_cache.h"
 #include "json_write.h"
 #include "kernel_map_load.h"
 #include "options.h"
@@ -236,6 +240,91 @@ static int find_config(struct core_run *r)
 	return rc;
 }
 
+#define MAX_IDS 16
+#define MAX_CONFIGS 1024
+
+static bool has_id(char (*ids)[41], size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* Without a configuration that fits: the build-ids in the core's memory,
+ * against the kernels of every configuration in XEN_CONFIG_DIR, then the
+ * debug directory's .build-id tree. A configuration's kernel whose
+ * build-id the core does not hold is stale: dropped, said in one line. */
+static int find_by_build_id(struct core_run *r, struct up_target *t)
+{
+	char ids[MAX_IDS][41];
+	struct up_elf_identity kid;
+	size_t n = 0, seen = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (up_target_core_build_ids(t, ids, MAX_IDS, &n) < 0 || n == 0) {
+		if (r->opt.verbose)
+			fprintf(stderr, "xl profile core: no build-id note in the core's memory\n");
+		return 0;
+	}
+	if (r->opt.verbose)
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "xl profile core: the core holds build-id %s\n", ids[i]);
+	if (r->kernel) {
+		if (xlp_elf_identify(r->kernel, &kid) < 0 || !kid.build_id[0] ||
+		    has_id(ids, n, kid.build_id))
+			return 0;
+		fprintf(stderr, "xl profile core: %s (from %s) has build-id %s, which the core does not hold: a stale configuration? looking for the core's build-id instead\n",
+			r->kernel, r->config_used, kid.build_id);
+		free(r->kernel);
+		free(r->config_used);
+		r->kernel = r->config_used = NULL;
+	}
+	d = opendir(XEN_CONFIG_DIR);
+	while (d && !r->kernel && (e = readdir(d)) && seen++ < MAX_CONFIGS) {
+		size_t len = strlen(e->d_name);
+		char *path;
+		struct core_run probe;
+
+		if (len < 5 || strcmp(e->d_name + len - 4, ".cfg") != 0 ||
+		    asprintf(&path, "%s/%s", XEN_CONFIG_DIR, e->d_name) < 0)
+			continue;
+		memset(&probe, 0, sizeof(probe));
+		if (config_kernel(&probe, path, false) == 0 && probe.kernel &&
+		    xlp_elf_identify(probe.kernel, &kid) == 0 &&
+		    has_id(ids, n, kid.build_id)) {
+			r->kernel = probe.kernel;
+			r->config_used = probe.config_used;
+			probe.kernel = probe.config_used = NULL;
+			if (r->opt.verbose)
+				fprintf(stderr, "xl profile core: %s names %s, build-id %s: the core's\n",
+					path, r->kernel, kid.build_id);
+		}
+		free(probe.kernel);
+		free(probe.config_used);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < n && !r->kernel; i++) {
+		const char *debug = getenv("UNIPROF_DEBUG_DIR");
+		char *path;
+
+		if (asprintf(&path, "%s/.build-id/%.2s/%s.debug", debug ? debug : "/usr/lib/debug",
+			     ids[i], ids[i] + 2) < 0)
+			continue;
+		if (access(path, R_OK) == 0) {
+			r->kernel = path;
+			if (r->opt.verbose)
+				fprintf(stderr, "xl profile core: %s: by the core's build-id\n", path);
+		} else {
+			free(path);
+		}
+	}
+	return 0;
+}
+
 static const char *type_name(const struct up_target_info *ti)
 {
 	return ti->type == UP_DOMAIN_PV ? "PV" : "HVM/PVH";
@@ -346,7 +435,7 @@ int xlp_cmd_core(int argc, char **argv)
 		up_target_get_named_regs(t, v, &r.regs[v]);
 	r.name = guess_name(r.file);
 	rc = 1;
-	if (find_config(&r) < 0)
+	if (find_config(&r) < 0 || (!r.opt.symbols && find_by_build_id(&r, t) < 0))
 		goto out;
 	q.explicit_file = r.opt.symbols;
 	q.kernel = r.kernel;
@@ -356,7 +445,7 @@ int xlp_cmd_core(int argc, char **argv)
 	if (r.tinfo.type == UP_DOMAIN_PV)
 		q.guest_width = r.tinfo.guest_width;
 	if (!r.kernel && !r.opt.symbols)
-		fprintf(stderr, "xl profile core: no configuration found for domain '%s' (tried %s/%s.cfg): printing raw addresses; give -s IMAGE or -c CONFIG\n",
+		fprintf(stderr, "xl profile core: no kernel found for domain '%s' (neither %s/%s.cfg nor a build-id the core holds): printing raw addresses; give -s IMAGE or -c CONFIG\n",
 			r.name ? r.name : "?", XEN_CONFIG_DIR, r.name ? r.name : "?");
 	else if (xlp_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)
 		goto out;

@@ -131,6 +131,12 @@ struct up_core_info {
 };
 int up_target_core_info(const struct up_target *t, struct up_core_info *out);
 
+/* The GNU build-ids found in a core's pages (a kernel keeps its own note in
+ * its loaded image), as hex strings, at most max of them; reads every page
+ * once. UP_EINVAL for another target. */
+int up_target_core_build_ids(struct up_target *t, char (*ids)[41], size_t max,
+			     size_t *n);
+
 void up_target_close(struct up_target *t);
 
 const struct up_target_info *up_target_info(const struct up_target *t);

@@ -264,6 +264,45 @@ static void test_hostile(void)
 	free(buf);
 }
 
+/* The build-id notes in a core's pages: found once each, wherever they are
+ * 4-byte aligned; none in another target. */
+static void test_build_ids(void)
+{
+	static const uint8_t note[36] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0,
+					  0xcd, 0x82, 0xeb, 0x0c, 0x99, 0x34, 0x40, 0x4f, 0x08, 0x2a,
+					  0x68, 0x13, 0xa3, 0x60, 0x38, 0x15, 0x94, 0x28, 0x38, 0x47 };
+	struct test_guest g;
+	struct xen_core_layout L;
+	struct up_target *core, *live;
+	char ids[4][41];
+	size_t n = 9;
+	uint8_t *page;
+	void *buf;
+	size_t len;
+
+	build(&g, UP_DOMAIN_HVM, true);
+	page = tg_data(&g, 0x300);
+	memcpy(page + 0x40, note, sizeof(note));
+	memcpy(page + 0x200, note, sizeof(note));     /* the same one again */
+	memcpy(page + 0x400, note, 16);               /* a header alone */
+	page[0x400 + 16] = 0x11;
+	memcpy(page + 0x802, note, sizeof(note));     /* not aligned: not a note */
+	page[0x802 + 16] = 0x22;
+	live = tg_open(&g);
+	xen_core_build(&g, &buf, &len, &L);
+	tg_release(&g);
+	REQUIRE(up_target_open_core_mem(&core, buf, len) == 0);
+	CHECK(up_target_core_build_ids(core, ids, 4, &n) == 0);
+	CHECK(n == 2);
+	CHECK_STR(ids[0], "cd82eb0c9934404f082a6813a360381594283847");
+	CHECK(n < 2 || strncmp(ids[1], "11", 2) == 0);
+	CHECK(up_target_core_build_ids(core, ids, 1, &n) == 0 && n == 1);
+	CHECK(up_target_core_build_ids(live, ids, 4, &n) == UP_EINVAL && n == 0);
+	free(buf);
+	up_target_close(core);
+	up_target_close(live);
+}
+
 int main(void)
 {
 	RUN(test_pv_core);
@@ -271,5 +310,6 @@ int main(void)
 	RUN(test_offline_vcpu);
 	RUN(test_file);
 	RUN(test_hostile);
+	RUN(test_build_ids);
 	TEST_MAIN_END();
 }
