@@ -394,12 +394,7 @@ static int walk(struct core_run *r, struct up_target *t)
 	cfg.stopped_ok = true;
 	cfg.no_activity = true;           /* a core keeps no run state */
 	cfg.unwind.max_depth = r->opt.max_depth;
-	cfg.unwinder = r->uw.unwinder;
-	cfg.cfi = r->uw.cfi;
-	cfg.libunwind = r->uw.libunwind;
-	if (r->uw.cfi)
-		cfg.unwind.cfi_fallback = r->uw.libunwind;
-	cfg.unwind.kernel = r->kmap;
+	xlp_unwind_configure(&r->uw, r->kmap, &cfg);
 	return up_sample(t, &cfg, r->profile, &never, &r->stats);
 }
 

@@ -65,3 +65,15 @@ void xlp_unwind_release(struct xlp_unwind *u)
 	up_libunwind_free(u->libunwind);
 	memset(u, 0, sizeof(*u));
 }
+
+void xlp_unwind_configure(const struct xlp_unwind *u, struct up_kernel_map *kmap,
+			  struct up_sampler_config *cfg)
+{
+	cfg->unwinder = u->unwinder;
+	cfg->cfi = u->cfi;
+	cfg->libunwind = u->libunwind;
+	/* Rows the CFI table cannot express go to libunwind. */
+	if (u->cfi)
+		cfg->unwind.cfi_fallback = u->libunwind;
+	cfg->unwind.kernel = kmap;
+}

@@ -19,4 +19,9 @@ int xlp_unwind_load(enum up_unwinder want, const char *kernel,
 		    const char *symbols_file, int verbose, struct xlp_unwind *out);
 void xlp_unwind_release(struct xlp_unwind *u);
 
+/* The sampler's unwinding settings from what was loaded and the kernel
+ * map (may be NULL). */
+void xlp_unwind_configure(const struct xlp_unwind *u, struct up_kernel_map *kmap,
+			  struct up_sampler_config *cfg);
+
 #endif

@@ -341,12 +341,7 @@ int main(int argc, char **argv)
 	cfg.vcpu = opt.vcpu;
 	cfg.unwind.max_depth = opt.max_depth;
 	cfg.max_pause_ns = (uint64_t)opt.max_pause_ms * 1000000;
-	cfg.unwinder = r.uw.unwinder;
-	cfg.cfi = r.uw.cfi;
-	cfg.libunwind = r.uw.libunwind;
-	if (r.uw.cfi)
-		cfg.unwind.cfi_fallback = r.uw.libunwind;
-	cfg.unwind.kernel = r.kmap;
+	xlp_unwind_configure(&r.uw, r.kmap, &cfg);
 	cfg.no_activity = opt.no_vcpu_state;
 	if (opt.once) {
 		cfg.max_samples = 1;
