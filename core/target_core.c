@@ -252,8 +252,8 @@ static int read_sections(struct core_target *c, struct sections *s)
 			       c->what);
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
 	    eh.e_type != ET_CORE)
-		return up_fail(UP_EFORMAT, "%s is an ELF file but not a 64-bit Xen core (ELF type %u): give the file xl dump-core wrote",
-			       c->what, (unsigned)eh.e_type);
+		return up_fail(UP_EFORMAT, "%s is not a Xen core file (an ELF file of type %u, class %u): give the file xl dump-core wrote",
+			       c->what, (unsigned)eh.e_type, (unsigned)eh.e_ident[EI_CLASS]);
 	if (eh.e_machine != EM_X86_64)
 		return up_fail(UP_EUNSUPP, "core file %s is of ELF machine %u: only x86_64 cores are supported",
 			       c->what, (unsigned)eh.e_machine);
