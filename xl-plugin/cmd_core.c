@@ -185,9 +185,13 @@ static char *guess_name(const char *file)
 
 /* The kernel an xl configuration names, through libxlutil (xl's own
  * parser). 0 with *kernel NULL when the file does not exist or names none
- * (said with -v); -1 after one line when it cannot be parsed. */
-static int config_kernel(struct core_run *r, const char *path, bool explicit)
+ * (said with -v); -1 after one line when it cannot be parsed. A probe (a
+ * configuration of some other domain, looked at for its build-id) says
+ * nothing. */
+static int config_kernel(struct core_run *r, const char *path, bool explicit,
+			 bool probe)
 {
+	FILE *report;
 	struct stat st;
 	XLU_Config *cfg;
 	const char *k = NULL;
@@ -199,28 +203,35 @@ static int config_kernel(struct core_run *r, const char *path, bool explicit)
 				path, strerror(errno));
 			return -1;
 		}
-		if (r->opt.verbose)
+		if (r->opt.verbose && !probe)
 			fprintf(stderr, "xl profile core: no configuration at %s\n", path);
 		return 0;
 	}
-	cfg = xlu_cfg_init(stderr, path);
+	report = probe ? fopen("/dev/null", "w") : stderr;
+	cfg = report ? xlu_cfg_init(report, path) : NULL;
 	if (!cfg) {
-		fprintf(stderr, "xl profile core: out of memory\n");
+		if (report && report != stderr)
+			fclose(report);
+		if (!probe)
+			fprintf(stderr, "xl profile core: out of memory\n");
 		return -1;
 	}
 	if (xlu_cfg_readfile(cfg, path) != 0) {
-		fprintf(stderr, "xl profile core: cannot parse configuration %s (see above); give symbols with -s FILE\n",
-			path);
+		if (!probe)
+			fprintf(stderr, "xl profile core: cannot parse configuration %s (see above); give symbols with -s FILE\n",
+				path);
 		rc = -1;
 	} else if (xlu_cfg_get_string(cfg, "kernel", &k, 1) == 0 && k) {
 		r->kernel = strdup(k);
 		r->config_used = strdup(path);
-		if (r->opt.verbose)
+		if (r->opt.verbose && !probe)
 			fprintf(stderr, "xl profile core: %s names kernel %s\n", path, k);
-	} else if (r->opt.verbose) {
+	} else if (r->opt.verbose && !probe) {
 		fprintf(stderr, "xl profile core: %s names no kernel\n", path);
 	}
 	xlu_cfg_destroy(cfg);
+	if (report != stderr)
+		fclose(report);
 	return rc;
 }
 
@@ -230,12 +241,12 @@ static int find_config(struct core_run *r)
 	int rc;
 
 	if (r->config)
-		return config_kernel(r, r->config, true);
+		return config_kernel(r, r->config, true, false);
 	if (r->opt.symbols || !r->name || !r->name[0])
 		return 0;
 	if (asprintf(&path, "%s/%s.cfg", XEN_CONFIG_DIR, r->name) < 0)
 		return -1;
-	rc = config_kernel(r, path, false);
+	rc = config_kernel(r, path, false, false);
 	free(path);
 	return rc;
 }
@@ -291,7 +302,7 @@ static int find_by_build_id(struct core_run *r, struct up_target *t)
 		    asprintf(&path, "%s/%s", XEN_CONFIG_DIR, e->d_name) < 0)
 			continue;
 		memset(&probe, 0, sizeof(probe));
-		if (config_kernel(&probe, path, false) == 0 && probe.kernel &&
+		if (config_kernel(&probe, path, false, true) == 0 && probe.kernel &&
 		    xlp_elf_identify(probe.kernel, &kid) == 0 &&
 		    has_id(ids, n, kid.build_id)) {
 			r->kernel = probe.kernel;
