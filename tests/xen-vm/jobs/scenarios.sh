@@ -509,7 +509,7 @@ for t in pv:nofp pvh:fp; do
 		stop_guest $g
 		continue
 	fi
-	ok "core $ty: xl wrote the crashed domain's core to $core ($(wc -c < $core) bytes, crash to destroyed in ${secs}s)"
+	ok "core $ty: xl wrote the crashed domain's core to $core ($(wc -c < $core) bytes; domain gone within ${secs}s of its start)"
 	$PROF core $core > $OUT/$g.core 2> $OUT/$g.core.err
 	rc=$?
 	check "core $ty: xl profile core exits 0 ($(head -c 200 $OUT/$g.core.err))" [ $rc -eq 0 ]
