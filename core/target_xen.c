@@ -20,9 +20,6 @@
 #include "xen_context.h"
 #include "xen_domctl.h"
 
-#define CR0_PG (1ULL << 31)
-#define CR4_PAE (1ULL << 5)
-#define CR4_LA57 (1ULL << 12)
 #define EFER_LMA (1ULL << 10)
 #define ONLINE_REFRESH_NS 1000000000ULL
 
@@ -139,15 +136,7 @@ static int hvm_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
 	r->frame_kind = UP_FRAME_GFN;
 	r->kernel_mode = ((c->cs_arbytes >> 5) & 3) == 0;
 	r->online = x->online[vcpu];
-	if (!(c->cr0 & CR0_PG))
-		r->paging = UP_PAGING_NONE;
-	else if (c->msr_efer & EFER_LMA)
-		r->paging = c->cr4 & CR4_LA57 ? UP_PAGING_X86_64_LA57 :
-						 UP_PAGING_X86_64;
-	else if (c->cr4 & CR4_PAE)
-		r->paging = UP_PAGING_X86_PAE;
-	else
-		r->paging = UP_PAGING_X86_32;
+	r->paging = xen_paging_mode(c->cr0, c->cr4, c->msr_efer & EFER_LMA);
 	/* CS.L (arbytes bit 9) says the vCPU executes 64-bit code. */
 	r->guest_width = (c->msr_efer & EFER_LMA) && (c->cs_arbytes & 0x200) ?
 			 8 : 4;

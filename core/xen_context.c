@@ -42,10 +42,18 @@ void xen_context_pv_regs(const vcpu_guest_context_any_t *c, unsigned width,
 	}
 }
 
+enum up_paging xen_paging_mode(uint64_t cr0, uint64_t cr4, bool long_mode)
+{
+	if (!(cr0 & CR0_PG))
+		return UP_PAGING_NONE;
+	if (long_mode)
+		return cr4 & CR4_LA57 ? UP_PAGING_X86_64_LA57 : UP_PAGING_X86_64;
+	return cr4 & CR4_PAE ? UP_PAGING_X86_PAE : UP_PAGING_X86_32;
+}
+
 void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 			  struct up_regs *r)
 {
-	uint64_t cr0 = c->ctrlreg[0], cr4 = c->ctrlreg[4];
 
 	r->ip = c->user_regs.rip;
 	r->sp = c->user_regs.rsp;
@@ -56,14 +64,9 @@ void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 	/* Xen puts the CS selector here for HVM vCPUs: its RPL is the
 	 * privilege level. */
 	r->kernel_mode = (c->user_regs.cs & 3) == 0;
-	if (!(cr0 & CR0_PG))
-		r->paging = UP_PAGING_NONE;
-	else if (cr4 & CR4_LA57)
-		r->paging = UP_PAGING_X86_64_LA57;
-	else if (cr4 & CR4_PAE)
-		r->paging = UP_PAGING_X86_64;
-	else
-		r->paging = UP_PAGING_X86_32;
+	/* No EFER here: PAE paging is taken for long mode. */
+	r->paging = xen_paging_mode(c->ctrlreg[0], c->ctrlreg[4],
+				    c->ctrlreg[4] & CR4_PAE);
 	r->guest_width = r->paging == UP_PAGING_X86_64 ||
 			 r->paging == UP_PAGING_X86_64_LA57 ? 8 : 4;
 }

@@ -4,6 +4,7 @@
 #ifndef UP_XEN_CONTEXT_H
 #define UP_XEN_CONTEXT_H
 
+#include <stdbool.h>
 #include <xenctrl.h>
 
 #include "uniprof/target.h"
@@ -11,6 +12,10 @@
 /* A PV vCPU, in the guest's own layout (width 8: x86_64, 4: x86_32). */
 void xen_context_pv_regs(const vcpu_guest_context_any_t *c, unsigned width,
 			 struct up_regs *r);
+
+/* The page-table format of an HVM/PVH vCPU from its control registers and
+ * whether it runs in long mode (EFER.LMA). */
+enum up_paging xen_paging_mode(uint64_t cr0, uint64_t cr4, bool long_mode);
 
 /* An HVM/PVH vCPU as getvcpucontext reports it: control registers 0, 3 and
  * 4 but no EFER, so paging with PAE on is taken for long mode (4-level). */
