@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -165,9 +164,8 @@ static int parse(int argc, char **argv, struct core_run *r)
 	return 0;
 }
 
-/* The name on_crash gives the file (XEN_DUMP_DIR/NAME), or what an admin
- * typically calls one: NAME.core, NAME-DATE.core are not guessed beyond
- * the suffix. */
+/* The domain's name: the core's file name, as on_crash gives it
+ * (XEN_DUMP_DIR/NAME), less a trailing ".core". */
 static char *guess_name(const char *file)
 {
 	char *tmp = strdup(file), *base, *name;
@@ -395,7 +393,6 @@ static int print_json(struct core_run *r, const struct xlp_stack_print *sp)
 static int walk(struct core_run *r, struct up_target *t)
 {
 	struct up_sampler_config cfg;
-	volatile sig_atomic_t never = 0;
 
 	if (up_profile_new(&r->profile, r->tinfo.max_vcpus) < 0)
 		return -1;
@@ -406,7 +403,7 @@ static int walk(struct core_run *r, struct up_target *t)
 	cfg.no_activity = true;           /* a core keeps no run state */
 	cfg.unwind.max_depth = r->opt.max_depth;
 	xlp_unwind_configure(&r->uw, r->kmap, &cfg);
-	return up_sample(t, &cfg, r->profile, &never, &r->stats);
+	return up_sample(t, &cfg, r->profile, NULL, &r->stats);
 }
 
 int xlp_cmd_core(int argc, char **argv)

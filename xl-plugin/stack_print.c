@@ -35,9 +35,11 @@ static const struct up_stack_record *stack_of(const struct up_profile *p,
 	return f.rec;
 }
 
-/* Return addresses point after the call: name the call. */
-static void frame_name(const struct up_symtab *symtab, const uint64_t *frames,
-		       unsigned i, char *name, size_t size)
+/* Return addresses point after the call: name the call. The symbol, or
+ * NULL, and "name+0xoff" (or "?") in name. */
+static const struct up_symbol *frame_name(const struct up_symtab *symtab,
+					  const uint64_t *frames, unsigned i,
+					  char *name, size_t size)
 {
 	uint64_t look = i && frames[i] ? frames[i] - 1 : frames[i];
 	const struct up_symbol *sym = symtab ? up_symtab_lookup(symtab, look) : NULL;
@@ -46,6 +48,7 @@ static void frame_name(const struct up_symtab *symtab, const uint64_t *frames,
 		snprintf(name, size, "%s+0x%" PRIx64, sym->name, frames[i] - sym->addr);
 	else
 		snprintf(name, size, "?");
+	return sym;
 }
 
 static bool wanted(const struct xlp_stack_print *sp, unsigned v)
@@ -137,11 +140,9 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 			xlp_json_key(g, "stack");
 			yajl_gen_array_open(g);
 			for (unsigned i = 0; i < s->depth; i++) {
-				const struct up_symbol *sym;
+				const struct up_symbol *sym =
+					frame_name(sp->symtab, s->frames, i, name, sizeof(name));
 
-				frame_name(sp->symtab, s->frames, i, name, sizeof(name));
-				sym = sp->symtab ? up_symtab_lookup(sp->symtab,
-					i && s->frames[i] ? s->frames[i] - 1 : s->frames[i]) : NULL;
 				yajl_gen_map_open(g);
 				xlp_json_key(g, "address");
 				json_hex(g, s->frames[i]);
