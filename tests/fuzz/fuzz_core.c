@@ -1,12 +1,14 @@
 /* libFuzzer target: a hostile Xen core file (xl profile core's input). The
  * input is the file. Whatever opens must serve every vCPU's registers and
  * a walk of each (page tables through the core's frame index, the
- * frame-pointer unwinder) within its limits; anything else must fail with
- * an error. */
+ * frame-pointer unwinder) within its limits, and the scan of its pages for
+ * build-id notes must return at most what was asked; anything else must
+ * fail with an error. */
 #include "config.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "uniprof/uniprof.h"
 
@@ -22,7 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (up_target_open_core_mem(&t, data, size) < 0)
 		return 0;
+	char ids[4][41];
+	size_t n;
+
 	if (up_target_core_info(t, &ci) < 0)
+		abort();
+	if (up_target_core_build_ids(t, ids, 4, &n) == 0 &&
+	    (n > 4 || (n && strlen(ids[n - 1]) != 40)))
 		abort();
 	for (unsigned v = 0; v < up_target_info(t)->max_vcpus; v++) {
 		struct up_named_regs nr;
