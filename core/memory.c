@@ -7,6 +7,7 @@
 
 #include "error_impl.h"
 #include "frame_cache.h"
+#include "memory_log.h"
 #include "paging.h"
 #include "uniprof/memory.h"
 
@@ -25,6 +26,7 @@ struct tlb_entry {
 struct up_mem {
 	struct frame_cache *cache;
 	struct tlb_entry tlb[TLB_SIZE];
+	struct mem_log *log;   /* relaxed sampling: words read, to check */
 };
 
 int up_mem_new(struct up_mem **out, struct up_target *t, size_t cache_frames)
@@ -124,12 +126,50 @@ int up_mem_read_u64(struct up_mem *m, const struct up_regs *regs,
 	const uint8_t *page;
 	int rc;
 
-	if ((va & (UP_PAGE_SIZE - 1)) > UP_PAGE_SIZE - sizeof(*val))
-		return up_mem_read(m, regs, va, val, sizeof(*val));
-	rc = page_for(m, regs, va, &page);
+	if ((va & (UP_PAGE_SIZE - 1)) > UP_PAGE_SIZE - sizeof(*val)) {
+		rc = up_mem_read(m, regs, va, val, sizeof(*val));
+	} else {
+		rc = page_for(m, regs, va, &page);
+		if (rc == 0)
+			memcpy(val, page + (va & (UP_PAGE_SIZE - 1)),
+			       sizeof(*val));
+	}
 	if (rc < 0)
 		return rc;
-	memcpy(val, page + (va & (UP_PAGE_SIZE - 1)), sizeof(*val));
+	if (m->log) {
+		if (m->log->n < m->log->cap)
+			m->log->e[m->log->n++] =
+				(struct mem_log_entry){ va, *val };
+		else
+			m->log->overflow = true;
+	}
+	return 0;
+}
+
+void mem_log_start(struct up_mem *m, struct mem_log *log)
+{
+	log->n = 0;
+	log->overflow = false;
+	m->log = log;
+}
+
+void mem_log_stop(struct up_mem *m)
+{
+	m->log = NULL;
+}
+
+int mem_log_changed(struct up_mem *m, const struct up_regs *regs,
+		    const struct mem_log *log)
+{
+	if (log->overflow)
+		return 1;
+	for (size_t i = 0; i < log->n; i++) {
+		uint64_t v;
+
+		if (up_mem_read_u64(m, regs, log->e[i].va, &v) < 0 ||
+		    v != log->e[i].val)
+			return 1;
+	}
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* The sampling loop. Per sample: sleep to an absolute deadline, pause, read
- * registers and walk every vCPU's stack into preallocated buffers, unpause;
- * only then count the stacks and record how long the domain stood still. */
+ * registers and walk every vCPU's stack into preallocated buffers, unpause
+ * (or, relaxed, read and walk one vCPU at a time: sample_relaxed.c); only
+ * then count the stacks and record how long the guest stood still. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,8 +13,8 @@
 
 #include "error_impl.h"
 #include "grow.h"
+#include "sampler_impl.h"
 #include "target_impl.h"
-#include "uniprof/sampler.h"
 
 #define NSEC 1000000000ULL
 #define UNPAUSE_TRIES 5
@@ -28,6 +29,15 @@ const char *up_unwinder_name(enum up_unwinder u)
 	case UP_UNWINDER_CFI: return "cfi";
 	case UP_UNWINDER_AUTO: return "auto";
 	case UP_UNWINDER_LIBUNWIND: return "libunwind";
+	}
+	return "unknown";
+}
+
+const char *up_consistency_name(enum up_consistency c)
+{
+	switch (c) {
+	case UP_CONSISTENCY_PAUSED: return "paused";
+	case UP_CONSISTENCY_RELAXED: return "relaxed";
 	}
 	return "unknown";
 }
@@ -54,7 +64,7 @@ void up_sampler_config_init(struct up_sampler_config *c)
 	c->unwind.max_stack_bytes = UP_UNWIND_DEFAULT_MAX_STACK;
 }
 
-static uint64_t now_ns(void)
+uint64_t sampler_now_ns(void)
 {
 	struct timespec ts;
 
@@ -101,16 +111,6 @@ static enum up_stop_reason end_reason(struct up_target *t)
 	}
 }
 
-struct vcpu_sample {
-	struct up_stack stack;
-	int status;            /* 0: stack, 1: offline, 2: no registers */
-	enum up_vcpu_activity activity;
-	bool activity_failed;
-	/* The hypervisor's run clock of the vCPU at this sample, and at the
-	 * previous one if that sample read it too (run_known_before). */
-	uint64_t run_ns, run_ns_before;
-	bool run_known_before;
-};
 
 static int check_config(const struct up_target *t,
 			const struct up_sampler_config *c)
@@ -127,6 +127,9 @@ static int check_config(const struct up_target *t,
 	if (c->unwind.max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
 		return up_fail(UP_EINVAL, "depth limit %u above %u",
 			       c->unwind.max_depth, UP_UNWIND_MAX_DEPTH_LIMIT);
+	if (c->consistency > UP_CONSISTENCY_RELAXED)
+		return up_fail(UP_EINVAL, "unknown consistency %d",
+			       (int)c->consistency);
 	if (c->unwinder > UP_UNWINDER_LIBUNWIND)
 		return up_fail(UP_EINVAL, "unknown unwinder %d", (int)c->unwinder);
 	if (c->unwinder == UP_UNWINDER_LIBUNWIND && !c->libunwind)
@@ -138,10 +141,10 @@ static int check_config(const struct up_target *t,
 }
 
 /* The paused window: nothing here allocates or symbolizes. */
-static int walk(struct up_mem *mem, const struct up_regs *regs,
-		const struct up_sampler_config *c,
-		const struct up_unwind_opts *uo, struct up_stack *st,
-		struct up_unwind_counts *counts)
+int sampler_walk(struct up_mem *mem, const struct up_regs *regs,
+		 const struct up_sampler_config *c,
+		 const struct up_unwind_opts *uo, struct up_stack *st,
+		 struct up_unwind_counts *counts)
 {
 	if (c->unwinder == UP_UNWINDER_FP) {
 		int rc = up_unwind_fp(mem, regs, uo, st);
@@ -168,12 +171,12 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 		       uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
 		       struct up_unwind_counts *counts, bool *abandoned)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = sampler_now_ns();
 	int rc = up_target_pause(t), urc = -1;
 
 	if (rc < 0)
 		return rc;
-	*stopped = now_ns();
+	*stopped = sampler_now_ns();
 	up_mem_new_sample(mem);
 	for (unsigned v = first; v <= last; v++) {
 		struct up_regs regs;
@@ -188,22 +191,25 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 					   &vs[v].run_ns) < 0)
 			vs[v].activity_failed = true;
 		if (!online) {
-			vs[v].status = 1;
+			vs[v].status = VCPU_OFFLINE;
 			continue;
 		}
 		if (up_target_get_regs(t, v, &regs) < 0)
-			vs[v].status = 2;
+			vs[v].status = VCPU_NO_REGS;
 		else if (!regs.online && (c->no_activity || vs[v].activity_failed))
-			vs[v].status = 1;
+			vs[v].status = VCPU_OFFLINE;
 		else
-			vs[v].status = walk(mem, &regs, c, uo, &vs[v].stack,
-					    counts) < 0 ? 2 : 0;
+			vs[v].status = sampler_walk(mem, &regs, c, uo,
+						    &vs[v].stack, counts) < 0 ?
+				       VCPU_NO_REGS : VCPU_STACK;
 	}
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
 		urc = target_end_pause(t, abandoned);
 	/* After the unpause, not inside the window. */
-	*resumed = now_ns();
+	*resumed = sampler_now_ns();
 	*pause_ns = *resumed - t0;
+	for (unsigned v = first; v <= last; v++)
+		vs[v].stall_ns = *pause_ns;
 	return urc;
 }
 
@@ -237,7 +243,7 @@ static int count_stacks(struct up_profile *p, const struct vcpu_sample *vs,
 	for (unsigned v = first; v <= last; v++) {
 		int rc;
 
-		if (vs[v].status != 0)
+		if (vs[v].status != VCPU_STACK)
 			continue;
 		rc = up_profile_add_activity(p, v, vs[v].stack.frames,
 					     vs[v].stack.depth, vs[v].stack.trunc,
@@ -258,6 +264,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	unsigned depth = c->unwind.max_depth ? c->unwind.max_depth :
 			 UP_UNWIND_DEFAULT_MAX_DEPTH;
 	struct vcpu_sample *vs = NULL;
+	struct mem_log log = { 0 };
 	uint64_t *frames = NULL, start, end, period, deadline, rng;
 	struct up_mem *mem = NULL;
 	struct up_unwind_opts uo = c->unwind;
@@ -285,7 +292,12 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	s->nr_vcpus = nv;
 	vs = calloc(nv, sizeof(*vs));
 	frames = calloc((size_t)nv * depth, sizeof(*frames));
-	if (!vs || !frames) {
+	/* A few words per frame (return address, saved registers, the
+	 * hypercall page's saved words); more makes a walk unverifiable. */
+	log.cap = c->consistency == UP_CONSISTENCY_RELAXED ?
+		  (size_t)depth * 8 + 64 : 0;
+	log.e = log.cap ? calloc(log.cap, sizeof(*log.e)) : NULL;
+	if (!vs || !frames || (log.cap && !log.e)) {
 		rc = up_fail(UP_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -302,7 +314,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	period = (uint64_t)llround(1e9 / c->hz);
 	if (period == 0)
 		period = 1;
-	start = deadline = now_ns();
+	start = deadline = sampler_now_ns();
 	rng = start | 1;
 	end = c->duration_s > 0 ? start + (uint64_t)llround(c->duration_s * 1e9) :
 				  UINT64_MAX;
@@ -322,7 +334,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			break;
 		}
 		deadline += period;
-		now = now_ns();
+		now = sampler_now_ns();
 		if (now > deadline + period) {
 			/* Late: never burst. But the periods missed are not
 			 * dropped either: they count as the last sample again
@@ -370,7 +382,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		if (at > end)
 			at = end;
 		sleep_until(at, stop);
-		now = now_ns();
+		now = sampler_now_ns();
 		late = now > at ? now - at : 0;
 		if (stop && *stop) {
 			s->stop = UP_STOP_REQUESTED;
@@ -378,8 +390,21 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		}
 
 		have_last = false;
-		rc = take_sample(t, mem, c, &uo, first, last, vs, &pause_ns,
-				 &stopped, &resumed, &s->frames, &abandoned);
+		if (c->consistency == UP_CONSISTENCY_RELAXED) {
+			/* No domain pause: the interval between samples is
+			 * from one sample's start to the next. */
+			stopped = resumed = sampler_now_ns();
+			rc = sample_relaxed(t, mem, c, &uo, first, last, vs,
+					    &log, s);
+			pause_ns = 0;
+			for (unsigned v = first; v <= last; v++)
+				if (vs[v].stall_ns > pause_ns)
+					pause_ns = vs[v].stall_ns;
+		} else {
+			rc = take_sample(t, mem, c, &uo, first, last, vs,
+					 &pause_ns, &stopped, &resumed,
+					 &s->frames, &abandoned);
+		}
 		if (rc < 0) {
 			s->stop = end_reason(t);
 			if (s->stop == UP_STOP_ERROR)
@@ -407,12 +432,12 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		account_run(s, vs, first, last, stopped, resumed_before);
 		resumed_before = resumed;
 		for (unsigned v = first; v <= last; v++) {
-			s->vcpu_paused_ns[v] += pause_ns;
+			s->vcpu_paused_ns[v] += vs[v].stall_ns;
 			if (vs[v].activity == UP_VCPU_BLOCKED)
-				s->vcpu_paused_blocked_ns[v] += pause_ns;
-			if (vs[v].status == 1)
+				s->vcpu_paused_blocked_ns[v] += vs[v].stall_ns;
+			if (vs[v].status == VCPU_OFFLINE)
 				s->offline_vcpus++;
-			else if (vs[v].status == 2)
+			else if (vs[v].status == VCPU_NO_REGS)
 				s->reg_failures++;
 			else
 				s->activity_failures += vs[v].activity_failed;
@@ -431,10 +456,11 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		s->samples++;
 		have_last = true;
 	}
-	s->elapsed_s = (double)(now_ns() - start) / 1e9;
+	s->elapsed_s = (double)(sampler_now_ns() - start) / 1e9;
 	up_mem_get_stats(mem, &s->mem);
 out:
 	up_mem_free(mem);
+	free(log.e);
 	free(frames);
 	free(vs);
 	return rc;
@@ -466,6 +492,22 @@ double up_sampler_running_pct(const struct up_sampler_stats *s, unsigned vcpu)
 	      (double)s->vcpu_unpaused_ns[vcpu];
 	/* Clock granularity can put a fully busy vCPU a hair above 100. */
 	return pct > 100 ? 100 : pct;
+}
+
+double up_sampler_stall_pct(const struct up_sampler_stats *s, unsigned vcpu)
+{
+	if (vcpu >= s->nr_vcpus || !s->vcpu_paused_ns || !(s->elapsed_s > 0))
+		return -1;
+	return 100.0 * (double)s->vcpu_paused_ns[vcpu] / (s->elapsed_s * 1e9);
+}
+
+double up_sampler_pause_mean(const struct up_sampler_stats *s)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < s->nr_pause; i++)
+		sum += (double)s->pause_ns[i];
+	return s->nr_pause ? sum / (double)s->nr_pause : 0;
 }
 
 static int u64_cmp(const void *a, const void *b)

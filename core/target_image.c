@@ -32,6 +32,12 @@ struct image_target {
 	uint64_t stall_pause;     /* 0: never */
 	uint64_t stall_max_ns;
 	unsigned fail_unpauses;
+	/* The scribble hook (image.h): the guest writing its stack. */
+	struct {
+		unsigned vcpu;
+		uint64_t from, count, reads, flip;
+		uint8_t *word;
+	} scribble;
 };
 
 static struct image_target *to_image(struct up_target *t)
@@ -106,6 +112,9 @@ static int image_get_regs(struct up_target *t, unsigned vcpu,
 	return 0;
 }
 
+static int image_map_frame(struct up_target *t, enum up_frame_kind kind,
+			   uint64_t frame, const void **page);
+
 static int image_activity(struct up_target *t, unsigned vcpu,
 			  enum up_vcpu_activity *activity, bool *online,
 			  uint64_t *run_ns)
@@ -115,7 +124,39 @@ static int image_activity(struct up_target *t, unsigned vcpu,
 	*activity = it->blocked[vcpu] ? UP_VCPU_BLOCKED : UP_VCPU_BUSY;
 	*online = it->vcpus[vcpu].online;
 	*run_ns = it->run_ns[vcpu];
+	/* Not paused: a busy vCPU's clock runs on. */
+	if (it->running_since && !it->blocked[vcpu])
+		*run_ns += ps_now_ns() - it->running_since;
+	if (it->scribble.word && vcpu == it->scribble.vcpu &&
+	    ++it->scribble.reads >= it->scribble.from &&
+	    it->scribble.reads - it->scribble.from < it->scribble.count) {
+		uint64_t w = up_le64(it->scribble.word) ^ it->scribble.flip;
+
+		memcpy(it->scribble.word, &w, sizeof(w));
+	}
 	return 0;
+}
+
+void up_target_image_set_scribble(struct up_target *t, unsigned vcpu,
+				  enum up_frame_kind kind, uint64_t frame,
+				  unsigned offset, uint64_t flip,
+				  uint64_t from, uint64_t count)
+{
+	struct image_target *it = to_image(t);
+	const void *page;
+
+	it->scribble.word = NULL;
+	if (offset > UP_PAGE_SIZE - 8 ||
+	    image_map_frame(t, kind, frame, &page) < 0)
+		return;
+	it->mapped--;
+	/* The image's own copy of the file: ours to write. */
+	it->scribble.word = (uint8_t *)page + offset;
+	it->scribble.vcpu = vcpu;
+	it->scribble.from = from;
+	it->scribble.count = count;
+	it->scribble.reads = 0;
+	it->scribble.flip = flip;
 }
 
 static int image_map_frame(struct up_target *t, enum up_frame_kind kind,

@@ -14,7 +14,7 @@
 enum {
 	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
 	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME, OPT_IDLE,
-	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE,
+	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE, OPT_CONSISTENCY,
 };
 
 static const struct xlp_option_doc docs[] = {
@@ -34,6 +34,8 @@ static const struct xlp_option_doc docs[] = {
 	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, libunwind, fp" },
 	{ { "hypercalls", required_argument, NULL, OPT_HYPERCALLS }, OPT_HYPERCALLS, "PATH",
 	  "how samples reach Xen: auto (direct when this Xen's domctl interface matches; default), direct, libxenctrl" },
+	{ { "consistency", required_argument, NULL, OPT_CONSISTENCY }, OPT_CONSISTENCY, "MODE",
+	  "paused: pause the domain for each sample, every stack of one instant (default); relaxed: no domain pause, Xen stops one vCPU at a time only to copy its registers, stacks checked for changes (see CONSISTENCY in xl-profile(1))" },
 	{ { "idle", no_argument, NULL, OPT_IDLE }, OPT_IDLE, NULL,
 	  "also show blocked (idle) vCPUs' stacks, under [idle], in the flame graph and top list (default: on-CPU time only)" },
 	{ { "no-vcpu-state", no_argument, NULL, OPT_NO_VCPU_STATE }, OPT_NO_VCPU_STATE, NULL,
@@ -55,7 +57,7 @@ static const struct xlp_option_doc docs[] = {
 	{ { "max-depth", required_argument, NULL, OPT_MAX_DEPTH }, OPT_MAX_DEPTH, "N",
 	  "deepest stack walked, in frames (default 128)" },
 	{ { "max-pause", required_argument, NULL, OPT_MAX_PAUSE }, OPT_MAX_PAUSE, "MS",
-	  "longest the domain may stay paused for one sample; the watchdog ends a longer pause and the sample is dropped (default 50)" },
+	  "longest the domain may stay paused for one sample (paused consistency); the watchdog ends a longer pause and the sample is dropped (default 50)" },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
 	  "say what is done: where symbols were looked for and found" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL,
@@ -277,6 +279,15 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			break;
 		case OPT_NO_REALTIME:
 			o->no_realtime = true;
+			break;
+		case OPT_CONSISTENCY:
+			if (strcmp(optarg, "paused") == 0)
+				o->consistency = UP_CONSISTENCY_PAUSED;
+			else if (strcmp(optarg, "relaxed") == 0)
+				o->consistency = UP_CONSISTENCY_RELAXED;
+			else
+				return bad("consistency", optarg,
+					   "give paused or relaxed");
 			break;
 		case OPT_IDLE:
 			o->with_idle = true;

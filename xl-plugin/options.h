@@ -51,6 +51,7 @@ struct xlp_options {
 	unsigned nr_entries;
 	enum up_unwinder unwinder;
 	enum up_hypercalls hypercalls;
+	enum up_consistency consistency;
 };
 
 /* Parse argv. Returns 0 to run, 1 when --help/--version was printed,

@@ -71,7 +71,17 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 	fprintf(out, "%" PRIu64 " samples in %.1f s at %g Hz (%" PRIu64
 		" stacks), stopped: %s\n", s->samples, s->elapsed_s,
 		r->opt->hz, total, up_stop_reason_name(s->stop));
-	fprintf(out, "pause per sample: p50 %.0f us, p99 %.0f us, max %.0f us (%s)\n",
+	if (r->opt->consistency == UP_CONSISTENCY_RELAXED) {
+		fprintf(out, "consistency relaxed (no domain pause): a vCPU stood still only to copy its registers\n");
+		fprintf(out, "vCPU stacks: %" PRIu64 " exact (the vCPU did not run), %" PRIu64
+			" verified unchanged, %" PRIu64 " walked again, %" PRIu64
+			" dropped (the stack moved twice)\n", s->relaxed_still,
+			s->relaxed_stable, s->relaxed_retried, s->relaxed_dropped);
+	}
+	fprintf(out, "%s per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us (%s)\n",
+		r->opt->consistency == UP_CONSISTENCY_RELAXED ?
+		"longest vCPU stall" : "pause",
+		up_sampler_pause_mean(s) / 1e3,
 		(double)up_sampler_pause_percentile(s, 50) / 1e3,
 		(double)up_sampler_pause_percentile(s, 99) / 1e3,
 		(double)up_sampler_pause_percentile(s, 100) / 1e3,
@@ -109,6 +119,9 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 				up_profile_vcpu_blocked(r->profile, v));
 		if (running >= 0)
 			fprintf(out, ", ran %.1f%% of the time by Xen's accounting", running);
+		if (up_sampler_stall_pct(s, v) >= 0)
+			fprintf(out, ", stood still %.2f%% of the time for samples",
+				up_sampler_stall_pct(s, v));
 		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
 			fputs(" (samples low: the sampler ran late while it ran)", out);
 		fputc('\n', out);
@@ -176,6 +189,10 @@ static void percentiles_us(yajl_gen g, const char *k,
 	us(g, "p50", pct(s, 50));
 	us(g, "p99", pct(s, 99));
 	us(g, "max", pct(s, 100));
+	if (pct == up_sampler_pause_percentile) {
+		key(g, "mean");
+		num(g, up_sampler_pause_mean(s) / 1e3, 1);
+	}
 	yajl_gen_map_close(g);
 }
 
@@ -215,6 +232,16 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	yajl_gen_map_close(g);
 	key(g, "unwinder"); str(g, up_unwinder_name(r->unwinder));
 	key(g, "hypercalls"); str(g, r->hypercalls);
+	key(g, "consistency"); str(g, up_consistency_name(r->opt->consistency));
+	if (r->opt->consistency == UP_CONSISTENCY_RELAXED) {
+		key(g, "relaxed");
+		yajl_gen_map_open(g);
+		key(g, "exact"); yajl_gen_integer(g, (long long)s->relaxed_still);
+		key(g, "verified"); yajl_gen_integer(g, (long long)s->relaxed_stable);
+		key(g, "walked_again"); yajl_gen_integer(g, (long long)s->relaxed_retried);
+		key(g, "dropped"); yajl_gen_integer(g, (long long)s->relaxed_dropped);
+		yajl_gen_map_close(g);
+	}
 	key(g, "realtime"); yajl_gen_bool(g, r->realtime);
 	key(g, "setup_ms"); num(g, r->setup_ms, 1);
 	key(g, "peak_rss_kib"); yajl_gen_integer(g, r->peak_rss_kib);
@@ -251,6 +278,11 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 			num(g, (double)s->vcpu_paused_ns[v] / 1e6, 3);
 			key(g, "paused_while_blocked_ms");
 			num(g, (double)s->vcpu_paused_blocked_ns[v] / 1e6, 3);
+			key(g, "stall_pct");
+			if (up_sampler_stall_pct(s, v) >= 0)
+				num(g, up_sampler_stall_pct(s, v), 3);
+			else
+				yajl_gen_null(g);
 		}
 		xlp_json_busy_pct(g, r->profile, v);
 		key(g, "running_pct");
@@ -291,7 +323,7 @@ int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kma
 {
 	const struct up_sampler_stats *s = r->stats;
 	unsigned nv = up_profile_nr_vcpus(r->profile);
-	char **lines = calloc(16 + nv, sizeof(*lines));
+	char **lines = calloc(18 + nv, sizeof(*lines));
 	size_t n = 0;
 	struct up_pprof_meta m = {
 		.hz = r->opt->hz, .kernel = r->dom->kernel,
@@ -318,7 +350,9 @@ int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kma
 	LINE("frequency: %g Hz", r->opt->hz);
 	LINE("samples: %" PRIu64 " in %.1f s, stopped: %s", s->samples, s->elapsed_s,
 	     up_stop_reason_name(s->stop));
-	LINE("pause per sample: p50 %.0f us, p99 %.0f us, max %.0f us",
+	LINE("consistency: %s", up_consistency_name(r->opt->consistency));
+	LINE("pause per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us",
+	     up_sampler_pause_mean(s) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 50) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 99) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 100) / 1e3);

@@ -343,13 +343,16 @@ int main(int argc, char **argv)
 	cfg.max_pause_ns = (uint64_t)opt.max_pause_ms * 1000000;
 	xlp_unwind_configure(&r.uw, r.kmap, &cfg);
 	cfg.no_activity = opt.no_vcpu_state;
+	cfg.consistency = opt.consistency;
 	if (opt.once) {
 		cfg.max_samples = 1;
 		cfg.stopped_ok = true;
 	}
 	if (!opt.quiet && !opt.once)
-		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s; Ctrl-C stops\n",
+		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s%s; Ctrl-C stops\n",
 			r.dom.name, r.dom.domid, opt.hz,
+			opt.consistency == UP_CONSISTENCY_RELAXED ?
+			", relaxed (no domain pause)" : "",
 			opt.duration_s > 0 ? "" : " until it ends");
 	if (opt.paused && xlp_domain_unpause(&r.dom) < 0) {
 		rc = 1;

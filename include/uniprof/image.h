@@ -59,6 +59,16 @@ long up_target_image_mapped(struct up_target *t);
 void up_target_image_set_stall(struct up_target *t, uint64_t stall_pause,
 			       uint64_t max_ns);
 
+/* Test hook: the guest writes its stack while we read it. Reads of vCPU
+ * vcpu's state (up_target_get_activity) are numbered from 1; on reads
+ * from .. from + count - 1, the 64-bit word at offset of the frame is
+ * XORed with flip. Relaxed sampling reads the state before the registers
+ * and again after the walk. */
+void up_target_image_set_scribble(struct up_target *t, unsigned vcpu,
+				  enum up_frame_kind kind, uint64_t frame,
+				  unsigned offset, uint64_t flip,
+				  uint64_t from, uint64_t count);
+
 /* Test hook: our next n unpauses fail (the pause stays held). */
 void up_target_image_fail_unpauses(struct up_target *t, unsigned n);
 

@@ -28,6 +28,22 @@ enum up_unwinder {
 
 const char *up_unwinder_name(enum up_unwinder u);
 
+/* How a sample is taken. PAUSED: the whole domain is paused, every vCPU's
+ * registers read and its stack walked, then unpaused: each sample is one
+ * instant of the guest. RELAXED: no domain pause; one vCPU after another,
+ * its registers are read (Xen pauses that vCPU alone, inside the read)
+ * and its stack walked while it runs again. Every stack word the walk
+ * read is read again after it: a word that changed (or a truncated walk
+ * of a vCPU that ran) is walked once more, and dropped if it changes
+ * again. A vCPU whose run clock did not move across the read and the walk
+ * (blocked, or waiting for a CPU) gives an exact stack. */
+enum up_consistency {
+	UP_CONSISTENCY_PAUSED = 0,
+	UP_CONSISTENCY_RELAXED,
+};
+
+const char *up_consistency_name(enum up_consistency c);
+
 struct up_sampler_config {
 	double hz;               /* samples per second; 0: default */
 	double duration_s;       /* 0: until *stop or the domain ends */
@@ -53,6 +69,7 @@ struct up_sampler_config {
 	 * the guard unpauses a pause that outlives it, even if we are stuck,
 	 * and that sample is abandoned. */
 	uint64_t max_pause_ns;
+	enum up_consistency consistency;
 };
 
 #define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)
@@ -80,14 +97,23 @@ struct up_sampler_stats {
 	/* Pauses the crash guard had to end (they outlived max_pause_ns):
 	 * their stacks were dropped, not counted in samples. */
 	uint64_t abandoned_samples;
-	uint64_t *pause_ns;        /* one entry per sample */
+	/* Relaxed consistency, per vCPU and sample: the vCPU did not run
+	 * across its read and walk (exact); it ran but every stack word read
+	 * was unchanged after the walk; a word changed or the walk was cut
+	 * short, so it was walked again; it changed again: dropped. */
+	uint64_t relaxed_still, relaxed_stable, relaxed_retried,
+		 relaxed_dropped;
+	/* Per sample, the longest any vCPU stood still for it: the domain
+	 * pause (paused), or one vCPU's register reads (relaxed). */
+	uint64_t *pause_ns;
 	/* Per sample, how late the sampler woke (after its jittered time):
 	 * a dom0 short of CPU shows here first. */
 	uint64_t *wake_late_ns;
 	size_t nr_pause;
 	/* Per vCPU (max_vcpus entries): time it stood paused by us, in all
-	 * and while blocked. Xen's run-state accounting counts a blocked
-	 * vCPU's paused time as blocked, a busy one's as neither. */
+	 * and while blocked (relaxed: its register reads, an upper bound, as
+	 * Xen pauses it only inside them). Xen's run-state accounting counts
+	 * a blocked vCPU's paused time as blocked, a busy one's as neither. */
 	uint64_t *vcpu_paused_ns, *vcpu_paused_blocked_ns;
 	/* Per vCPU, summed over consecutive samples that both read its run
 	 * clock: the time it ran by the hypervisor's accounting, and the
@@ -116,6 +142,12 @@ void up_sampler_stats_release(struct up_sampler_stats *s);
 /* The share (0..100) of the time a vCPU ran, by the hypervisor's
  * accounting, while the domain was not paused by us; -1 if unknown. */
 double up_sampler_running_pct(const struct up_sampler_stats *s, unsigned vcpu);
+
+/* The share (0..100) of the run a vCPU stood still for our samples. */
+double up_sampler_stall_pct(const struct up_sampler_stats *s, unsigned vcpu);
+
+/* Mean of the per-sample pause times, in ns (0 if none). */
+double up_sampler_pause_mean(const struct up_sampler_stats *s);
 
 /* Percentile (0..100) of the pause times, in ns (nearest rank). */
 uint64_t up_sampler_pause_percentile(const struct up_sampler_stats *s,

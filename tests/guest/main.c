@@ -11,7 +11,9 @@
  *   io=1               the blocking workload (io.c) instead of spinning
  *   busy=PCT           its busy share (default 30)
  *   burst=N            requests per burst (default 60)
- *   crash=SECONDS      crash on purpose after this long (spin workload) */
+ *   crash=SECONDS      crash on purpose after this long (spin workload)
+ *   stall=1            the stall meter (stall.c) instead of the workload:
+ *                      gaps in the clock of stall_us= (default 5) or more */
 #include <stdint.h>
 
 #include <xen/sched.h>
@@ -21,6 +23,7 @@
 #include "io.h"
 #include "lib.h"
 #include "smp.h"
+#include "stall.h"
 #include "workload.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
@@ -90,7 +93,10 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,
 		       tg_unit_iters, vcpu1 == 0 ? 2u : 1u, cmdline);
-	if (io) {
+	if (tg_cmdline_u64(cmdline, "stall", 0)) {
+		tg_stall_meter(run_s * 1000000000ULL, report_ms * 1000000ULL,
+			       tg_cmdline_u64(cmdline, "stall_us", 5) * 1000);
+	} else if (io) {
 		long rc = hyp_on_xen() ? tg_events_init((enum tg_mode)mode, boot_info) : -1;
 
 		if (rc) {

@@ -1,0 +1,128 @@
+/* One sample without pausing the domain. Per vCPU: its run clock, its
+ * registers (Xen pauses that vCPU alone for the copy), the stack walk over
+ * cached mappings while it runs again, its run clock once more, and the
+ * words the walk read, read again. The registers are of one instant and
+ * the stack words of a slightly later one: what that can and cannot do is
+ * in the man page (CONSISTENCY). Nothing here allocates. */
+#include "config.h"
+
+#include "sampler_impl.h"
+#include "target_impl.h"
+
+/* Read one vCPU's registers and walk its stack, timing the read: the only
+ * time the vCPU stands still. */
+static int read_and_walk(struct up_target *t, struct up_mem *mem,
+			 const struct up_sampler_config *c,
+			 const struct up_unwind_opts *uo, unsigned v,
+			 struct vcpu_sample *vs, struct up_regs *regs,
+			 struct mem_log *log, struct up_unwind_counts *counts)
+{
+	uint64_t t0 = sampler_now_ns();
+	int rc = up_target_get_regs(t, v, regs);
+
+	vs->stall_ns += sampler_now_ns() - t0;
+	if (rc < 0)
+		return VCPU_NO_REGS;
+	if (!regs->online && (c->no_activity || vs->activity_failed))
+		return VCPU_OFFLINE;
+	/* The guest may remap while it runs: no translation is kept from
+	 * one walk to the next. */
+	up_mem_new_sample(mem);
+	*counts = (struct up_unwind_counts){ 0 };
+	mem_log_start(mem, log);
+	rc = sampler_walk(mem, regs, c, uo, &vs->stack, counts);
+	mem_log_stop(mem);
+	return rc < 0 ? VCPU_NO_REGS : VCPU_STACK;
+}
+
+static void add_counts(struct up_unwind_counts *to,
+		       const struct up_unwind_counts *c)
+{
+	to->cfi += c->cfi;
+	to->fp += c->fp;
+	to->unsupported += c->unsupported;
+	to->libunwind += c->libunwind;
+	to->hypercall += c->hypercall;
+}
+
+static void one_vcpu(struct up_target *t, struct up_mem *mem,
+		     const struct up_sampler_config *c,
+		     const struct up_unwind_opts *uo, unsigned v,
+		     struct vcpu_sample *vs, struct mem_log *log,
+		     struct up_sampler_stats *s)
+{
+	enum up_vcpu_activity before = UP_VCPU_UNKNOWN, after = UP_VCPU_UNKNOWN;
+	uint64_t run_after = UP_RUN_NS_UNKNOWN;
+	struct up_unwind_counts counts;
+	struct up_regs regs;
+	bool online = true, online_after, still;
+
+	vs->stall_ns = 0;
+	for (int attempt = 0;; attempt++) {
+		vs->activity = UP_VCPU_UNKNOWN;
+		vs->activity_failed = false;
+		vs->run_ns = UP_RUN_NS_UNKNOWN;
+		if (!c->no_activity &&
+		    up_target_get_activity(t, v, &before, &online,
+					   &vs->run_ns) < 0)
+			vs->activity_failed = true;
+		if (!online) {
+			vs->status = VCPU_OFFLINE;
+			return;
+		}
+		vs->status = read_and_walk(t, mem, c, uo, v, vs, &regs, log,
+					   &counts);
+		if (vs->status != VCPU_STACK)
+			return;
+		/* Its run clock did not move: it ran no instruction between
+		 * the two reads, so registers and stack are of one instant. */
+		still = !c->no_activity && !vs->activity_failed &&
+			vs->run_ns != UP_RUN_NS_UNKNOWN &&
+			up_target_get_activity(t, v, &after, &online_after,
+					       &run_after) == 0 &&
+			run_after == vs->run_ns;
+		if (still) {
+			s->relaxed_still++;
+			break;
+		}
+		/* A word that changed, or a walk cut short (a frame read
+		 * after the guest had left it): walk once more. */
+		if (!mem_log_changed(mem, &regs, log) &&
+		    vs->stack.trunc == UP_TRUNC_NONE) {
+			s->relaxed_stable++;
+			break;
+		}
+		if (attempt == 0) {
+			s->relaxed_retried++;
+			continue;
+		}
+		if (vs->stack.trunc == UP_TRUNC_NONE ||
+		    mem_log_changed(mem, &regs, log)) {
+			vs->status = VCPU_RACED;
+			s->relaxed_dropped++;
+			return;
+		}
+		/* Truncated twice over unchanged words: truly truncated. */
+		s->relaxed_stable++;
+		break;
+	}
+	add_counts(&s->frames, &counts);
+	if (vs->activity_failed)
+		vs->activity = UP_VCPU_UNKNOWN;
+	else if (before == UP_VCPU_BLOCKED &&
+		 (still || after == UP_VCPU_BLOCKED))
+		vs->activity = UP_VCPU_BLOCKED;
+	else
+		vs->activity = UP_VCPU_BUSY;
+}
+
+int sample_relaxed(struct up_target *t, struct up_mem *mem,
+		   const struct up_sampler_config *c,
+		   const struct up_unwind_opts *uo, unsigned first,
+		   unsigned last, struct vcpu_sample *vs, struct mem_log *log,
+		   struct up_sampler_stats *s)
+{
+	for (unsigned v = first; v <= last; v++)
+		one_vcpu(t, mem, c, uo, v, &vs[v], log, s);
+	return 0;
+}

@@ -1,0 +1,224 @@
+/* Sampling without a domain pause (relaxed consistency) on an image
+ * target: no pause is ever made; every stack word a walk read is read
+ * again, so a stack the guest rewrote under the walk is walked once more,
+ * and dropped (and counted) if it moves again; a vCPU that did not run is
+ * exact. The scribble hook plays the guest writing its stack. */
+#include <string.h>
+
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+#define STACK_VA 0xffff880000010000ULL
+
+static struct test_guest g;
+
+/* vCPU 0: 0xaaaa <- 0x1111 <- 0x2222; vCPU 1: 0xbbbb <- 0x3333. */
+static struct up_target *two_vcpu_guest(bool second_blocked)
+{
+	struct up_target *t;
+	uint64_t ret0[2] = { 0x1111, 0x2222 }, ret1[1] = { 0x3333 };
+	uint64_t fp0, fp1;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_PV);
+	tg_map_fresh(&g, STACK_VA, 2);
+	fp0 = tg_fp_chain(&g, STACK_VA, ret0, 2);
+	fp1 = tg_fp_chain(&g, STACK_VA + 0x800, ret1, 1);
+	r = tg_regs(&g, 0xaaaa, STACK_VA, fp0);
+	up_image_add_vcpu(g.img, &r);
+	r = tg_regs(&g, 0xbbbb, STACK_VA + 0x800, fp1);
+	up_image_add_vcpu(g.img, &r);
+	if (second_blocked)
+		up_image_set_blocked(g.img, 1, true);
+	t = tg_open(&g);
+	return t;
+}
+
+/* The frame holding a stack address, as the sampler would find it. */
+static uint64_t frame_of(struct up_target *t, uint64_t va)
+{
+	struct up_mem *m;
+	struct up_regs r;
+	uint64_t frame = 0;
+
+	CHECK(up_target_get_regs(t, 0, &r) == 0);
+	CHECK(up_mem_new(&m, t, 0) == 0);
+	CHECK(up_mem_translate(m, &r, va, &frame) == 0);
+	up_mem_free(m);
+	return frame;
+}
+
+static char *folded(struct up_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	up_profile_write_folded(p, NULL, NULL, f);
+	fclose(f);
+	return buf;
+}
+
+static void relaxed_config(struct up_sampler_config *c, uint64_t n)
+{
+	up_sampler_config_init(c);
+	c->hz = 2000;
+	c->drop_late = true;
+	c->max_samples = n;
+	c->consistency = UP_CONSISTENCY_RELAXED;
+}
+
+static void test_no_pause_same_stacks(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_image_pause_counts pc;
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	char *out;
+
+	relaxed_config(&c, 30);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 30);
+	up_target_image_pause_counts(t, &pc);
+	CHECK(pc.pauses == 0 && pc.held == 0);
+	/* vCPU 1 is blocked: its run clock stands, its stacks are exact;
+	 * vCPU 0 runs: its stacks are checked word by word. */
+	CHECK(st.relaxed_still == 30);
+	CHECK(st.relaxed_stable == 30);
+	CHECK(st.relaxed_retried == 0 && st.relaxed_dropped == 0);
+	CHECK(up_profile_vcpu_busy(p, 0) == 30);
+	CHECK(up_profile_vcpu_blocked(p, 1) == 30);
+	out = folded(p);    /* on-CPU stacks: vCPU 0's */
+	CHECK_STR(out, "0x2222;0x1111;0xaaaa 30\n");
+	free(out);
+	/* Each vCPU stood still only for its own register reads. */
+	CHECK(st.nr_pause == 30);
+	CHECK(st.vcpu_paused_ns[0] > 0 && st.vcpu_paused_ns[1] > 0);
+	CHECK(up_sampler_pause_mean(&st) > 0);
+	CHECK(up_sampler_stall_pct(&st, 0) >= 0 &&
+	      up_sampler_stall_pct(&st, 0) < 100);
+	CHECK(up_target_image_mapped(t) == 0);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
+/* The guest returns and calls again between the walk and the check: the
+ * return address slot of vCPU 0's first frame changes once. The walk is
+ * made again and sees the new caller. */
+static void test_changed_once_walked_again(void)
+{
+	struct up_target *t = two_vcpu_guest(false);
+	uint64_t slot = STACK_VA + 16 + 8, frame = frame_of(t, slot);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	char *out;
+
+	/* Read 1: before the registers; read 2: after the walk. */
+	up_target_image_set_scribble(t, 0, UP_FRAME_MFN, frame,
+				     (unsigned)(slot & 0xfff), 0x1111 ^ 0x1515,
+				     2, 1);
+	relaxed_config(&c, 3);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 3);
+	CHECK(st.relaxed_retried == 1);
+	CHECK(st.relaxed_dropped == 0);
+	CHECK(st.relaxed_stable == 6);
+	out = folded(p);
+	CHECK_STR(out, "0x2222;0x1515;0xaaaa 3\n0x3333;0xbbbb 3\n");
+	free(out);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
+/* A stack that moves under every walk is never counted: each of its
+ * samples is walked twice, then dropped and counted; the other vCPU's
+ * stacks are kept. */
+static void test_always_moving_dropped(void)
+{
+	struct up_target *t = two_vcpu_guest(false);
+	uint64_t slot = STACK_VA + 16 + 8, frame = frame_of(t, slot);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	up_target_image_set_scribble(t, 0, UP_FRAME_MFN, frame,
+				     (unsigned)(slot & 0xfff), 0x40, 1,
+				     UINT64_MAX);
+	relaxed_config(&c, 10);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 10);
+	CHECK(st.relaxed_retried == 10);
+	CHECK(st.relaxed_dropped == 10);
+	CHECK(up_profile_vcpu_samples(p, 0) == 0);
+	CHECK(up_profile_vcpu_samples(p, 1) == 10);
+	CHECK(up_profile_truncated(p) == 0);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
+/* A walk cut short while the vCPU ran is walked again; cut short again
+ * over unchanged words, it is kept and reported truncated. */
+static void test_truncated_walked_again(void)
+{
+	struct up_target *t = two_vcpu_guest(false);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	relaxed_config(&c, 4);
+	c.vcpu = 0;
+	c.unwind.max_depth = 2;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 4);
+	CHECK(st.relaxed_retried == 4);
+	CHECK(st.relaxed_dropped == 0);
+	CHECK(up_profile_vcpu_samples(p, 0) == 4);
+	CHECK(up_profile_truncated(p) == 4);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
+static void test_bad_consistency(void)
+{
+	struct up_target *t = two_vcpu_guest(false);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	relaxed_config(&c, 1);
+	c.consistency = (enum up_consistency)7;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "consistency") != NULL);
+	CHECK_STR(up_consistency_name(UP_CONSISTENCY_RELAXED), "relaxed");
+	CHECK_STR(up_consistency_name(UP_CONSISTENCY_PAUSED), "paused");
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
+int main(void)
+{
+	RUN(test_no_pause_same_stacks);
+	RUN(test_changed_once_walked_again);
+	RUN(test_always_moving_dropped);
+	RUN(test_truncated_walked_again);
+	RUN(test_bad_consistency);
+	TEST_MAIN_END();
+}
