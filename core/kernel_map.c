@@ -151,6 +151,24 @@ bool up_kernel_map_in_text(const struct up_kernel_map *k, uint64_t addr)
 	return !k || !k->nr_text || in_ranges(k->text, k->nr_text, addr);
 }
 
+void up_kernel_map_set_functions(struct up_kernel_map *k,
+				 const struct up_symtab *s)
+{
+	k->functions = s;
+}
+
+bool up_kernel_map_same_function(const struct up_kernel_map *k, uint64_t a,
+				 uint64_t b)
+{
+	const struct up_symbol *fa;
+
+	if (!k || !k->functions || !up_kernel_map_in_text(k, a) ||
+	    !up_kernel_map_in_text(k, b))
+		return false;
+	fa = up_symtab_lookup(k->functions, a);
+	return fa && fa == up_symtab_lookup(k->functions, b);
+}
+
 bool up_kernel_map_is_entry(const struct up_kernel_map *k, uint64_t pc)
 {
 	return k && k->nr_entry && in_ranges(k->entry, k->nr_entry, pc);

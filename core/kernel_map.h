@@ -19,6 +19,7 @@ struct up_kernel_map {
 	size_t nr_entry;
 	uint64_t hypercall_page;
 	enum up_frame_pointers frame_pointers;
+	const struct up_symtab *functions;   /* borrowed; NULL: none */
 };
 
 #define HYPERCALL_STUB_SIZE 32

@@ -159,15 +159,18 @@ void mem_log_stop(struct up_mem *m)
 }
 
 int mem_log_changed(struct up_mem *m, const struct up_regs *regs,
-		    const struct mem_log *log)
+		    const struct mem_log *log,
+		    const struct up_kernel_map *kernel)
 {
 	if (log->overflow)
 		return 1;
 	for (size_t i = 0; i < log->n; i++) {
 		uint64_t v;
 
-		if (up_mem_read_u64(m, regs, log->e[i].va, &v) < 0 ||
-		    v != log->e[i].val)
+		if (up_mem_read_u64(m, regs, log->e[i].va, &v) < 0)
+			return 1;
+		if (v != log->e[i].val &&
+		    !up_kernel_map_same_function(kernel, v, log->e[i].val))
 			return 1;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "uniprof/kernel.h"
 #include "uniprof/memory.h"
 
 struct mem_log_entry {
@@ -26,8 +27,12 @@ void mem_log_start(struct up_mem *m, struct mem_log *log);
 void mem_log_stop(struct up_mem *m);
 
 /* Read every logged word again: 0 if all are unchanged, 1 if one changed,
- * could no longer be read, or the log overflowed. */
+ * could no longer be read, or the log overflowed. A word that went from
+ * one return address to another in the same function of kernel (when
+ * given) is unchanged at function granularity: the function returned
+ * into, or the caller made another call, from the same frame. */
 int mem_log_changed(struct up_mem *m, const struct up_regs *regs,
-		    const struct mem_log *log);
+		    const struct mem_log *log,
+		    const struct up_kernel_map *kernel);
 
 #endif

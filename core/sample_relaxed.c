@@ -87,7 +87,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		}
 		/* A word that changed, or a walk cut short (a frame read
 		 * after the guest had left it): walk once more. */
-		if (!mem_log_changed(mem, &regs, log) &&
+		if (!mem_log_changed(mem, &regs, log, uo->kernel) &&
 		    vs->stack.trunc == UP_TRUNC_NONE) {
 			s->relaxed_stable++;
 			break;
@@ -97,7 +97,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 			continue;
 		}
 		if (vs->stack.trunc == UP_TRUNC_NONE ||
-		    mem_log_changed(mem, &regs, log)) {
+		    mem_log_changed(mem, &regs, log, uo->kernel)) {
 			vs->status = VCPU_RACED;
 			s->relaxed_dropped++;
 			return;

@@ -50,6 +50,8 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 	}
 	if (cfi)
 		up_kernel_map_set_frame_pointers(k, up_cfi_frame_pointers(cfi));
+	if (symtab)
+		up_kernel_map_set_functions(k, symtab);
 	hc = up_kernel_map_hypercall_page(k);
 	if (hc && symtab && up_symtab_name_hypercalls(symtab, hc) < 0)
 		fprintf(stderr, "xl profile: cannot name the hypercall stubs: %s\n",

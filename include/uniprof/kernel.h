@@ -62,6 +62,14 @@ void up_kernel_map_set_frame_pointers(struct up_kernel_map *k,
 enum up_frame_pointers up_kernel_map_frame_pointers(const struct up_kernel_map *k);
 
 bool up_kernel_map_in_text(const struct up_kernel_map *k, uint64_t addr);
+
+/* The kernel's functions, to tell whether two code addresses lie in one
+ * function (relaxed sampling's check of a stack that moved). Borrowed: s
+ * must outlive k's use. Without it, no two addresses are. */
+void up_kernel_map_set_functions(struct up_kernel_map *k,
+				 const struct up_symtab *s);
+bool up_kernel_map_same_function(const struct up_kernel_map *k, uint64_t a,
+				 uint64_t b);
 bool up_kernel_map_is_entry(const struct up_kernel_map *k, uint64_t pc);
 size_t up_kernel_map_text_ranges(const struct up_kernel_map *k);
 size_t up_kernel_map_entries(const struct up_kernel_map *k);

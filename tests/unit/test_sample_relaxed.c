@@ -194,6 +194,72 @@ static void test_truncated_walked_again(void)
 	tg_release(&g);
 }
 
+/* With the kernel's functions known, a return address that changed to
+ * another one in the same function (the caller made another call from the
+ * same frame) is no change at function granularity: the stack is kept as
+ * walked, not walked again. Into another function, it is walked again. */
+static void test_same_function_is_no_change(void)
+{
+	static const char map[] = "0000000000001000 T f_a\n"
+				  "0000000000002000 T f_b\n"
+				  "0000000000003000 T f_c\n"
+				  "0000000000004000 T f_end\n";
+	uint64_t ret[2] = { 0x2100, 0x3100 }, slot, frame, fp;
+	struct up_kernel_map *k;
+	struct up_symtab *syms;
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	struct up_target *t;
+	struct up_regs r;
+	char *out;
+
+	tg_init(&g, UP_DOMAIN_PV);
+	tg_map_fresh(&g, STACK_VA, 1);
+	fp = tg_fp_chain(&g, STACK_VA, ret, 2);
+	r = tg_regs(&g, 0x1050, STACK_VA, fp);
+	up_image_add_vcpu(g.img, &r);
+	t = tg_open(&g);
+	REQUIRE(up_symtab_load_mem(&syms, map, sizeof(map) - 1, "map") == 0);
+	REQUIRE(up_kernel_map_new(&k) == 0);
+	REQUIRE(up_kernel_map_add_text(k, 0x1000, 0x4000) == 0);
+	up_kernel_map_set_functions(k, syms);
+	CHECK(up_kernel_map_same_function(k, 0x2100, 0x2180));
+	CHECK(!up_kernel_map_same_function(k, 0x2100, 0x3100));
+	CHECK(!up_kernel_map_same_function(k, 0x2100, 0x5000));
+	slot = fp + 8;
+	frame = frame_of(t, slot);
+
+	/* 0x2100 -> 0x2180 after the first walk: same function, kept. */
+	up_target_image_set_scribble(t, 0, UP_FRAME_MFN, frame,
+				     (unsigned)(slot & 0xfff), 0x2100 ^ 0x2180,
+				     2, 1);
+	relaxed_config(&c, 2);
+	c.unwind.kernel = k;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.relaxed_retried == 0 && st.relaxed_stable == 2);
+	out = folded(p);
+	CHECK_STR(out, "0x3100;0x2100;0x1050 1\n0x3100;0x2180;0x1050 1\n");
+	free(out);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+
+	/* 0x2180 -> 0x3180: another function, walked again. */
+	up_target_image_set_scribble(t, 0, UP_FRAME_MFN, frame,
+				     (unsigned)(slot & 0xfff), 0x2180 ^ 0x3180,
+				     2, 1);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.relaxed_retried == 1 && st.relaxed_dropped == 0);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_kernel_map_free(k);
+	up_symtab_free(syms);
+	up_target_close(t);
+	tg_release(&g);
+}
+
 static void test_bad_consistency(void)
 {
 	struct up_target *t = two_vcpu_guest(false);
@@ -219,6 +285,7 @@ int main(void)
 	RUN(test_changed_once_walked_again);
 	RUN(test_always_moving_dropped);
 	RUN(test_truncated_walked_again);
+	RUN(test_same_function_is_no_change);
 	RUN(test_bad_consistency);
 	TEST_MAIN_END();
 }
