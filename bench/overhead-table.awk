@@ -42,6 +42,7 @@ $1 == "split" {
 	sp[$2] = 1
 	for (i = 3; i <= NF; i++) { split($i, kvp, "="); spv[$2, kvp[1]] = kvp[2] }
 }
+$1 == "vcpu_stall" { vst[$2] = substr(rest, length($2) + 2) }
 $1 == "stall" {
 	ns++
 	st_label[ns] = $2
@@ -125,9 +126,11 @@ END {
 		ratio_line("PV 97 Hz", "pv-relaxed-97-1", "pv-paused-97-1", "pv-relaxed-97-2", "pv-paused-97-2")
 		ratio_line("PV 997 Hz", "pv-relaxed-997", "pv-paused-997")
 		ratio_line("PVH 97 Hz", "pvh-relaxed-97", "pvh-paused-97")
-		ratio_line("2 vCPUs 97 Hz", "two-relaxed-97", "two-paused-97")
 		printf "\n"
 	}
+	if (("fp-2vcpu" in vst) && ("fp-2vcpu-relaxed" in vst))
+		printf "  2 vCPUs, 97 Hz, share of the run each vCPU stood still (the profiler's count; relaxed: its register reads): paused %s, relaxed %s\n",
+			vst["fp-2vcpu"], vst["fp-2vcpu-relaxed"]
 	nsp = split("slow-97:relaxed-97 slow-997:relaxed-997 cfi-direct:cfi-relaxed pvh-fp-direct:pvh-fp-relaxed fp-2vcpu:fp-2vcpu-relaxed", pairs, " ")
 	printf "\nSplit (leaf %% of samples, paused / relaxed, one run after the other on one guest) and whole stacks:\n"
 	for (i = 1; i <= nsp; i++) {
