@@ -162,8 +162,12 @@ bool up_kernel_map_same_function(const struct up_kernel_map *k, uint64_t a,
 {
 	const struct up_symbol *fa;
 
-	if (!k || !k->functions || !up_kernel_map_in_text(k, a) ||
-	    !up_kernel_map_in_text(k, b))
+	/* Only with the image's code ranges: an nm map's last symbol would
+	 * otherwise reach over data, where static stacks live, and a
+	 * changed saved stack pointer would pass for a return address. */
+	if (!k || !k->functions || !k->nr_text ||
+	    !in_ranges(k->text, k->nr_text, a) ||
+	    !in_ranges(k->text, k->nr_text, b))
 		return false;
 	fa = up_symtab_lookup(k->functions, a);
 	return fa && fa == up_symtab_lookup(k->functions, b);

@@ -45,26 +45,42 @@ static void add_counts(struct up_unwind_counts *to,
 	to->hypercall += c->hypercall;
 }
 
+/* Truncations a stack moving under the walk can cause; the others (depth,
+ * missing unwind information, a hypercall stub) come out the same on a
+ * second walk, which would only cost the vCPU another stall. */
+static bool racy_trunc(enum up_trunc t)
+{
+	switch (t) {
+	case UP_TRUNC_LOOP: case UP_TRUNC_BOUNDS: case UP_TRUNC_ALIGN:
+	case UP_TRUNC_UNREADABLE: case UP_TRUNC_BAD_CFA:
+	case UP_TRUNC_OUTSIDE_TEXT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		     const struct up_sampler_config *c,
 		     const struct up_unwind_opts *uo, unsigned v,
 		     struct vcpu_sample *vs, struct mem_log *log,
 		     struct up_sampler_stats *s)
 {
-	enum up_vcpu_activity before = UP_VCPU_UNKNOWN, after = UP_VCPU_UNKNOWN;
-	uint64_t run_after = UP_RUN_NS_UNKNOWN;
+	enum up_vcpu_activity before = UP_VCPU_UNKNOWN, after;
 	struct up_unwind_counts counts;
 	struct up_regs regs;
-	bool online = true, online_after, still;
+	bool online = true, online_after, still = false, after_ok = false;
+	bool ask = !c->no_activity;
 
 	vs->stall_ns = 0;
 	for (int attempt = 0;; attempt++) {
-		vs->activity = UP_VCPU_UNKNOWN;
+		uint64_t run_after = UP_RUN_NS_UNKNOWN;
+		int moved;
+
 		vs->activity_failed = false;
 		vs->run_ns = UP_RUN_NS_UNKNOWN;
-		if (!c->no_activity &&
-		    up_target_get_activity(t, v, &before, &online,
-					   &vs->run_ns) < 0)
+		if (ask && up_target_get_activity(t, v, &before, &online,
+						  &vs->run_ns) < 0)
 			vs->activity_failed = true;
 		if (!online) {
 			vs->status = VCPU_OFFLINE;
@@ -76,19 +92,24 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 			return;
 		/* Its run clock did not move: it ran no instruction between
 		 * the two reads, so registers and stack are of one instant. */
-		still = !c->no_activity && !vs->activity_failed &&
-			vs->run_ns != UP_RUN_NS_UNKNOWN &&
-			up_target_get_activity(t, v, &after, &online_after,
-					       &run_after) == 0 &&
+		after = UP_VCPU_UNKNOWN;
+		after_ok = ask && !vs->activity_failed &&
+			   up_target_get_activity(t, v, &after, &online_after,
+						  &run_after) == 0;
+		still = after_ok && vs->run_ns != UP_RUN_NS_UNKNOWN &&
 			run_after == vs->run_ns;
 		if (still) {
 			s->relaxed_still++;
 			break;
 		}
-		/* A word that changed, or a walk cut short (a frame read
-		 * after the guest had left it): walk once more. */
-		if (!mem_log_changed(mem, &regs, log, uo->kernel) &&
-		    vs->stack.trunc == UP_TRUNC_NONE) {
+		moved = mem_log_changed(mem, &regs, log, uo->kernel);
+		if (moved == MEM_LOG_UNKNOWN) {
+			s->relaxed_unverified++;
+			break;
+		}
+		/* A word that changed, or a walk cut short the way a moving
+		 * stack cuts it: walk once more. */
+		if (moved == MEM_LOG_SAME && !racy_trunc(vs->stack.trunc)) {
 			s->relaxed_stable++;
 			break;
 		}
@@ -96,18 +117,21 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 			s->relaxed_retried++;
 			continue;
 		}
-		if (vs->stack.trunc == UP_TRUNC_NONE ||
-		    mem_log_changed(mem, &regs, log, uo->kernel)) {
-			vs->status = VCPU_RACED;
+		if (moved == MEM_LOG_CHANGED) {
+			/* Moved twice: the callers are not known, the IP
+			 * is (it is of the instant of the register copy). */
+			vs->stack.depth = 1;
+			vs->stack.trunc = UP_TRUNC_RACED;
 			s->relaxed_dropped++;
-			return;
+			counts = (struct up_unwind_counts){ 0 };
+			break;
 		}
-		/* Truncated twice over unchanged words: truly truncated. */
+		/* Cut short twice over unchanged words: truly truncated. */
 		s->relaxed_stable++;
 		break;
 	}
 	add_counts(&s->frames, &counts);
-	if (vs->activity_failed)
+	if (!ask || vs->activity_failed || !after_ok)
 		vs->activity = UP_VCPU_UNKNOWN;
 	else if (before == UP_VCPU_BLOCKED &&
 		 (still || after == UP_VCPU_BLOCKED))

@@ -11,7 +11,6 @@ enum vcpu_status {
 	VCPU_STACK = 0,        /* a stack to count */
 	VCPU_OFFLINE,
 	VCPU_NO_REGS,          /* registers or walk failed */
-	VCPU_RACED,            /* relaxed: the stack moved under two walks */
 };
 
 struct vcpu_sample {

@@ -26,6 +26,7 @@ const char *up_trunc_name(enum up_trunc t)
 	case UP_TRUNC_OUTSIDE_TEXT: return "return address outside the kernel's code";
 	case UP_TRUNC_HYPERCALL_STUB: return "inside a hypercall stub it cannot return from";
 	case UP_TRUNC_BUDGET: return "unwinder step budget spent";
+	case UP_TRUNC_RACED: return "stack moved while walked (relaxed)";
 	case UP_TRUNC_UNRECORDED: return "not recorded";
 	case UP_TRUNC_COUNT: break;
 	}

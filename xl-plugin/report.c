@@ -74,9 +74,10 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 	if (r->opt->consistency == UP_CONSISTENCY_RELAXED) {
 		fprintf(out, "consistency relaxed (no domain pause): a vCPU stood still only to copy its registers\n");
 		fprintf(out, "vCPU stacks: %" PRIu64 " exact (the vCPU did not run), %" PRIu64
-			" verified unchanged, %" PRIu64 " walked again, %" PRIu64
-			" dropped (the stack moved twice)\n", s->relaxed_still,
-			s->relaxed_stable, s->relaxed_retried, s->relaxed_dropped);
+			" verified unchanged, %" PRIu64 " cut to the IP (the stack moved under two walks), %"
+			PRIu64 " unchecked (too many words); %" PRIu64 " of them walked twice\n",
+			s->relaxed_still, s->relaxed_stable, s->relaxed_dropped,
+			s->relaxed_unverified, s->relaxed_retried);
 	}
 	fprintf(out, "%s per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us (%s)\n",
 		r->opt->consistency == UP_CONSISTENCY_RELAXED ?
@@ -240,6 +241,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 		key(g, "verified"); yajl_gen_integer(g, (long long)s->relaxed_stable);
 		key(g, "walked_again"); yajl_gen_integer(g, (long long)s->relaxed_retried);
 		key(g, "dropped"); yajl_gen_integer(g, (long long)s->relaxed_dropped);
+		key(g, "unverified"); yajl_gen_integer(g, (long long)s->relaxed_unverified);
 		yajl_gen_map_close(g);
 	}
 	key(g, "realtime"); yajl_gen_bool(g, r->realtime);
@@ -351,7 +353,9 @@ int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kma
 	LINE("samples: %" PRIu64 " in %.1f s, stopped: %s", s->samples, s->elapsed_s,
 	     up_stop_reason_name(s->stop));
 	LINE("consistency: %s", up_consistency_name(r->opt->consistency));
-	LINE("pause per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us",
+	LINE("%s per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us",
+	     r->opt->consistency == UP_CONSISTENCY_RELAXED ?
+	     "longest vCPU stall" : "pause",
 	     up_sampler_pause_mean(s) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 50) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 99) / 1e3,

@@ -33,10 +33,11 @@ const char *up_unwinder_name(enum up_unwinder u);
  * instant of the guest. RELAXED: no domain pause; one vCPU after another,
  * its registers are read (Xen pauses that vCPU alone, inside the read)
  * and its stack walked while it runs again. Every stack word the walk
- * read is read again after it: a word that changed (or a truncated walk
- * of a vCPU that ran) is walked once more, and dropped if it changes
- * again. A vCPU whose run clock did not move across the read and the walk
- * (blocked, or waiting for a CPU) gives an exact stack. */
+ * read is read again after it: a word that changed (or a walk cut short
+ * the way a moving stack cuts it) is walked once more, and if it moves
+ * again only its IP is kept (truncated, UP_TRUNC_RACED). A vCPU whose run
+ * clock did not move across the read and the walk (blocked, or waiting
+ * for a CPU) gives an exact stack. */
 enum up_consistency {
 	UP_CONSISTENCY_PAUSED = 0,
 	UP_CONSISTENCY_RELAXED,
@@ -103,6 +104,9 @@ struct up_sampler_stats {
 	 * short, so it was walked again; it changed again: dropped. */
 	uint64_t relaxed_still, relaxed_stable, relaxed_retried,
 		 relaxed_dropped;
+	/* Relaxed: stacks kept unchecked, as their walk read more words
+	 * than the check keeps (a libunwind fallback on a deep stack). */
+	uint64_t relaxed_unverified;
 	/* Per sample, the longest any vCPU stood still for it: the domain
 	 * pause (paused), or one vCPU's register reads (relaxed). */
 	uint64_t *pause_ns;

@@ -31,6 +31,8 @@ enum up_trunc {
 	UP_TRUNC_OUTSIDE_TEXT, /* a return address outside the kernel's code */
 	UP_TRUNC_HYPERCALL_STUB, /* in a hypercall stub where it cannot return */
 	UP_TRUNC_BUDGET,       /* the unwinder ran out of steps (hostile CFI) */
+	UP_TRUNC_RACED,        /* relaxed sampling: the stack moved under two
+				* walks; only the IP is kept */
 	UP_TRUNC_UNRECORDED,   /* read back from a file that does not say why */
 	UP_TRUNC_COUNT
 };

@@ -140,9 +140,9 @@ static void test_changed_once_walked_again(void)
 	tg_release(&g);
 }
 
-/* A stack that moves under every walk is never counted: each of its
- * samples is walked twice, then dropped and counted; the other vCPU's
- * stacks are kept. */
+/* A stack that moves under every walk: each of its samples is walked
+ * twice, then only its IP is kept, truncated (the sample still counts
+ * where the vCPU was); the other vCPU's stacks are whole. */
 static void test_always_moving_dropped(void)
 {
 	struct up_target *t = two_vcpu_guest(false);
@@ -150,6 +150,7 @@ static void test_always_moving_dropped(void)
 	struct up_sampler_config c;
 	struct up_sampler_stats st;
 	struct up_profile *p;
+	char *out;
 
 	up_target_image_set_scribble(t, 0, UP_FRAME_MFN, frame,
 				     (unsigned)(slot & 0xfff), 0x40, 1,
@@ -160,17 +161,26 @@ static void test_always_moving_dropped(void)
 	CHECK(st.samples == 10);
 	CHECK(st.relaxed_retried == 10);
 	CHECK(st.relaxed_dropped == 10);
-	CHECK(up_profile_vcpu_samples(p, 0) == 0);
+	CHECK(up_profile_vcpu_samples(p, 0) == 10);
 	CHECK(up_profile_vcpu_samples(p, 1) == 10);
-	CHECK(up_profile_truncated(p) == 0);
+	CHECK(up_profile_truncated(p) == 10);
+	CHECK(up_profile_truncated_by(p, UP_TRUNC_RACED) == 10);
+	out = folded(p);
+	CHECK(strstr(out, "0xaaaa 10\n") != NULL);
+	CHECK(strstr(out, "0x2222;0x1111;0xaaaa") == NULL);
+	free(out);
+	CHECK_STR(up_trunc_name(UP_TRUNC_RACED), "stack moved while walked (relaxed)");
+	CHECK(up_trunc_from_name("stack moved while walked (relaxed)") == UP_TRUNC_RACED);
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
 	up_target_close(t);
 	tg_release(&g);
 }
 
-/* A walk cut short while the vCPU ran is walked again; cut short again
- * over unchanged words, it is kept and reported truncated. */
+/* A walk cut short the way a moving stack cuts it (here a misaligned
+ * frame pointer) is walked again; cut short again over unchanged words,
+ * it is kept and reported truncated. One cut short by the depth limit is
+ * not walked again: a second walk would end the same. */
 static void test_truncated_walked_again(void)
 {
 	struct up_target *t = two_vcpu_guest(false);
@@ -184,10 +194,33 @@ static void test_truncated_walked_again(void)
 	REQUIRE(up_profile_new(&p, 2) == 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	CHECK(st.samples == 4);
+	CHECK(st.relaxed_retried == 0);
+	CHECK(up_profile_truncated_by(p, UP_TRUNC_DEPTH) == 4);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+
+	/* A chain whose second link is misaligned. */
+	tg_init(&g, UP_DOMAIN_PV);
+	tg_map_fresh(&g, STACK_VA, 1);
+	{
+		uint64_t ret[2] = { 0x1111, 0x2222 };
+		uint64_t fp = tg_fp_chain(&g, STACK_VA, ret, 2);
+		struct up_regs r = tg_regs(&g, 0xaaaa, STACK_VA, fp);
+
+		tg_poke64(&g, fp, fp + 33);
+		up_image_add_vcpu(g.img, &r);
+	}
+	t = tg_open(&g);
+	relaxed_config(&c, 4);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 4);
 	CHECK(st.relaxed_retried == 4);
 	CHECK(st.relaxed_dropped == 0);
 	CHECK(up_profile_vcpu_samples(p, 0) == 4);
-	CHECK(up_profile_truncated(p) == 4);
+	CHECK(up_profile_truncated_by(p, UP_TRUNC_ALIGN) == 4);
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
 	up_target_close(t);
@@ -227,6 +260,16 @@ static void test_same_function_is_no_change(void)
 	CHECK(up_kernel_map_same_function(k, 0x2100, 0x2180));
 	CHECK(!up_kernel_map_same_function(k, 0x2100, 0x3100));
 	CHECK(!up_kernel_map_same_function(k, 0x2100, 0x5000));
+	{
+		/* Without the image's code ranges, an nm map's last symbol
+		 * reaches over data: no two addresses count as one function. */
+		struct up_kernel_map *bare;
+
+		REQUIRE(up_kernel_map_new(&bare) == 0);
+		up_kernel_map_set_functions(bare, syms);
+		CHECK(!up_kernel_map_same_function(bare, 0x2100, 0x2180));
+		up_kernel_map_free(bare);
+	}
 	slot = fp + 8;
 	frame = frame_of(t, slot);
 
@@ -260,6 +303,32 @@ static void test_same_function_is_no_change(void)
 	tg_release(&g);
 }
 
+/* Without asking Xen for vCPU states, relaxed claims no busy share: the
+ * stacks count as unknown, as paused mode counts them. */
+static void test_no_vcpu_state(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	relaxed_config(&c, 5);
+	c.no_activity = true;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 5);
+	CHECK(st.relaxed_still == 0 && st.relaxed_stable == 10);
+	for (unsigned v = 0; v < 2; v++) {
+		CHECK(up_profile_vcpu_samples(p, v) == 5);
+		CHECK(up_profile_vcpu_busy(p, v) == 0);
+		CHECK(up_profile_vcpu_blocked(p, v) == 0);
+	}
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
 static void test_bad_consistency(void)
 {
 	struct up_target *t = two_vcpu_guest(false);
@@ -286,6 +355,7 @@ int main(void)
 	RUN(test_always_moving_dropped);
 	RUN(test_truncated_walked_again);
 	RUN(test_same_function_is_no_change);
+	RUN(test_no_vcpu_state);
 	RUN(test_bad_consistency);
 	TEST_MAIN_END();
 }
