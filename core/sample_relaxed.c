@@ -103,6 +103,12 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 			break;
 		}
 		moved = mem_log_changed(mem, &regs, log, uo->kernel);
+		/* Busy at the register read, blocked after the walk (or the
+		 * other way): it left the frames the registers describe, and
+		 * a blocked stack holds still under the check, so a walk that
+		 * mixed the two would pass for verified. */
+		if (after_ok && before != after)
+			moved = MEM_LOG_CHANGED;
 		if (moved == MEM_LOG_UNKNOWN) {
 			s->relaxed_unverified++;
 			break;

@@ -38,6 +38,8 @@ struct image_target {
 		uint64_t from, count, reads, flip;
 		uint8_t *word;
 	} scribble;
+	unsigned block_vcpu;      /* block hook: that vCPU blocks on read */
+	uint64_t block_on_read, block_reads;
 };
 
 static struct image_target *to_image(struct up_target *t)
@@ -121,6 +123,9 @@ static int image_activity(struct up_target *t, unsigned vcpu,
 {
 	struct image_target *it = to_image(t);
 
+	if (it->block_on_read && vcpu == it->block_vcpu &&
+	    ++it->block_reads == it->block_on_read)
+		it->blocked[vcpu] = true;
 	*activity = it->blocked[vcpu] ? UP_VCPU_BLOCKED : UP_VCPU_BUSY;
 	*online = it->vcpus[vcpu].online;
 	*run_ns = it->run_ns[vcpu];
@@ -135,6 +140,16 @@ static int image_activity(struct up_target *t, unsigned vcpu,
 		memcpy(it->scribble.word, &w, sizeof(w));
 	}
 	return 0;
+}
+
+void up_target_image_block_on_read(struct up_target *t, unsigned vcpu,
+				   uint64_t n)
+{
+	struct image_target *it = to_image(t);
+
+	it->block_vcpu = vcpu;
+	it->block_on_read = n;
+	it->block_reads = 0;
 }
 
 void up_target_image_set_scribble(struct up_target *t, unsigned vcpu,

@@ -69,6 +69,11 @@ void up_target_image_set_scribble(struct up_target *t, unsigned vcpu,
 				  unsigned offset, uint64_t flip,
 				  uint64_t from, uint64_t count);
 
+/* Test hook: vCPU vcpu blocks when its state is read for the n-th time
+ * (numbered as for the scribble hook). */
+void up_target_image_block_on_read(struct up_target *t, unsigned vcpu,
+				   uint64_t n);
+
 /* Test hook: our next n unpauses fail (the pause stays held). */
 void up_target_image_fail_unpauses(struct up_target *t, unsigned n);
 

@@ -329,6 +329,31 @@ static void test_no_vcpu_state(void)
 	tg_release(&g);
 }
 
+/* Busy at the register read, blocked after the walk: it left the frames
+ * its registers describe while a blocked stack holds still under the
+ * check, so the vCPU is read again (and, blocked throughout, is exact). */
+static void test_blocked_during_walk(void)
+{
+	struct up_target *t = two_vcpu_guest(false);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	up_target_image_block_on_read(t, 0, 2);
+	relaxed_config(&c, 1);
+	c.vcpu = 0;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 1);
+	CHECK(st.relaxed_retried == 1);
+	CHECK(st.relaxed_still == 1 && st.relaxed_stable == 0);
+	CHECK(up_profile_vcpu_blocked(p, 0) == 1);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
+}
+
 static void test_bad_consistency(void)
 {
 	struct up_target *t = two_vcpu_guest(false);
@@ -356,6 +381,7 @@ int main(void)
 	RUN(test_truncated_walked_again);
 	RUN(test_same_function_is_no_change);
 	RUN(test_no_vcpu_state);
+	RUN(test_blocked_during_walk);
 	RUN(test_bad_consistency);
 	TEST_MAIN_END();
 }
