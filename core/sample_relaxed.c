@@ -146,13 +146,12 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		vs->activity = UP_VCPU_BUSY;
 }
 
-int sample_relaxed(struct up_target *t, struct up_mem *mem,
-		   const struct up_sampler_config *c,
-		   const struct up_unwind_opts *uo, unsigned first,
-		   unsigned last, struct vcpu_sample *vs, struct mem_log *log,
-		   struct up_sampler_stats *s)
+void sample_relaxed(struct up_target *t, struct up_mem *mem,
+		    const struct up_sampler_config *c,
+		    const struct up_unwind_opts *uo, unsigned first,
+		    unsigned last, struct vcpu_sample *vs, struct mem_log *log,
+		    struct up_sampler_stats *s)
 {
 	for (unsigned v = first; v <= last; v++)
 		one_vcpu(t, mem, c, uo, v, &vs[v], log, s);
-	return 0;
 }

@@ -35,10 +35,10 @@ int sampler_walk(struct up_mem *mem, const struct up_regs *regs,
 
 /* A sample without a domain pause (see UP_CONSISTENCY_RELAXED): vCPUs
  * first..last one after another, log a preallocated word log. */
-int sample_relaxed(struct up_target *t, struct up_mem *mem,
-		   const struct up_sampler_config *c,
-		   const struct up_unwind_opts *uo, unsigned first,
-		   unsigned last, struct vcpu_sample *vs, struct mem_log *log,
-		   struct up_sampler_stats *s);
+void sample_relaxed(struct up_target *t, struct up_mem *mem,
+		    const struct up_sampler_config *c,
+		    const struct up_unwind_opts *uo, unsigned first,
+		    unsigned last, struct vcpu_sample *vs, struct mem_log *log,
+		    struct up_sampler_stats *s);
 
 #endif

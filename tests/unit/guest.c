@@ -197,3 +197,37 @@ unsigned long tg_elf_symbol(const char *elf, const char *name)
 {
 	return tg_shell_hex("nm '%s' | awk '$3 == \"%s\" { print $1 }'%s", elf, name, "");
 }
+
+struct up_target *tg_two_vcpus(struct test_guest *g, bool second_online,
+			       bool second_blocked)
+{
+	uint64_t ret0[2] = { 0x1111, 0x2222 }, ret1[1] = { 0x3333 };
+	uint64_t fp0, fp1;
+	struct up_regs r;
+
+	tg_init(g, UP_DOMAIN_PV);
+	tg_map_fresh(g, TG_STACK_VA, 2);
+	fp0 = tg_fp_chain(g, TG_STACK_VA, ret0, 2);
+	fp1 = tg_fp_chain(g, TG_STACK_VA + 0x800, ret1, 1);
+	r = tg_regs(g, 0xaaaa, TG_STACK_VA, fp0);
+	up_image_add_vcpu(g->img, &r);
+	r = tg_regs(g, 0xbbbb, TG_STACK_VA + 0x800, fp1);
+	r.online = second_online;
+	up_image_add_vcpu(g->img, &r);
+	if (second_blocked)
+		up_image_set_blocked(g->img, 1, true);
+	return tg_open(g);
+}
+
+char *tg_folded(const struct up_profile *p, const struct up_output_opts *opts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		die("open_memstream");
+	up_profile_write_folded(p, NULL, opts, f);
+	fclose(f);
+	return buf;
+}

@@ -3,6 +3,7 @@
 #ifndef UP_TEST_GUEST_H
 #define UP_TEST_GUEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "uniprof/uniprof.h"
 
@@ -45,6 +46,19 @@ uint64_t tg_fp_chain(struct test_guest *g, uint64_t sp, const uint64_t *ret,
 
 /* Serialize and open as an image target. */
 struct up_target *tg_open(struct test_guest *g);
+
+/* Where tg_two_vcpus puts its stacks. */
+#define TG_STACK_VA 0xffff880000010000ULL
+
+/* A PV guest of two vCPUs on one stack page: vCPU 0 at 0xaaaa, called from
+ * 0x1111, from 0x2222 (frames at TG_STACK_VA + 16 and + 48); vCPU 1 at
+ * 0xbbbb, from 0x3333 (at TG_STACK_VA + 0x810), online and blocked as
+ * asked. *g stays for more pokes; release it after opening. */
+struct up_target *tg_two_vcpus(struct test_guest *g, bool second_online,
+			       bool second_blocked);
+
+/* A profile's folded stacks (opts may be NULL), malloc'ed. */
+char *tg_folded(const struct up_profile *p, const struct up_output_opts *opts);
 
 /* The first hex number a shell command prints (0 if none): fmt is given
  * elf, a and b as its three %s. For reading addresses off an ELF file. */

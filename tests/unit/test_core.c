@@ -41,9 +41,7 @@ static char *walk_once(struct up_target *t)
 	struct up_sampler_config c;
 	struct up_sampler_stats st;
 	struct up_profile *p;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 
 	up_sampler_config_init(&c);
 	c.max_samples = 1;
@@ -56,10 +54,8 @@ static char *walk_once(struct up_target *t)
 		up_profile_free(p);
 		return NULL;
 	}
-	f = open_memstream(&buf, &len);
-	up_profile_write_folded(p, NULL, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true,
-								  .with_idle = true }, f);
-	fclose(f);
+	buf = tg_folded(p, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true,
+						.with_idle = true });
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
 	return buf;

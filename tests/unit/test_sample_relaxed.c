@@ -10,30 +10,24 @@
 
 TEST_GLOBALS;
 
-#define STACK_VA 0xffff880000010000ULL
+#define STACK_VA TG_STACK_VA
 
 static struct test_guest g;
 
 /* vCPU 0: 0xaaaa <- 0x1111 <- 0x2222; vCPU 1: 0xbbbb <- 0x3333. */
 static struct up_target *two_vcpu_guest(bool second_blocked)
 {
-	struct up_target *t;
-	uint64_t ret0[2] = { 0x1111, 0x2222 }, ret1[1] = { 0x3333 };
-	uint64_t fp0, fp1;
-	struct up_regs r;
+	return tg_two_vcpus(&g, true, second_blocked);
+}
 
-	tg_init(&g, UP_DOMAIN_PV);
-	tg_map_fresh(&g, STACK_VA, 2);
-	fp0 = tg_fp_chain(&g, STACK_VA, ret0, 2);
-	fp1 = tg_fp_chain(&g, STACK_VA + 0x800, ret1, 1);
-	r = tg_regs(&g, 0xaaaa, STACK_VA, fp0);
-	up_image_add_vcpu(g.img, &r);
-	r = tg_regs(&g, 0xbbbb, STACK_VA + 0x800, fp1);
-	up_image_add_vcpu(g.img, &r);
-	if (second_blocked)
-		up_image_set_blocked(g.img, 1, true);
-	t = tg_open(&g);
-	return t;
+/* The end of every test: what it sampled and the guest it sampled. */
+static void done(struct up_target *t, struct up_profile *p,
+		 struct up_sampler_stats *st)
+{
+	up_sampler_stats_release(st);
+	up_profile_free(p);
+	up_target_close(t);
+	tg_release(&g);
 }
 
 /* The frame holding a stack address, as the sampler would find it. */
@@ -52,13 +46,7 @@ static uint64_t frame_of(struct up_target *t, uint64_t va)
 
 static char *folded(struct up_profile *p)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	up_profile_write_folded(p, NULL, NULL, f);
-	fclose(f);
-	return buf;
+	return tg_folded(p, NULL);
 }
 
 static void relaxed_config(struct up_sampler_config *c, uint64_t n)
@@ -102,10 +90,7 @@ static void test_no_pause_same_stacks(void)
 	CHECK(up_sampler_stall_pct(&st, 0) >= 0 &&
 	      up_sampler_stall_pct(&st, 0) < 100);
 	CHECK(up_target_image_mapped(t) == 0);
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 }
 
 /* The guest returns and calls again between the walk and the check: the
@@ -134,10 +119,7 @@ static void test_changed_once_walked_again(void)
 	out = folded(p);
 	CHECK_STR(out, "0x2222;0x1515;0xaaaa 3\n0x3333;0xbbbb 3\n");
 	free(out);
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 }
 
 /* A stack that moves under every walk: each of its samples is walked
@@ -171,10 +153,7 @@ static void test_always_moving_dropped(void)
 	free(out);
 	CHECK_STR(up_trunc_name(UP_TRUNC_RACED), "stack moved while walked (relaxed)");
 	CHECK(up_trunc_from_name("stack moved while walked (relaxed)") == UP_TRUNC_RACED);
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 }
 
 /* A walk cut short the way a moving stack cuts it (here a misaligned
@@ -196,10 +175,7 @@ static void test_truncated_walked_again(void)
 	CHECK(st.samples == 4);
 	CHECK(st.relaxed_retried == 0);
 	CHECK(up_profile_truncated_by(p, UP_TRUNC_DEPTH) == 4);
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 
 	/* A chain whose second link is misaligned. */
 	tg_init(&g, UP_DOMAIN_PV);
@@ -221,10 +197,7 @@ static void test_truncated_walked_again(void)
 	CHECK(st.relaxed_dropped == 0);
 	CHECK(up_profile_vcpu_samples(p, 0) == 4);
 	CHECK(up_profile_truncated_by(p, UP_TRUNC_ALIGN) == 4);
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 }
 
 /* With the kernel's functions known, a return address that changed to
@@ -295,12 +268,9 @@ static void test_same_function_is_no_change(void)
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	CHECK(st.relaxed_retried == 1 && st.relaxed_dropped == 0);
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
 	up_kernel_map_free(k);
 	up_symtab_free(syms);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 }
 
 /* Without asking Xen for vCPU states, relaxed claims no busy share: the
@@ -323,10 +293,7 @@ static void test_no_vcpu_state(void)
 		CHECK(up_profile_vcpu_busy(p, v) == 0);
 		CHECK(up_profile_vcpu_blocked(p, v) == 0);
 	}
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 }
 
 /* Busy at the register read, blocked after the walk: it left the frames
@@ -348,10 +315,7 @@ static void test_blocked_during_walk(void)
 	CHECK(st.relaxed_retried == 1);
 	CHECK(st.relaxed_still == 1 && st.relaxed_stable == 0);
 	CHECK(up_profile_vcpu_blocked(p, 0) == 1);
-	up_sampler_stats_release(&st);
-	up_profile_free(p);
-	up_target_close(t);
-	tg_release(&g);
+	done(t, p, &st);
 }
 
 static void test_bad_consistency(void)

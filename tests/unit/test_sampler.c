@@ -10,26 +10,11 @@
 
 TEST_GLOBALS;
 
-#define STACK_VA 0xffff880000010000ULL
-
 static struct up_target *two_vcpu_guest(bool second_online)
 {
 	struct test_guest g;
-	struct up_target *t;
-	uint64_t ret0[2] = { 0x1111, 0x2222 }, ret1[1] = { 0x3333 };
-	uint64_t fp0, fp1;
-	struct up_regs r;
+	struct up_target *t = tg_two_vcpus(&g, second_online, false);
 
-	tg_init(&g, UP_DOMAIN_PV);
-	tg_map_fresh(&g, STACK_VA, 2);
-	fp0 = tg_fp_chain(&g, STACK_VA, ret0, 2);
-	fp1 = tg_fp_chain(&g, STACK_VA + 0x800, ret1, 1);
-	r = tg_regs(&g, 0xaaaa, STACK_VA, fp0);
-	up_image_add_vcpu(g.img, &r);
-	r = tg_regs(&g, 0xbbbb, STACK_VA + 0x800, fp1);
-	r.online = second_online;
-	up_image_add_vcpu(g.img, &r);
-	t = tg_open(&g);
 	tg_release(&g);
 	return t;
 }
@@ -45,9 +30,7 @@ static void test_samples_all_vcpus(void)
 	struct up_sampler_config c;
 	struct up_sampler_stats st;
 	struct up_profile *p;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *buf;
 
 	up_sampler_config_init(&c);
 	c.hz = 2000;
@@ -66,9 +49,7 @@ static void test_samples_all_vcpus(void)
 	CHECK(up_sampler_pause_percentile(&st, 50) > 0);
 	CHECK(up_sampler_pause_percentile(&st, 100) >=
 	      up_sampler_pause_percentile(&st, 99));
-	f = open_memstream(&buf, &len);
-	up_profile_write_folded(p, NULL, NULL, f);
-	fclose(f);
+	buf = tg_folded(p, NULL);
 	CHECK_STR(buf, "0x2222;0x1111;0xaaaa 40\n0x3333;0xbbbb 40\n");
 	free(buf);
 	up_sampler_stats_release(&st);

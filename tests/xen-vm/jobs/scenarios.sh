@@ -39,6 +39,11 @@ distinct() {
 		-v t="$(json_num "$2" stacks)" \
 		'BEGIN { if (t > 0) printf "%d", k * s / t; else print 0 }'
 }
+# crash_order FILE: the guest's functions (and the hypercall stub) of a
+# --once or core print, innermost first, on one line.
+crash_order() {
+	awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page)/) print }' "$1" | tr '\n' ' '
+}
 # json_vcpu_num FILE VCPU KEY: KEY in the JSON summary's entry for a vCPU.
 json_vcpu_num() {
 	awk -v v="$2" -v k="\"$3\":" '$1 == "\"vcpu\":" { cur = $2; sub(/,/, "", cur) }
@@ -556,7 +561,7 @@ for t in pv:nofp pvh:fp; do
 	$PROF $g --once > $OUT/$g.once 2> $OUT/$g.once.err
 	rc=$?
 	check "crash $ty: --once exits 0 on the crashed domain" [ $rc -eq 0 ]
-	order=$(awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page)/) print }' $OUT/$g.once | tr '\n' ' ')
+	order=$(crash_order $OUT/$g.once)
 	case "$order" in
 	"hypercall_page [sched_op] tg_panic tg_crash_02 tg_crash_01 tg_workload tg_main tg_entry64 ")
 		ok "crash $ty: --once shows the crash stack, whole: $order" ;;
@@ -597,7 +602,7 @@ for t in pv:nofp pvh:fp; do
 	$PROF core $core > $OUT/$g.core 2> $OUT/$g.core.err
 	rc=$?
 	check "core $ty: xl profile core exits 0 ($(head -c 200 $OUT/$g.core.err))" [ $rc -eq 0 ]
-	order=$(awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page)/) print }' $OUT/$g.core | tr '\n' ' ')
+	order=$(crash_order $OUT/$g.core)
 	case "$order" in
 	"hypercall_page [sched_op] tg_panic tg_crash_02 tg_crash_01 tg_workload tg_main tg_entry64 ")
 		ok "core $ty: the crash stack, whole, symbols from /etc/xen/$g.cfg: $order" ;;
