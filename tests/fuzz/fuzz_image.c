@@ -11,7 +11,9 @@
  *   image      up_target_open_image_mem's input
  * For every vCPU: the page walk (translate, reads across pages), the
  * frame-pointer walk and the CFI walk. The walks must stay within their
- * limits and report how they stopped; no frame stays mapped. */
+ * limits and report how they stopped; no frame stays mapped. Then one
+ * relaxed sample (no pause; every word a walk read is read again): the
+ * image never changes, so no stack may be found to have moved. */
 #include "config.h"
 
 #include <stdint.h>
@@ -103,6 +105,38 @@ static void walk_vcpu(struct up_mem *m, const struct up_regs *regs,
 	}
 }
 
+/* One relaxed sample of every vCPU, with the walks above. */
+static void relaxed_sample(struct up_target *t, const struct up_cfi_table *table,
+			   uint8_t flags)
+{
+	static const size_t caches[] = { 1, 2, 8, 0 };
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	if (up_profile_new(&p, up_target_info(t)->max_vcpus) < 0)
+		return;
+	up_sampler_config_init(&c);
+	c.consistency = UP_CONSISTENCY_RELAXED;
+	c.hz = UP_SAMPLER_MAX_HZ;
+	c.no_jitter = true;
+	c.max_samples = 1;
+	c.unwind.max_depth = flags >> 3;
+	c.cache_frames = caches[(flags >> 1) & 3];
+	c.unwinder = !table ? UP_UNWINDER_FP :
+		     flags & 1 ? UP_UNWINDER_AUTO : UP_UNWINDER_CFI;
+	c.cfi = table;
+	if (up_sample(t, &c, p, NULL, &st) != 0 || st.relaxed_dropped ||
+	    up_profile_truncated_by(p, UP_TRUNC_RACED))
+		abort();
+	if (st.samples && st.relaxed_still + st.relaxed_stable +
+			  st.relaxed_unverified + st.offline_vcpus +
+			  st.reg_failures != up_target_info(t)->max_vcpus)
+		abort();          /* every vCPU accounted for once */
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t caches[] = { 1, 2, 8, 0 };
@@ -140,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		up_target_unpause(t);
 		up_mem_free(m);
+		relaxed_sample(t, table.count ? &table : NULL, flags);
 	}
 	if (up_target_image_mapped(t) != 0)
 		abort();                  /* a frame left mapped */
