@@ -22,15 +22,6 @@
 
 extern char **environ;
 
-struct guard {
-	struct up_target *target;
-	struct pause_state *shared;
-	pid_t pid;
-	int fd;     /* write end: closes when we die */
-};
-
-static struct guard guard = { .pid = -1, .fd = -1 };
-
 static const char *guard_path(void)
 {
 	const char *p = getenv("UNIPROF_GUARD");
@@ -43,18 +34,36 @@ static void unmap_shared(struct pause_state *shared)
 	munmap(shared, sizeof(*shared));
 }
 
+/* The watchdog's two descriptors, where it finds them: only these cross
+ * its exec. Ours are close-on-exec from birth, so a guard spawned by
+ * another thread (the daemon samples several domains) never holds the
+ * pipe of another target open. */
+enum { GUARD_PIPE_FD = 3, GUARD_FLAG_FD = 4 };
+
+/* fd moved above the descriptors the child gets (close-on-exec). */
+static int high_cloexec(int fd)
+{
+	int h = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+
+	close(fd);
+	return h;
+}
+
 int up_crash_guard_install(struct up_target *t)
 {
 	char a_pipe[16], a_flag[16], a_dom[16];
 	char *argv[5];
 	struct pause_state *shared;
+	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int fds[2], flag_fd, rc;
 	pid_t pid;
 
-	if (guard.target)
+	if (t->guard_pid > 0)
 		return up_fail(UP_EINVAL, "a crash guard is already installed");
-	flag_fd = memfd_create("uniprof-guard", 0);
+	flag_fd = memfd_create("uniprof-guard", MFD_CLOEXEC);
+	if (flag_fd >= 0)
+		flag_fd = high_cloexec(flag_fd);
 	if (flag_fd < 0 || ftruncate(flag_fd, sizeof(*shared)) < 0) {
 		if (flag_fd >= 0)
 			close(flag_fd);
@@ -68,15 +77,14 @@ int up_crash_guard_install(struct up_target *t)
 	}
 	ps_init(shared);
 	ps_copy(shared, t->ps);
-	if (pipe(fds) < 0) {
+	if (pipe2(fds, O_CLOEXEC) < 0) {
 		unmap_shared(shared);
 		close(flag_fd);
 		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
 	}
-	/* Only the watchdog's ends cross exec; ours stay private. */
-	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-	snprintf(a_pipe, sizeof(a_pipe), "%d", fds[0]);
-	snprintf(a_flag, sizeof(a_flag), "%d", flag_fd);
+	fds[0] = high_cloexec(fds[0]);
+	snprintf(a_pipe, sizeof(a_pipe), "%d", GUARD_PIPE_FD);
+	snprintf(a_flag, sizeof(a_flag), "%d", GUARD_FLAG_FD);
 	/* Image targets (tests) get the same watchdog; it then ends pauses
 	 * in the shared stand-in for Xen's pause count. */
 	if (t->ops->live)
@@ -93,17 +101,26 @@ int up_crash_guard_install(struct up_target *t)
 	 * cgroup (systemd's final SIGKILL, cgroup.kill) takes it too: it
 	 * stays in our cgroup on purpose, since leaving it would need
 	 * privileges and escape the limits the administrator set. */
-	rc = posix_spawnattr_init(&attr);
+	rc = fds[0] < 0 ? errno : posix_spawn_file_actions_init(&fa);
 	if (rc == 0) {
+		rc = posix_spawn_file_actions_adddup2(&fa, fds[0], GUARD_PIPE_FD);
+		if (rc == 0)
+			rc = posix_spawn_file_actions_adddup2(&fa, flag_fd, GUARD_FLAG_FD);
+		if (rc == 0)
+			rc = posix_spawnattr_init(&attr);
+		if (rc == 0) {
 #ifdef POSIX_SPAWN_SETSID
-		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+			posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
 #else
-		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+			posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
 #endif
-		rc = posix_spawn(&pid, guard_path(), NULL, &attr, argv, environ);
-		posix_spawnattr_destroy(&attr);
+			rc = posix_spawn(&pid, guard_path(), &fa, &attr, argv, environ);
+			posix_spawnattr_destroy(&attr);
+		}
+		posix_spawn_file_actions_destroy(&fa);
 	}
-	close(fds[0]);
+	if (fds[0] >= 0)
+		close(fds[0]);
 	close(flag_fd);
 	if (rc != 0) {
 		close(fds[1]);
@@ -111,35 +128,35 @@ int up_crash_guard_install(struct up_target *t)
 		return up_fail(UP_EIO, "cannot start the crash guard %s: %s",
 			       guard_path(), strerror(rc));
 	}
-	guard.target = t;
-	guard.shared = shared;
-	guard.pid = pid;
-	guard.fd = fds[1];
+	t->guard_pid = pid;
+	t->guard_fd = fds[1];
 	t->ps = shared;
 	return 0;
 }
 
 void up_crash_guard_release(struct up_target *t)
 {
+	struct pause_state *shared = t->ps;
 	bool held;
 
-	if (!guard.target || guard.target != t)
+	if (t->guard_pid <= 0)
 		return;
-	ps_copy(&t->ps_local, guard.shared);
+	ps_copy(&t->ps_local, shared);
 	t->ps = &t->ps_local;
 	/* Our last unpause failed: the watchdog must not quit. Closing the
 	 * pipe instead tells it we are gone; it then keeps trying to unpause
 	 * on its own, and we do not wait for it. */
-	held = ps_held(guard.shared);
-	if (!held && write(guard.fd, "q", 1) == 1)
-		while (waitpid(guard.pid, NULL, 0) < 0 && errno == EINTR)
+	held = ps_held(shared);
+	if (!held && write(t->guard_fd, "q", 1) == 1)
+		while (waitpid(t->guard_pid, NULL, 0) < 0 && errno == EINTR)
 			;
-	close(guard.fd);
-	unmap_shared(guard.shared);
-	guard = (struct guard){ .pid = -1, .fd = -1 };
+	close(t->guard_fd);
+	unmap_shared(shared);
+	t->guard_fd = -1;
+	t->guard_pid = -1;
 }
 
-uint64_t up_crash_guard_pid(void)
+uint64_t up_crash_guard_pid(const struct up_target *t)
 {
-	return guard.target ? (uint64_t)guard.pid : 0;
+	return t && t->guard_pid > 0 ? (uint64_t)t->guard_pid : 0;
 }

@@ -12,6 +12,8 @@ void target_init(struct up_target *t, const struct up_target_ops *ops)
 	t->ops = ops;
 	ps_init(&t->ps_local);
 	t->ps = &t->ps_local;
+	t->guard_fd = -1;
+	t->guard_pid = -1;
 }
 
 void up_target_close(struct up_target *t)

@@ -37,6 +37,11 @@ struct up_target {
 	 * installed. */
 	struct pause_state *ps;
 	struct pause_state ps_local;
+	/* Our end of the crash guard's pipe and its process (-1: none):
+	 * one guard per target, so one process may sample several domains
+	 * (the host daemon). */
+	int guard_fd;
+	int guard_pid;
 };
 
 /* Called by each target's open function. */

@@ -27,8 +27,9 @@ int up_crash_guard_install(struct up_target *t);
  * keeps trying to unpause on its own. */
 void up_crash_guard_release(struct up_target *t);
 
-/* The watchdog's process id, 0 when none is installed (tests). */
-uint64_t up_crash_guard_pid(void);
+/* t's watchdog's process id, 0 when none is installed (tests). Each
+ * target has its own: one process may guard several domains at once. */
+uint64_t up_crash_guard_pid(const struct up_target *t);
 
 #ifdef __cplusplus
 }

@@ -155,7 +155,7 @@ static void test_failed_last_unpause_keeps_the_guard(void)
 	int status;
 
 	REQUIRE(up_crash_guard_install(t) == 0);
-	guard = (pid_t)up_crash_guard_pid();
+	guard = (pid_t)up_crash_guard_pid(t);
 	REQUIRE(guard > 0);
 	CHECK(up_target_pause(t) == 0);
 	up_target_image_fail_unpauses(t, 100);
@@ -164,6 +164,33 @@ static void test_failed_last_unpause_keeps_the_guard(void)
 	up_target_close(t);            /* its unpause fails too */
 	status = wait_status(guard);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+}
+
+/* Two domains guarded by one process (the host daemon): each target has
+ * its own watchdog, and neither holds the other's pipe, so the first one's
+ * watchdog still sees its target go while the second lives on. */
+static void test_two_guards_in_one_process(void)
+{
+	struct up_target *a = guest(), *b = guest();
+	pid_t ga, gb;
+	int status;
+
+	REQUIRE(up_crash_guard_install(a) == 0);
+	REQUIRE(up_crash_guard_install(b) == 0);
+	ga = (pid_t)up_crash_guard_pid(a);
+	gb = (pid_t)up_crash_guard_pid(b);
+	CHECK(ga > 0 && gb > 0 && ga != gb);
+	CHECK(up_crash_guard_install(a) < 0);   /* one per target */
+	CHECK(up_target_pause(a) == 0);
+	CHECK(up_target_pause(b) == 0);
+	up_target_image_fail_unpauses(a, 100);
+	up_target_close(a);            /* its unpause fails: pipe closed */
+	status = wait_status(ga);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	CHECK(kill(gb, 0) == 0);       /* b's watchdog still stands by */
+	CHECK(up_target_unpause(b) == 0);
+	up_target_close(b);
+	CHECK(kill(gb, 0) < 0);        /* told to quit and reaped */
 }
 
 /* kill -KILL -- -PGID of the profiler's group: the guard lives in its own
@@ -187,7 +214,7 @@ static void test_group_kill_spares_the_guard(void)
 		t = guest();
 		if (up_crash_guard_install(t) < 0 || up_target_pause(t) < 0)
 			_exit(1);
-		g = (pid_t)up_crash_guard_pid();
+		g = (pid_t)up_crash_guard_pid(t);
 		if (write(fds[1], &g, sizeof(g)) != sizeof(g))
 			_exit(1);
 		for (;;)
@@ -215,6 +242,7 @@ int main(void)
 	RUN(test_guard_ends_a_stuck_pause);
 	RUN(test_exactly_one_unpause_under_races);
 	RUN(test_failed_last_unpause_keeps_the_guard);
+	RUN(test_two_guards_in_one_process);
 	RUN(test_group_kill_spares_the_guard);
 	TEST_MAIN_END();
 }
