@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install what uniprof needs to build and to run its real-Xen tests on a
 # Debian 12 machine: compilers, autotools, the Xen/ELF/yajl/unwind
-# development packages, QEMU, Chromium (the flame-graph browser test), and
+# development packages, libmicrohttpd and libcurl (the host daemon), QEMU, Chromium (the flame-graph browser test), and
 # clang with libFuzzer and libxml2 (the fuzz targets, scripts/fuzz.sh). Only Debian's own packages; nothing else
 # is downloaded. Does nothing when all are present.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
       libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
+      libmicrohttpd-dev libcurl4-openssl-dev
       libprotobuf-c-dev protobuf-c-compiler
       qemu-system-x86 cpio gzip binutils dash chromium
       clang libclang-rt-14-dev libxml2-dev"

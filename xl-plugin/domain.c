@@ -64,29 +64,18 @@ static const char *type_name(libxl_domain_type t)
 	}
 }
 
-int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
+/* What libxl knows of domid; -1, silently, when it is gone. */
+int xlp_domain_by_id(uint32_t domid, struct xlp_domain *out)
 {
 	libxl_dominfo info;
 	libxl_domain_config cfg;
-	uint32_t domid;
 
 	memset(out, 0, sizeof(*out));
 	if (xlp_libxl_open() < 0)
 		return -1;
-	if (parse_domid(spec, &domid) < 0 &&
-	    libxl_name_to_domid(ctx, spec, &domid) != 0) {
-		fprintf(stderr, "xl profile: domain '%s' does not exist (see xl list)\n", spec);
-		return -1;
-	}
-	if (domid == 0) {
-		fprintf(stderr, "xl profile: domain '%s' is dom0, the control domain: profile a guest domain instead\n",
-			spec);
-		return -1;
-	}
 	libxl_dominfo_init(&info);
 	if (libxl_domain_info(ctx, &info, domid) != 0) {
 		libxl_dominfo_dispose(&info);
-		fprintf(stderr, "xl profile: domain '%s' does not exist (see xl list)\n", spec);
 		return -1;
 	}
 	out->domid = domid;
@@ -117,6 +106,30 @@ int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
 			out->max_vcpus = cfg.b_info.max_vcpus;
 	}
 	libxl_domain_config_dispose(&cfg);
+	return 0;
+}
+
+int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
+{
+	uint32_t domid;
+
+	memset(out, 0, sizeof(*out));
+	if (xlp_libxl_open() < 0)
+		return -1;
+	if (parse_domid(spec, &domid) < 0 &&
+	    libxl_name_to_domid(ctx, spec, &domid) != 0) {
+		fprintf(stderr, "xl profile: domain '%s' does not exist (see xl list)\n", spec);
+		return -1;
+	}
+	if (domid == 0) {
+		fprintf(stderr, "xl profile: domain '%s' is dom0, the control domain: profile a guest domain instead\n",
+			spec);
+		return -1;
+	}
+	if (xlp_domain_by_id(domid, out) < 0) {
+		fprintf(stderr, "xl profile: domain '%s' does not exist (see xl list)\n", spec);
+		return -1;
+	}
 	return 0;
 }
 
@@ -166,6 +179,32 @@ int xlp_domain_unpause(const struct xlp_domain *d)
 		fprintf(stderr, "xl profile: cannot unpause domain %s\n", d->name);
 		return -1;
 	}
+	return 0;
+}
+
+int xlp_domain_list(struct xlp_domain_state **out, size_t *n)
+{
+	libxl_dominfo *info;
+	int nb = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (xlp_libxl_open() < 0)
+		return -1;
+	info = libxl_list_domain(ctx, &nb);
+	if (!info)
+		return -1;
+	*out = calloc((size_t)nb + 1, sizeof(**out));
+	if (!*out) {
+		libxl_dominfo_list_free(info, nb);
+		return -1;
+	}
+	for (int i = 0; i < nb; i++)
+		if (info[i].domid != 0 && !info[i].dying) {
+			(*out)[*n].domid = info[i].domid;
+			(*out)[(*n)++].shutdown = info[i].shutdown;
+		}
+	libxl_dominfo_list_free(info, nb);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct xlp_domain {
@@ -30,6 +31,9 @@ void xlp_libxl_close(void);
  * the domain does not exist or is dom0. */
 int xlp_domain_lookup(const char *spec, struct xlp_domain *out);
 
+/* The same by id, silent: -1 when the domain is gone (or libxl fails). */
+int xlp_domain_by_id(uint32_t domid, struct xlp_domain *out);
+
 /* Wait until a domain called name exists and has left the paused state the
  * builder creates it in, or, with want_paused, until it exists and is
  * paused (xl create -p). Returns 0, or 1 if *stop was raised first. */
@@ -38,6 +42,14 @@ int xlp_domain_wait(const char *name, bool want_paused,
 
 /* Let a domain created with `xl create -p` run. */
 int xlp_domain_unpause(const struct xlp_domain *d);
+
+/* Every guest domain that is not being destroyed (dom0 left out),
+ * malloc'ed. Returns 0, or -1 when libxl cannot list. */
+struct xlp_domain_state {
+	uint32_t domid;
+	bool shutdown;
+};
+int xlp_domain_list(struct xlp_domain_state **out, size_t *n);
 
 void xlp_domain_release(struct xlp_domain *d);
 

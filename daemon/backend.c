@@ -1,0 +1,203 @@
+/* The daemon's side of the HTTP endpoints (see backend.h). */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "json_write.h"
+#include "log.h"
+#include "profile_run.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A yajl document into a malloc'ed buffer. */
+struct doc {
+	FILE *f;
+	char *buf;
+	size_t len;
+	yajl_gen g;
+};
+
+static int doc_open(struct doc *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!(d->f = open_memstream(&d->buf, &d->len)))
+		return -1;
+	if (!(d->g = xlp_json_open(d->f))) {
+		fclose(d->f);
+		free(d->buf);
+		return -1;
+	}
+	return 0;
+}
+
+static int doc_close(struct doc *d, char **buf, size_t *len)
+{
+	yajl_gen_free(d->g);
+	if (fclose(d->f) != 0) {
+		free(d->buf);
+		return -1;
+	}
+	*buf = d->buf;
+	*len = d->len;
+	return 0;
+}
+
+static int domains_json(void *ctx, char **buf, size_t *len)
+{
+	struct upd_daemon *dm = ctx;
+	struct upd_domain *list;
+	size_t n;
+	struct doc d;
+
+	if (upd_domains_list(dm->domains, &list, &n) < 0)
+		return -1;
+	if (doc_open(&d) < 0) {
+		upd_domains_free_list(list, n);
+		return -1;
+	}
+	yajl_gen_map_open(d.g);
+	xlp_json_key(d.g, "domains");
+	yajl_gen_array_open(d.g);
+	for (size_t i = 0; i < n; i++) {
+		yajl_gen_map_open(d.g);
+		xlp_json_key(d.g, "name");
+		xlp_json_str(d.g, list[i].name);
+		xlp_json_key(d.g, "domid");
+		yajl_gen_integer(d.g, list[i].domid);
+		xlp_json_key(d.g, "type");
+		xlp_json_str(d.g, list[i].type);
+		xlp_json_key(d.g, "vcpus");
+		yajl_gen_integer(d.g, list[i].vcpus);
+		xlp_json_key(d.g, "kernel");
+		xlp_json_str(d.g, list[i].kernel);
+		xlp_json_key(d.g, "state");
+		xlp_json_str(d.g, list[i].shutdown ? "shutdown" : "running");
+		xlp_json_key(d.g, "profiling");
+		yajl_gen_bool(d.g, list[i].pulling);
+		xlp_json_key(d.g, "pushed");
+		yajl_gen_bool(d.g, list[i].pushing);
+		yajl_gen_map_close(d.g);
+	}
+	yajl_gen_array_close(d.g);
+	yajl_gen_map_close(d.g);
+	upd_domains_free_list(list, n);
+	return doc_close(&d, buf, len);
+}
+
+static int status_json(void *ctx, char **buf, size_t *len)
+{
+	struct upd_daemon *dm = ctx;
+	struct doc d;
+
+	if (doc_open(&d) < 0)
+		return -1;
+	yajl_gen_map_open(d.g);
+	xlp_json_key(d.g, "version");
+	xlp_json_str(d.g, up_version());
+	xlp_json_key(d.g, "uptime_s");
+	xlp_json_num(d.g, now_s() - dm->started, 0);
+	xlp_json_key(d.g, "cpu_budget_pct");
+	xlp_json_num(d.g, upd_budget_pct(dm->budget), 1);
+	xlp_json_key(d.g, "cpu_used_pct");
+	xlp_json_num(d.g, upd_budget_used_pct(dm->budget), 2);
+	xlp_json_key(d.g, "rate_scale");
+	xlp_json_num(d.g, upd_budget_scale(dm->budget), 3);
+	xlp_json_key(d.g, "symbol_loads");
+	yajl_gen_integer(d.g, (long long)upd_symbol_cache_loads(dm->cache));
+	xlp_json_key(d.g, "push");
+	if (dm->push) {
+		struct upd_push_stats st;
+
+		upd_push_get_stats(dm->push, &st);
+		yajl_gen_map_open(d.g);
+		xlp_json_key(d.g, "url");
+		xlp_json_str(d.g, dm->settings->push_url);
+		xlp_json_key(d.g, "period_s");
+		yajl_gen_integer(d.g, dm->settings->push_period_s);
+		xlp_json_key(d.g, "hz");
+		xlp_json_num(d.g, dm->settings->push_hz, 2);
+		xlp_json_key(d.g, "domains_pushed");
+		yajl_gen_integer(d.g, st.collectors);
+		xlp_json_key(d.g, "profiles_made");
+		yajl_gen_integer(d.g, (long long)st.made);
+		xlp_json_key(d.g, "sent");
+		yajl_gen_integer(d.g, (long long)st.sent);
+		xlp_json_key(d.g, "failed_attempts");
+		yajl_gen_integer(d.g, (long long)st.failed);
+		xlp_json_key(d.g, "dropped_queue_full");
+		yajl_gen_integer(d.g, (long long)st.dropped_full);
+		xlp_json_key(d.g, "dropped_rejected");
+		yajl_gen_integer(d.g, (long long)st.dropped_rejected);
+		xlp_json_key(d.g, "queued");
+		yajl_gen_integer(d.g, (long long)st.queued);
+		xlp_json_key(d.g, "queued_bytes");
+		yajl_gen_integer(d.g, (long long)st.queued_bytes);
+		xlp_json_key(d.g, "backoff_s");
+		yajl_gen_integer(d.g, st.backoff_s);
+		xlp_json_key(d.g, "last_error");
+		xlp_json_str(d.g, st.last_error[0] ? st.last_error : NULL);
+		yajl_gen_map_close(d.g);
+	} else
+		yajl_gen_null(d.g);
+	yajl_gen_map_close(d.g);
+	return doc_close(&d, buf, len);
+}
+
+static enum upd_outcome profile(void *ctx, const struct upd_profile_request *rq,
+				unsigned char **buf, size_t *len, char *msg, size_t msglen)
+{
+	struct upd_daemon *dm = ctx;
+	struct upd_domain dom;
+	struct upd_run_result r;
+	double scale = upd_budget_scale(dm->budget);
+	struct upd_run_params p = {
+		.dom = &dom, .hz = fmax(0.1, rq->hz * scale), .hz_asked = rq->hz,
+		.seconds = rq->seconds, .consistency = dm->settings->consistency,
+		.stop = dm->stop,
+	};
+	int rc = upd_domains_claim_pull(dm->domains, rq->domain, &dom);
+
+	if (rc == -1) {
+		snprintf(msg, msglen, "no domain '%s' on this host (see /domains)", rq->domain);
+		return UPD_NOT_FOUND;
+	}
+	if (rc == -2) {
+		snprintf(msg, msglen, "domain '%s' is being profiled by another request: one at a time, try again when it ends",
+			 rq->domain);
+		return UPD_BUSY;
+	}
+	rc = upd_profile_run(dm->cache, &p, &r);
+	upd_domains_release_pull(dm->domains, dom.domid);
+	upd_domain_free(&dom);
+	if (rc < 0) {
+		snprintf(msg, msglen, "%s", r.error);
+		return UPD_FAILED;
+	}
+	*buf = r.pprof;
+	*len = r.len;
+	snprintf(msg, msglen, "%llu samples, stopped: %s%s",
+		 (unsigned long long)r.samples, up_stop_reason_name(r.stop),
+		 scale < 1 ? ", rate scaled down by the CPU budget" : "");
+	return UPD_OK;
+}
+
+struct upd_backend upd_daemon_backend(struct upd_daemon *d)
+{
+	struct upd_backend b = {
+		.ctx = d, .domains_json = domains_json, .status_json = status_json,
+		.profile = profile,
+	};
+
+	return b;
+}

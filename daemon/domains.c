@@ -1,0 +1,266 @@
+/* The followed domain list (see domains.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "domain.h"
+#include "domains.h"
+#include "log.h"
+
+#define MAX_DOMAINS 4096
+
+struct upd_domains {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool stopping;
+	struct upd_domain *dom;
+	size_t n;
+};
+
+void upd_domain_free(struct upd_domain *dom)
+{
+	free(dom->kernel);
+	dom->kernel = NULL;
+}
+
+static int copy_domain(struct upd_domain *to, const struct upd_domain *from)
+{
+	*to = *from;
+	to->kernel = NULL;
+	if (from->kernel && !(to->kernel = strdup(from->kernel)))
+		return -1;
+	return 0;
+}
+
+static struct upd_domain *find_id(struct upd_domains *d, uint32_t domid)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->dom[i].domid == domid)
+			return &d->dom[i];
+	return NULL;
+}
+
+/* One look at libxl: new domains added (their configuration read once),
+ * gone ones removed, shutdown states updated. libxl is called outside
+ * the lock, by this thread only. */
+static int refresh(struct upd_domains *d)
+{
+	struct xlp_domain_state *now;
+	size_t n;
+
+	if (xlp_domain_list(&now, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n && i < MAX_DOMAINS; i++) {
+		struct xlp_domain x;
+		struct upd_domain nd = { 0 };
+		bool known;
+
+		pthread_mutex_lock(&d->lock);
+		known = find_id(d, now[i].domid) != NULL;
+		if (known)
+			find_id(d, now[i].domid)->shutdown = now[i].shutdown;
+		pthread_mutex_unlock(&d->lock);
+		if (known || xlp_domain_by_id(now[i].domid, &x) < 0)
+			continue;
+		nd.domid = x.domid;
+		snprintf(nd.name, sizeof(nd.name), "%s", x.name ? x.name : "");
+		snprintf(nd.type, sizeof(nd.type), "%s", x.type);
+		nd.vcpus = x.max_vcpus;
+		nd.shutdown = x.shutdown;
+		nd.kernel = x.kernel;
+		x.kernel = NULL;
+		/* A name we could not ask for is still listed, by id. */
+		if (!x.name || strlen(x.name) > UPD_DOMAIN_NAME_MAX)
+			snprintf(nd.name, sizeof(nd.name), "domain%u", x.domid);
+		xlp_domain_release(&x);
+		pthread_mutex_lock(&d->lock);
+		if (d->n < MAX_DOMAINS) {
+			d->dom[d->n++] = nd;
+			upd_log("domain %s (id %u, %s) appeared", nd.name, nd.domid, nd.type);
+		} else
+			upd_domain_free(&nd);
+		pthread_mutex_unlock(&d->lock);
+	}
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->n;) {
+		bool present = false;
+
+		for (size_t j = 0; j < n && !present; j++)
+			present = now[j].domid == d->dom[i].domid;
+		if (present) {
+			i++;
+			continue;
+		}
+		upd_log("domain %s (id %u) is gone", d->dom[i].name, d->dom[i].domid);
+		upd_domain_free(&d->dom[i]);
+		d->dom[i] = d->dom[--d->n];
+	}
+	pthread_mutex_unlock(&d->lock);
+	free(now);
+	return 0;
+}
+
+static void *follow(void *arg)
+{
+	struct upd_domains *d = arg;
+	bool failing = false;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->stopping) {
+		struct timespec until;
+		int rc;
+
+		pthread_mutex_unlock(&d->lock);
+		rc = refresh(d);
+		if (rc < 0 && !failing)
+			upd_log("cannot list domains through libxl; retrying every second");
+		failing = rc < 0;
+		pthread_mutex_lock(&d->lock);
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += 1;
+		while (!d->stopping &&
+		       pthread_cond_timedwait(&d->wake, &d->lock, &until) != ETIMEDOUT)
+			;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+int upd_domains_start(struct upd_domains **out)
+{
+	struct upd_domains *d = calloc(1, sizeof(*d));
+	pthread_condattr_t ca;
+
+	*out = NULL;
+	if (!d || !(d->dom = calloc(MAX_DOMAINS, sizeof(*d->dom)))) {
+		free(d);
+		upd_log("out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if (xlp_libxl_open() < 0 || refresh(d) < 0) {
+		upd_log("cannot list domains through libxl: run as root in dom0 with xenstored running");
+		upd_domains_stop(d);
+		return -1;
+	}
+	if (pthread_create(&d->thread, NULL, follow, d) != 0) {
+		upd_log("cannot start the domain list thread");
+		upd_domains_stop(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+void upd_domains_stop(struct upd_domains *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->stopping = true;
+	pthread_cond_broadcast(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+	if (d->thread)
+		pthread_join(d->thread, NULL);
+	for (size_t i = 0; i < d->n; i++)
+		upd_domain_free(&d->dom[i]);
+	free(d->dom);
+	pthread_cond_destroy(&d->wake);
+	pthread_mutex_destroy(&d->lock);
+	xlp_libxl_close();
+	free(d);
+}
+
+void upd_domains_free_list(struct upd_domain *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		upd_domain_free(&list[i]);
+	free(list);
+}
+
+int upd_domains_list(struct upd_domains *d, struct upd_domain **out, size_t *n)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&d->lock);
+	*n = 0;
+	*out = calloc(d->n + 1, sizeof(**out));
+	for (size_t i = 0; *out && i < d->n; i++) {
+		if (copy_domain(&(*out)[i], &d->dom[i]) < 0) {
+			rc = -1;
+			break;
+		}
+		(*n)++;
+	}
+	if (!*out)
+		rc = -1;
+	pthread_mutex_unlock(&d->lock);
+	if (rc < 0) {
+		upd_domains_free_list(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int upd_domains_claim_pull(struct upd_domains *d, const char *name,
+			   struct upd_domain *out)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->n; i++) {
+		if (strcmp(d->dom[i].name, name) != 0)
+			continue;
+		if (d->dom[i].pulling)
+			rc = -2;
+		else if (copy_domain(out, &d->dom[i]) == 0) {
+			d->dom[i].pulling = true;
+			rc = 0;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+void upd_domains_release_pull(struct upd_domains *d, uint32_t domid)
+{
+	struct upd_domain *x;
+
+	pthread_mutex_lock(&d->lock);
+	if ((x = find_id(d, domid)))
+		x->pulling = false;
+	pthread_mutex_unlock(&d->lock);
+}
+
+int upd_domains_set_pushing(struct upd_domains *d, uint32_t domid, bool on)
+{
+	struct upd_domain *x;
+
+	pthread_mutex_lock(&d->lock);
+	if ((x = find_id(d, domid)))
+		x->pushing = on;
+	pthread_mutex_unlock(&d->lock);
+	return x ? 0 : -1;
+}
+
+bool upd_domains_alive(struct upd_domains *d, uint32_t domid)
+{
+	bool alive;
+
+	pthread_mutex_lock(&d->lock);
+	alive = find_id(d, domid) != NULL;
+	pthread_mutex_unlock(&d->lock);
+	return alive;
+}

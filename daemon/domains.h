@@ -1,0 +1,51 @@
+/* The host's guest domains as the daemon follows them: a list refreshed
+ * from libxl every second by a thread of its own (domains come and go),
+ * and per domain one pull slot, so a second pull profile of a domain
+ * already being profiled is refused (HTTP 429) instead of doubling its
+ * pauses. Only this module talks to libxl. */
+#ifndef UPD_DOMAINS_H
+#define UPD_DOMAINS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "request.h"
+
+struct upd_domain {
+	uint32_t domid;
+	char name[UPD_DOMAIN_NAME_MAX + 1];
+	char type[8];
+	int vcpus;
+	char *kernel;         /* configured kernel image, or NULL */
+	bool pulling;         /* a pull profile holds it */
+	bool pushing;         /* the push loop samples it */
+	bool shutdown;        /* shut down or crashed, kept: nothing to sample */
+};
+
+struct upd_domains;
+
+/* Start following (the first list is read before returning). Returns 0,
+ * or -1 after one log line when libxl cannot be used. */
+int upd_domains_start(struct upd_domains **out);
+void upd_domains_stop(struct upd_domains *d);
+
+/* A copy of the current list (free with upd_domains_free_list). */
+int upd_domains_list(struct upd_domains *d, struct upd_domain **out, size_t *n);
+void upd_domains_free_list(struct upd_domain *list, size_t n);
+
+/* Take a domain's pull slot by name: 0 with a copy in *out (release it
+ * with upd_domains_release), -1 when no such domain, -2 when its slot is
+ * taken. */
+int upd_domains_claim_pull(struct upd_domains *d, const char *name,
+			   struct upd_domain *out);
+/* Mark a domain pushed (push loop): 0, or -1 when it is gone. */
+int upd_domains_set_pushing(struct upd_domains *d, uint32_t domid, bool on);
+void upd_domains_release_pull(struct upd_domains *d, uint32_t domid);
+void upd_domain_free(struct upd_domain *dom);
+
+/* Whether domid is still listed (a pushed domain's collector ends when
+ * it is not). */
+bool upd_domains_alive(struct upd_domains *d, uint32_t domid);
+
+#endif

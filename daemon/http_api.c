@@ -1,0 +1,275 @@
+/* The HTTP endpoints over libmicrohttpd (see http_api.h). */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "http_api.h"
+#include "log.h"
+
+#define MAX_ARGS 16
+
+struct upd_http {
+	struct MHD_Daemon *mhd;
+	struct upd_http_config c;
+	struct upd_backend b;
+	unsigned port;
+};
+
+struct args {
+	const char *keys[MAX_ARGS], *values[MAX_ARGS];
+	size_t n;
+	bool too_many;
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind,
+				   const char *key, const char *value)
+{
+	struct args *a = cls;
+
+	(void)kind;
+	if (a->n == MAX_ARGS) {
+		a->too_many = true;
+		return MHD_NO;
+	}
+	a->keys[a->n] = key;
+	a->values[a->n++] = value;
+	return MHD_YES;
+}
+
+static enum MHD_Result send_buf(struct MHD_Connection *conn, unsigned status,
+				const char *type, void *buf, size_t len,
+				enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, mode);
+	enum MHD_Result rc;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (status == 401)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer realm=\"uniprofd\"");
+	if (status == 405)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET");
+	if (strcmp(type, "application/octet-stream") == 0)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION,
+					"attachment; filename=\"profile\"");
+	rc = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* One line of plain text: every error answer. */
+static enum MHD_Result send_line(struct MHD_Connection *conn, unsigned status,
+				 const char *line)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "%s\n", line);
+
+	if (n < 0)
+		return MHD_NO;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return send_buf(conn, status, "text/plain; charset=utf-8", buf, (size_t)n,
+			MHD_RESPMEM_MUST_COPY);
+}
+
+/* Equal in time whatever the request holds: no timing oracle on the
+ * token (the time depends on the token's length only). */
+static bool same_secret(const char *given, const char *token)
+{
+	size_t lg = strlen(given), lt = strlen(token);
+	unsigned char d = lg != lt;
+
+	for (size_t i = 0; i < lt; i++)
+		d |= (unsigned char)((i < lg ? given[i] : 0) ^ token[i]);
+	return d == 0;
+}
+
+static bool authorized(struct upd_http *h, struct MHD_Connection *conn)
+{
+	const char *v;
+
+	if (!h->c.token)
+		return true;
+	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	return v && strncmp(v, "Bearer ", 7) == 0 && same_secret(v + 7, h->c.token);
+}
+
+static const char *peer(struct MHD_Connection *conn, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	snprintf(buf, len, "?");
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
+	return buf;
+}
+
+static enum MHD_Result serve_json(struct MHD_Connection *conn,
+				  int (*fn)(void *, char **, size_t *), void *ctx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (fn(ctx, &buf, &len) < 0) {
+		free(buf);
+		return send_line(conn, 500, "out of memory");
+	}
+	return send_buf(conn, 200, "application/json", buf, len, MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result serve_profile(struct upd_http *h, struct MHD_Connection *conn,
+				     const char *from)
+{
+	struct args a = { .n = 0 };
+	struct upd_profile_request rq;
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	char msg[448];
+	enum upd_outcome o;
+
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_arg, &a);
+	if (a.too_many)
+		return send_line(conn, 400, "too many parameters: this endpoint takes domain, seconds and hz");
+	if (upd_request_parse(&h->c.bounds, a.keys, a.values, a.n, &rq, msg, sizeof(msg)) < 0) {
+		upd_log("pull from %s: 400 %s", from, msg);
+		return send_line(conn, 400, msg);
+	}
+	msg[0] = '\0';
+	o = h->b.profile(h->b.ctx, &rq, &buf, &len, msg, sizeof(msg));
+	if (o != UPD_OK) {
+		free(buf);
+		upd_log("pull %s (%u s at %g Hz) from %s: %d %s", rq.domain, rq.seconds, rq.hz,
+			from, (int)o, msg);
+		return send_line(conn, (unsigned)o, msg[0] ? msg : "cannot profile");
+	}
+	upd_log("pull %s (%u s at %g Hz) from %s: 200, %zu bytes%s%s", rq.domain, rq.seconds,
+		rq.hz, from, len, msg[0] ? "; " : "", msg);
+	return send_buf(conn, 200, "application/octet-stream", buf, len, MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+			      const char *method, const char *version,
+			      const char *upload, size_t *upload_size, void **state)
+{
+	static int marker;
+	struct upd_http *h = cls;
+	char from[64];
+
+	(void)version;
+	(void)upload;
+	/* First call: headers only. Answer on the second. */
+	if (!*state) {
+		*state = &marker;
+		return MHD_YES;
+	}
+	*upload_size = 0;            /* a body is never read */
+	peer(conn, from, sizeof(from));
+	if (!authorized(h, conn)) {
+		upd_log("%s %s from %s: 401 (no or wrong bearer token)", method, url, from);
+		return send_line(conn, 401, "unauthorized: send 'Authorization: Bearer TOKEN' (the daemon's token_file)");
+	}
+	if (strcmp(method, "GET") != 0)
+		return send_line(conn, 405, "method not allowed: GET only");
+	if (strcmp(url, "/debug/pprof/profile") == 0)
+		return serve_profile(h, conn, from);
+	if (strcmp(url, "/domains") == 0)
+		return serve_json(conn, h->b.domains_json, h->b.ctx);
+	if (strcmp(url, "/status") == 0)
+		return serve_json(conn, h->b.status_json, h->b.ctx);
+	return send_line(conn, 404, "not found: try /debug/pprof/profile?domain=NAME&seconds=N, /domains or /status");
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char buf[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	upd_log("http: %s", buf);
+}
+
+int upd_http_start(struct upd_http **out, const struct upd_http_config *c,
+		   const struct upd_backend *b)
+{
+	struct upd_http *h = calloc(1, sizeof(*h));
+	struct sockaddr_storage ss;
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_ERROR_LOG;
+	const union MHD_DaemonInfo *di;
+
+	*out = NULL;
+	if (!h)
+		return -1;
+	h->c = *c;
+	h->b = *b;
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, c->listen, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)c->port);
+	} else if (inet_pton(AF_INET6, c->listen, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)c->port);
+		flags |= MHD_USE_IPv6;
+	} else {
+		upd_log("listen = %s is not an IP address", c->listen);
+		free(h);
+		return -1;
+	}
+	if (c->tls_cert_pem) {
+		if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+			upd_log("this libmicrohttpd was built without TLS: unset tls_cert and tls_key, or install one with it");
+			free(h);
+			return -1;
+		}
+		flags |= MHD_USE_TLS;
+	}
+	h->mhd = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL, handle, h,
+				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				  c->tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+				  c->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, c->tls_key_pem,
+				  MHD_OPTION_END);
+	if (!h->mhd) {
+		upd_log("cannot serve on %s port %u (in use? see the lines above)", c->listen, c->port);
+		free(h);
+		return -1;
+	}
+	di = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = di ? di->port : c->port;
+	*out = h;
+	return 0;
+}
+
+unsigned upd_http_port(const struct upd_http *h)
+{
+	return h->port;
+}
+
+void upd_http_stop(struct upd_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->mhd);
+	free(h);
+}

@@ -1,0 +1,138 @@
+/* One profile of one domain into memory (see profile_run.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "options.h"
+#include "profile_run.h"
+#include "report.h"
+
+void upd_run_result_free(struct upd_run_result *r)
+{
+	free(r->pprof);
+	r->pprof = NULL;
+	r->len = 0;
+}
+
+/* The report's view of the run, as xl profile builds it. */
+static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
+		       const struct up_profile *profile,
+		       const struct up_sampler_stats *stats, const char *hypercalls,
+		       struct upd_run_result *r)
+{
+	struct xlp_options opt;
+	struct xlp_domain dom = {
+		.domid = p->dom->domid, .name = (char *)p->dom->name,
+		.type = p->dom->type, .kernel = p->dom->kernel,
+		.max_vcpus = p->dom->vcpus,
+	};
+	struct xlp_report rep = {
+		.opt = &opt, .dom = &dom, .symtab = sym->symtab,
+		.symbols_used = sym->symbols_used, .profile = profile,
+		.stats = stats, .unwinder = sym->uw.unwinder,
+		.hypercalls = hypercalls,
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.hz = p->hz;
+	opt.consistency = p->consistency;
+	opt.vcpu = -1;
+	if (!f) {
+		snprintf(r->error, sizeof(r->error), "out of memory");
+		return -1;
+	}
+	rc = xlp_report_pprof(&rep, sym->kmap, &r->started, f);
+	if (fclose(f) != 0 || rc < 0) {
+		free(buf);
+		snprintf(r->error, sizeof(r->error), "cannot write the pprof profile (see the daemon's log)");
+		return -1;
+	}
+	r->pprof = (unsigned char *)buf;
+	r->len = len;
+	return 0;
+}
+
+int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params *p,
+		    struct upd_run_result *r)
+{
+	struct up_target *t = NULL;
+	struct up_profile *profile = NULL;
+	struct up_sampler_stats stats;
+	struct up_sampler_config cfg;
+	struct upd_symbols *sym = NULL;
+	const struct up_target_info *info;
+	char hypercalls[64] = "";
+	unsigned width = 0;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	memset(&stats, 0, sizeof(stats));
+	if (p->dom->shutdown) {
+		snprintf(r->error, sizeof(r->error),
+			 "domain %s has shut down or crashed: its vCPUs are stopped, nothing to sample",
+			 p->dom->name);
+		return -1;
+	}
+	if (up_target_open_xen_with(&t, p->dom->domid, UP_HYPERCALLS_AUTO) < 0) {
+		snprintf(r->error, sizeof(r->error), "cannot open domain %s: %s", p->dom->name,
+			 up_error_last());
+		return -1;
+	}
+	info = up_target_info(t);
+	snprintf(hypercalls, sizeof(hypercalls), "%s", info->hypercalls);
+	if (info->type == UP_DOMAIN_PV)
+		width = info->guest_width;
+	if (upd_symbols_get(cache, p->dom->kernel, width, &sym, r->error, sizeof(r->error)) < 0)
+		goto out;
+	snprintf(r->build_id, sizeof(r->build_id), "%s", sym->build_id);
+	if (up_crash_guard_install(t) < 0 ||
+	    up_profile_new(&profile, info->max_vcpus) < 0) {
+		snprintf(r->error, sizeof(r->error), "cannot profile domain %s: %s", p->dom->name,
+			 up_error_last());
+		goto out;
+	}
+	up_sampler_config_init(&cfg);
+	cfg.hz = p->hz;
+	cfg.duration_s = p->seconds;
+	cfg.vcpu = -1;
+	cfg.consistency = p->consistency;
+	xlp_unwind_configure(&sym->uw, sym->kmap, &cfg);
+	clock_gettime(CLOCK_REALTIME, &r->started);
+	up_sample(t, &cfg, profile, p->stop, &stats);
+	clock_gettime(CLOCK_REALTIME, &r->ended);
+	/* The domain runs free again before the slow part. */
+	up_target_close(t);
+	t = NULL;
+	r->samples = stats.samples;
+	r->stop = stats.stop;
+	r->elapsed_s = stats.elapsed_s;
+	r->pause_mean_us = up_sampler_pause_mean(&stats) / 1e3;
+	/* The vCPU that stood still longest, as xl profile's stall_pct. */
+	for (unsigned v = 0; v < stats.nr_vcpus; v++) {
+		double pct = up_sampler_stall_pct(&stats, v);
+
+		if (pct > r->paused_pct)
+			r->paused_pct = pct;
+	}
+	if (stats.stop == UP_STOP_ERROR && !stats.samples) {
+		snprintf(r->error, sizeof(r->error), "sampling domain %s failed: %s", p->dom->name,
+			 stats.error);
+		goto out;
+	}
+	if (stats.stop == UP_STOP_ERROR)
+		upd_log("sampling %s stopped early: %s", p->dom->name, stats.error);
+	rc = write_pprof(p, sym, profile, &stats, hypercalls, r);
+out:
+	up_target_close(t);
+	upd_symbols_put(cache, sym);
+	up_sampler_stats_release(&stats);
+	up_profile_free(profile);
+	return rc;
+}
