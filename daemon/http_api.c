@@ -166,18 +166,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      const char *method, const char *version,
 			      const char *upload, size_t *upload_size, void **state)
 {
-	static int marker;
 	struct upd_http *h = cls;
 	char from[64];
 
 	(void)version;
 	(void)upload;
-	/* First call: headers only. Answer on the second. */
-	if (!*state) {
-		*state = &marker;
-		return MHD_YES;
-	}
-	*upload_size = 0;            /* a body is never read */
+	(void)state;
+	/* Answered on the first call, with the headers: a request body is
+	 * never read (MHD discards it). */
+	*upload_size = 0;
 	peer(conn, from, sizeof(from));
 	if (!authorized(h, conn)) {
 		upd_log("%s %s from %s: 401 (no or wrong bearer token)", method, url, from);
@@ -243,10 +240,10 @@ int upd_http_start(struct upd_http **out, const struct upd_http_config *c,
 		flags |= MHD_USE_TLS;
 	}
 	h->mhd = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL, handle, h,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  c->tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
 				  c->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, c->tls_key_pem,
 				  MHD_OPTION_END);

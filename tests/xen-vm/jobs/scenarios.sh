@@ -996,5 +996,9 @@ one_line_error "is truncated" core /tmp/core-cut
 rm -f /tmp/core-pv /tmp/core-cut
 stop_guest tg-pv-fp
 
+# --- uniprofd, the host daemon (jobs/daemon.sh): pull, push, safety.
+. /uniprof/jobs/daemon.sh
+daemon_scenarios
+
 [ $TAP_FAILED -eq 0 ] || diagnose
 tap_plan_end
