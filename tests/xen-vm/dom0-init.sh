@@ -11,6 +11,8 @@ mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 for d in /run /tmp /var; do mount -t tmpfs tmpfs $d; done
+# Loopback, as any host has it: the host daemon serves on 127.0.0.1.
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 mkdir -p /var/run/xen /var/lib/xen /var/log/xen/console /var/lib/xenstored /run/xen /var/lock
 dmesg -n 1
 

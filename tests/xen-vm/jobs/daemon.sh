@@ -50,7 +50,8 @@ wait_for() {
 }
 
 listed() { upd_get /domains | grep -q "\"name\": \"$1\""; }
-not_listed() { ! listed "$1"; }
+# Not listed by a /domains that answered.
+not_listed() { _d=$(upd_get /domains) && ! echo "$_d" | grep -q "\"name\": \"$1\""; }
 received() { awk -v d="domain=$1" '$1 == "ingest" && $2 == d { n++ } END { print n + 0 }' /tmp/ingest.log 2>/dev/null; }
 served() { grep -q "serving" "$1" 2>/dev/null; }
 receiver_up() { grep -q "listening" /tmp/ingest.log 2>/dev/null; }
