@@ -99,6 +99,8 @@ stall_phase() {
 put "xen $(xl info | sed -n 's/^xen_version *: //p')"
 put "phase_s $PHASE_S"
 
+# --- Measurements (run-overhead.sh's BENCH_ONLY=fleet keeps the lines above
+# and the fleet below only).
 # --- Pause time: FP and CFI, direct and libxenctrl, 1 and 2 vCPUs.
 start_guest tg-pv-fp "$PIN" || put "error tg-pv-fp did not start"
 profile fp-direct tg-pv-fp 10 -f 97 -u fp --hypercalls direct
@@ -214,4 +216,7 @@ if stall_guest st-pvh tg-pvh-fp; then
 	stall_phase st-pvh pvh-base-2
 	stop_guest st-pvh
 fi
+# --- uniprofd over a fleet of 1, 4 and 16 domains (bench/fleet-job.sh).
+. /uniprof/jobs/fleet.sh
+fleet_bench
 put "done"

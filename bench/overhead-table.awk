@@ -58,6 +58,7 @@ $1 == "big" || $1 == "small" {
 	setup[$1] = kv(rest, "setup_ms"); rss[$1] = kv(rest, "rss_kib"); fns[$1] = kv(rest, "functions")
 }
 $1 == "error" { errors = errors "  " rest "\n" }
+$1 == "fleet" { nfl++; fl[nfl] = rest }
 END {
 	names["fp-direct"] = "PV, frame pointers, direct domctl"
 	names["fp-libxenctrl"] = "PV, frame pointers, libxenctrl"
@@ -164,6 +165,14 @@ END {
 		printf "Relaxed: stall per sample <= 0.5x paused (PV, 97 Hz): %.2fx (%s); slowdown at 97 Hz <= 0.5x paused: %.2f%% vs %.2f%% (%s)\n",
 			stall_ratio["PV 97 Hz"], (stall_ratio["PV 97 Hz"] <= 0.5 ? "met" : "not met"), t97, s97,
 			(t97 <= 0.5 * s97 ? "met" : "not met")
+	if (nfl) {
+		printf "\nuniprofd over a fleet, at its defaults (each domain pushed every 10 s at 19 Hz; CPU budget 10%%):\n"
+		printf "  %8s %22s %26s %24s %8s\n", "domains", "daemon CPU (% of one)", "guest paused % (mean/max)", "pushes sent (dropped)", "scale"
+		for (i = 1; i <= nfl; i++)
+			printf "  %8s %22s %26s %24s %8s\n", kv(fl[i], "domains"), kv(fl[i], "cpu_pct"),
+				kv(fl[i], "paused_pct_mean") " / " kv(fl[i], "paused_pct_max"),
+				kv(fl[i], "sent") " (" kv(fl[i], "dropped") ")", kv(fl[i], "rate_scale")
+	}
 	if (notes != "")
 		printf "\nNotes:\n%s", notes
 	if (errors != "")
@@ -187,6 +196,10 @@ END {
 		for (k in split_diff) { printf "%s\"%s\": %.2f", sep, k, split_diff[k] > json; sep = ", " }
 		printf "},\n" > json
 		printf "  \"startup\": {\"small\": {\"functions\": %d, \"setup_ms\": %.1f, \"peak_rss_kib\": %d},\n", fns["small"], setup["small"], rss["small"] > json
-		printf "              \"big\": {\"functions\": %d, \"setup_ms\": %.1f, \"peak_rss_kib\": %d, \"once_ms\": %d}}\n}\n", fns["big"], setup["big"], rss["big"], big_once > json
+		printf "              \"big\": {\"functions\": %d, \"setup_ms\": %.1f, \"peak_rss_kib\": %d, \"once_ms\": %d}},\n", fns["big"], setup["big"], rss["big"], big_once > json
+		printf "  \"fleet\": [" > json
+		for (i = 1; i <= nfl; i++)
+			printf "%s{\"domains\": %d, \"daemon_cpu_pct\": %s, \"guest_paused_pct_mean\": %s, \"guest_paused_pct_max\": %s, \"sent\": %d, \"dropped\": %d, \"rate_scale\": %s}", (i > 1 ? ", " : ""), kv(fl[i], "domains"), kv(fl[i], "cpu_pct") + 0, kv(fl[i], "paused_pct_mean") + 0, kv(fl[i], "paused_pct_max") + 0, kv(fl[i], "sent"), kv(fl[i], "dropped"), kv(fl[i], "rate_scale") + 0 > json
+		printf "]\n}\n" > json
 	}
 }

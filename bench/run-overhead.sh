@@ -4,7 +4,8 @@
 # bench/overhead.txt and bench/overhead.json in the build tree). Everything
 # is measured in one boot; under emulation only the ratios mean much.
 # Environment: top_srcdir, top_builddir, UNIPROF_CACHE (as make check),
-# BENCH_PHASE_S (seconds per slowdown phase, default 20).
+# BENCH_PHASE_S (seconds per slowdown phase, default 20), BENCH_ONLY=fleet
+# (only uniprofd over 1, 4 and 16 domains, a few minutes).
 set -u
 src=$(cd "${top_srcdir:-.}" && pwd)
 builddir=$(cd "${top_builddir:-.}" && pwd)
@@ -13,7 +14,15 @@ work=$builddir/bench/run
 rm -rf "$work"
 mkdir -p "$work/extra/uniprof/jobs" "$work/extra/bench"
 
-cp "$src/bench/overhead-job.sh" "$work/extra/uniprof/jobs/bench.sh"
+cp "$src/bench/fleet-job.sh" "$work/extra/uniprof/jobs/fleet.sh"
+if [ "${BENCH_ONLY:-}" = fleet ]; then
+	# The fleet alone: the job's helpers, then its last part.
+	{ sed '/^# --- Measurements/,$d' "$src/bench/overhead-job.sh"
+	  sed -n '/^# --- uniprofd over a fleet/,$p' "$src/bench/overhead-job.sh"; } \
+		> "$work/extra/uniprof/jobs/bench.sh"
+else
+	cp "$src/bench/overhead-job.sh" "$work/extra/uniprof/jobs/bench.sh"
+fi
 sed -i "s/^PHASE_S=.*/PHASE_S=${BENCH_PHASE_S:-20}/" "$work/extra/uniprof/jobs/bench.sh"
 "$src/bench/gen-symbols.sh" "$work/extra/bench/big-symbols.elf" 100000 ||
 	{ echo "bench: cannot generate the 100k-function image" >&2; exit 1; }

@@ -87,6 +87,20 @@ static int domains_json(void *ctx, char **buf, size_t *len)
 		yajl_gen_bool(d.g, list[i].pulling);
 		xlp_json_key(d.g, "pushed");
 		yajl_gen_bool(d.g, list[i].pushing);
+		xlp_json_key(d.g, "profiles");
+		yajl_gen_integer(d.g, (long long)list[i].profiles);
+		xlp_json_key(d.g, "last_profile");
+		if (list[i].profiles) {
+			yajl_gen_map_open(d.g);
+			xlp_json_key(d.g, "hz");
+			xlp_json_num(d.g, list[i].last_hz, 2);
+			xlp_json_key(d.g, "paused_pct");
+			xlp_json_num(d.g, list[i].last_paused_pct, 3);
+			xlp_json_key(d.g, "pause_mean_us");
+			xlp_json_num(d.g, list[i].last_pause_mean_us, 1);
+			yajl_gen_map_close(d.g);
+		} else
+			yajl_gen_null(d.g);
 		yajl_gen_map_close(d.g);
 	}
 	yajl_gen_array_close(d.g);
@@ -178,6 +192,8 @@ static enum upd_outcome profile(void *ctx, const struct upd_profile_request *rq,
 		return UPD_BUSY;
 	}
 	rc = upd_profile_run(dm->cache, &p, &r);
+	if (rc == 0)
+		upd_domains_note_run(dm->domains, dom.domid, r.paused_pct, r.pause_mean_us, p.hz);
 	upd_domains_release_pull(dm->domains, dom.domid);
 	upd_domain_free(&dom);
 	if (rc < 0) {

@@ -74,6 +74,7 @@ static int refresh(struct upd_domains *d)
 		nd.vcpus = x.max_vcpus;
 		nd.shutdown = x.shutdown;
 		nd.kernel = x.kernel;
+		nd.last_paused_pct = nd.last_pause_mean_us = nd.last_hz = -1;
 		x.kernel = NULL;
 		/* A name we could not ask for is still listed, by id. */
 		if (!x.name || strlen(x.name) > UPD_DOMAIN_NAME_MAX)
@@ -253,6 +254,21 @@ int upd_domains_set_pushing(struct upd_domains *d, uint32_t domid, bool on)
 		x->pushing = on;
 	pthread_mutex_unlock(&d->lock);
 	return x ? 0 : -1;
+}
+
+void upd_domains_note_run(struct upd_domains *d, uint32_t domid, double paused_pct,
+			  double pause_mean_us, double hz)
+{
+	struct upd_domain *x;
+
+	pthread_mutex_lock(&d->lock);
+	if ((x = find_id(d, domid))) {
+		x->last_paused_pct = paused_pct;
+		x->last_pause_mean_us = pause_mean_us;
+		x->last_hz = hz;
+		x->profiles++;
+	}
+	pthread_mutex_unlock(&d->lock);
 }
 
 bool upd_domains_alive(struct upd_domains *d, uint32_t domid)

@@ -21,6 +21,12 @@ struct upd_domain {
 	bool pulling;         /* a pull profile holds it */
 	bool pushing;         /* the push loop samples it */
 	bool shutdown;        /* shut down or crashed, kept: nothing to sample */
+	/* The last profile's cost to the guest (pull or push), for fleet
+	 * operators: -1 before the first. */
+	double last_paused_pct;   /* of its run, the longest-stalled vCPU */
+	double last_pause_mean_us;
+	double last_hz;
+	unsigned long profiles;
 };
 
 struct upd_domains;
@@ -43,6 +49,10 @@ int upd_domains_claim_pull(struct upd_domains *d, const char *name,
 int upd_domains_set_pushing(struct upd_domains *d, uint32_t domid, bool on);
 void upd_domains_release_pull(struct upd_domains *d, uint32_t domid);
 void upd_domain_free(struct upd_domain *dom);
+
+/* Record what a profile of domid cost the guest. */
+void upd_domains_note_run(struct upd_domains *d, uint32_t domid, double paused_pct,
+			  double pause_mean_us, double hz);
 
 /* Whether domid is still listed (a pushed domain's collector ends when
  * it is not). */

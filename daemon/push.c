@@ -163,6 +163,7 @@ static void *collect(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			continue;
 		}
+		upd_domains_note_run(p->domains, c->dom.domid, r.paused_pct, r.pause_mean_us, rp.hz);
 		it = calloc(1, sizeof(*it));
 		if (!it || upd_push_series_name(it->name, sizeof(it->name), p->c.host,
 						 c->dom.name, r.build_id) < 0) {

@@ -186,12 +186,16 @@ daemon_scenarios() {
 	stop_guest tg-db
 	wait $pull
 	rc=$?
-	stopped=$(zcat /tmp/daemon-gone.pb.gz 2>/dev/null | tr -c '[:print:]' '\n' | sed -n 's/.*stopped: //p' | head -n 1)
-	if [ $rc -eq 0 ] && [ "$stopped" = "domain destroyed" ]; then
-		ok "daemon: a domain destroyed mid-profile: its samples so far come back (stopped: $stopped)"
+	# The profile's header comment says why it ended (the protobuf's
+	# strings, each followed by the next field's bytes).
+	stopped=$(zcat /tmp/daemon-gone.pb.gz 2>/dev/null | tr -c '[:print:]' '\n' |
+		grep -o "stopped: [a-z ]*" | head -n 1)
+	gone_n=$(xl profile report -F folded /tmp/daemon-gone.pb.gz 2>/dev/null | awk '{ n += $NF } END { print n + 0 }')
+	if [ $rc -eq 0 ] && [ "$stopped" = "stopped: domain destroyed" ] && [ "$gone_n" -gt 0 ]; then
+		ok "daemon: a domain destroyed mid-profile: its $gone_n samples so far come back ($stopped)"
 	else
 		not_ok "daemon: a domain destroyed mid-profile: its samples so far come back" \
-			"wget rc $rc, stopped: ${stopped:-?}" "$(tail -n 5 /tmp/uniprofd.log)"
+			"wget rc $rc, ${stopped:-no stop reason}, ${gone_n:-0} samples" "$(tail -n 5 /tmp/uniprofd.log)"
 	fi
 	check "daemon: it survives the destroyed domain" kill -0 $UPD_PID
 	if wait_for 5 not_listed tg-db; then
