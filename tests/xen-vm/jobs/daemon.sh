@@ -186,9 +186,8 @@ daemon_scenarios() {
 	stop_guest tg-db
 	wait $pull
 	rc=$?
-	# The profile's header comment says why it ended (the protobuf's
-	# strings, each followed by the next field's bytes).
-	stopped=$(zcat /tmp/daemon-gone.pb.gz 2>/dev/null | tr -c '[:print:]' '\n' |
+	# The profile's recorded header says why it ended.
+	stopped=$(xl profile report /tmp/daemon-gone.pb.gz 2>/dev/null |
 		grep -o "stopped: [a-z ]*" | head -n 1)
 	gone_n=$(xl profile report -F folded /tmp/daemon-gone.pb.gz 2>/dev/null | awk '{ n += $NF } END { print n + 0 }')
 	if [ $rc -eq 0 ] && [ "$stopped" = "stopped: domain destroyed" ] && [ "$gone_n" -gt 0 ]; then

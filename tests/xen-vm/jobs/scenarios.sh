@@ -416,6 +416,18 @@ for t in pv:fp pvh:nofp; do
 	stop_guest $g
 done
 
+# The busy share is judged as a share (3.5 standard errors of the samples
+# taken, late periods not counted) within BUSY_MARGIN points: periods the
+# sampler missed while dom0 was short of CPU count as the last sample
+# (core/sampler.c), whose state they may not have had; that leans busy on a
+# loaded host under emulation (measured there: +1.5 to +3.7 points, -0.6 to
+# +0.5 unloaded).
+BUSY_MARGIN=3
+# busy_tolerance SHARE SAMPLES: the allowed deviation, in points
+busy_tolerance() {
+	SHARE_MARGIN=$BUSY_MARGIN tolerance "$@"
+}
+
 # guest_busy LOG N0 PAUSED_BLOCKED_MS: the blocking workload's busy share by
 # its own run-state time after its N0-th report, less the time we held it
 # paused while blocked.
@@ -468,8 +480,9 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	# guest's blocked time, as the profile never samples inside them.
 	pb=$(json_num $OUT/$g.json paused_while_blocked_ms)
 	theirs=$(guest_busy $log $n0 $pb)
-	check "$label: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (its run-state time, less ${pb:-?} ms we held it paused while blocked; within 3 points)" \
-		within "${mine:-}" "${theirs:--100}" 3
+	tol=$(busy_tolerance "${theirs:-50}" "$(json_num $OUT/$g.json samples)")
+	check "$label: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (its run-state time, less ${pb:-?} ms we held it paused while blocked; +-$tol)" \
+		within "${mine:-}" "${theirs:--100}" $tol
 	# Xen's run time (between our samples, outside our pauses) is a
 	# lower bound of busy, which also counts waiting for a CPU: the
 	# guest's figure is not below it, and the samples are not said to
@@ -520,8 +533,9 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 			awk -v c="${c:-0}" 'BEGIN { exit !(c >= 99.5) }'
 		mine=$(json_num $OUT/$g-rx.json busy_pct)
 		theirs=$(guest_busy $log $n0 $(json_num $OUT/$g-rx.json paused_while_blocked_ms))
-		check "$label relaxed: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (within 3 points)" \
-			within "${mine:-}" "${theirs:--100}" 3
+		tol=$(busy_tolerance "${theirs:-50}" "$(json_num $OUT/$g-rx.json samples)")
+		check "$label relaxed: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (+-$tol)" \
+			within "${mine:-}" "${theirs:--100}" $tol
 		tap "# $label relaxed: $(grep -e 'vCPU stacks' -e 'per sample' -e '^vcpu0' $OUT/$g-rx.txt | tr '\n' ' ')"
 		# One sample: ~70 % of the time the vCPU is blocked, then its
 		# leaf is the sched_op stub; busy, it is anywhere else.
