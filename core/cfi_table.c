@@ -13,13 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "cfi_table.h"
 #include "eh_frame.h"
 #include "error_impl.h"
 #include "grow.h"
 #include "symtab_impl.h"
-
-#define RA_REG 16
 
 /* libdw computes a row by interpreting the FDE's program from its start,
  * so an FDE of K rows costs K times its length: quadratic in what the
@@ -40,6 +39,7 @@ struct builder {
 	size_t sorted;     /* rows [0, sorted) are sorted: earlier sections */
 	uint64_t work_left;
 	bool rows_capped;
+	const struct arch *arch;   /* the image's: its DWARF numbers */
 	const uint8_t *img;        /* our private copy of the image */
 	size_t img_len;
 };
@@ -96,33 +96,39 @@ static bool sp_is_cfa(const Dwarf_Op *ops, size_t n)
 	return n == 2 || (n == 3 && ops[1].atom == DW_OP_plus_uconst && ops[1].number == 0);
 }
 
-static void classify(Dwarf_Frame *f, int ra_reg, bool signal, struct cfi_row *r)
+static void classify(const struct arch *a, Dwarf_Frame *f, int ra_reg,
+		     bool signal, struct cfi_row *r)
 {
 	Dwarf_Op *ops, mem[3];
 	size_t n;
 	int64_t off;
+	uint64_t reg;
 
 	r->kind = CFI_ROW_UNSUPPORTED;
-	if (signal || ra_reg != RA_REG)
+	if (signal || ra_reg < 0 || (unsigned)ra_reg != a->dwarf_ra)
 		return;
 	if (dwarf_frame_cfa(f, &ops, &n) != 0 || n != 1)
 		return;
-	if (ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == CFI_REG_SP || ops[0].number == CFI_REG_FP)) {
-		r->cfa_reg = (uint8_t)ops[0].number;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number;
 		off = (int64_t)ops[0].number2;
-	} else if (ops[0].atom == DW_OP_breg0 + CFI_REG_SP ||
-		   ops[0].atom == DW_OP_breg0 + CFI_REG_FP) {
-		r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
 		off = (int64_t)ops[0].number;
 	} else {
 		return;
 	}
+	if (reg == a->dwarf_sp)
+		r->cfa_reg = CFI_CFA_SP;
+	else if (reg == a->dwarf_fp)
+		r->cfa_reg = CFI_CFA_FP;
+	else
+		return;
 	if (off < INT32_MIN || off > INT32_MAX)
 		return;
 	r->cfa_off = (int32_t)off;
 
-	if (dwarf_frame_register(f, RA_REG, mem, &ops, &n) != 0)
+	if (dwarf_frame_register(f, (int)a->dwarf_ra, mem, &ops, &n) != 0)
 		return;
 	if (n == 0 && ops) {            /* undefined: the outermost frame */
 		r->kind = CFI_ROW_OUTERMOST;
@@ -132,13 +138,13 @@ static void classify(Dwarf_Frame *f, int ra_reg, bool signal, struct cfi_row *r)
 		return;
 	r->ra_off = (int16_t)off;
 
-	/* The caller's sp is the CFA; a frame that restores rsp from memory
+	/* The caller's sp is the CFA; a frame that restores sp from memory
 	 * (interrupt and signal frames) is beyond the table. */
-	if (dwarf_frame_register(f, CFI_REG_SP, mem, &ops, &n) != 0 ||
+	if (dwarf_frame_register(f, (int)a->dwarf_sp, mem, &ops, &n) != 0 ||
 	    !sp_is_cfa(ops, n))
 		return;
 
-	if (dwarf_frame_register(f, CFI_REG_FP, mem, &ops, &n) != 0)
+	if (dwarf_frame_register(f, (int)a->dwarf_fp, mem, &ops, &n) != 0)
 		return;
 	if (n == 0) {                   /* same value, or undefined */
 		r->fp_rule = CFI_FP_SAME;
@@ -206,11 +212,11 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			}
 			r.start = a;
 			r.len = (uint32_t)(e - a);
-			classify(f, ra, sig, &r);
+			classify(b->arch, f, ra, sig, &r);
 			free(f);
 			if (r.kind == CFI_ROW_UNSUPPORTED)
 				b->t->info.unsupported++;
-			fp_based |= r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_REG_FP;
+			fp_based |= r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
 			rc = push_row(b, &r);
 			a = e;
 		}
@@ -376,6 +382,21 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 		goto out;
+	}
+	{
+		GElf_Ehdr eh_hdr;
+
+		if (!gelf_getehdr(elf, &eh_hdr)) {
+			rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
+			goto out;
+		}
+		b.arch = arch_of_elf_machine(eh_hdr.e_machine);
+		if (!b.arch) {
+			rc = up_fail(UP_EUNSUPP,
+				     "%s is for ELF machine %u, which uniprof cannot unwind by CFI: use -u fp",
+				     what, (unsigned)eh_hdr.e_machine);
+			goto out;
+		}
 	}
 	hide_eh_frame_hdr(elf);
 	eh = dwarf_getcfi_elf(elf);

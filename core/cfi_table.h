@@ -21,8 +21,12 @@ enum cfi_fp_rule {
 	CFI_FP_AT_CFA = 1,         /* caller's FP saved at CFA + fp_off */
 };
 
-#define CFI_REG_FP 6               /* DWARF x86_64: rbp */
-#define CFI_REG_SP 7               /* rsp */
+/* The CFA's base register, by role: the architecture's DWARF numbers are
+ * the compiler's business (arch/arch.h), the walk's is only which one. */
+enum cfi_cfa_reg {
+	CFI_CFA_SP = 0,
+	CFI_CFA_FP = 1,
+};
 
 struct cfi_row {
 	uint64_t start;

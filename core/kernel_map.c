@@ -8,6 +8,7 @@
 #include <string.h>
 #include <xen/elfnote.h>
 
+#include "arch/arch.h"
 #include "error_impl.h"
 #include "kernel_map.h"
 #include "symtab_impl.h"
@@ -344,4 +345,18 @@ int up_kernel_map_load(struct up_kernel_map **out, const char *path,
 	rc = up_kernel_map_load_mem(out, buf, len, path, symtab);
 	free(buf);
 	return rc;
+}
+
+int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
+			  const struct up_kernel_map *k,
+			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,
+			  enum up_trunc *trunc)
+{
+	const struct arch *a = arch_get(regs->arch);
+
+	if (!a || !a->hypercall_step) {
+		*trunc = UP_TRUNC_HYPERCALL_STUB;
+		return -1;
+	}
+	return a->hypercall_step(m, regs, k, type, ip, sp, trunc);
 }

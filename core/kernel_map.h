@@ -53,10 +53,9 @@ static inline int kernel_keep_return(const struct up_kernel_map *k,
 	return up_kernel_map_is_entry(k, ra - 1);
 }
 
-/* One frame out of a hypercall stub: Xen writes 32-byte stubs that set up
- * no frame. 64-bit PV: push %rcx; push %r11; mov $N,%eax; syscall;
- * pop %r11; pop %rcx; ret. HVM/PVH: mov $N,%eax; vmcall (or vmmcall); ret.
- * From the pc's offset in its stub, where the return address is.
+/* One frame out of a hypercall stub, which sets up no frame: from the pc's
+ * offset in its stub, where the return address is (the stub's layout is
+ * the architecture's and the domain type's; arch/x86/hypercall_stub.c).
  * Returns 0 with the caller's ip and sp, -1 with *trunc set. */
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,

@@ -28,7 +28,7 @@
 
 #include "error_impl.h"
 #include "target_impl.h"
-#include "xen_context.h"
+#include "arch/x86/xen_context.h"
 
 #define CORE_MAX_SECTIONS 256
 #define CORE_MAX_STRTAB (64u << 10)

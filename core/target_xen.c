@@ -17,10 +17,9 @@
 
 #include "error_impl.h"
 #include "target_impl.h"
-#include "xen_context.h"
+#include "arch/x86/xen_context.h"
 #include "xen_domctl.h"
 
-#define EFER_LMA (1ULL << 10)
 #define ONLINE_REFRESH_NS 1000000000ULL
 
 struct xen_target {
@@ -129,17 +128,8 @@ static int hvm_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
 		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
 			       vcpu, strerror(errno));
 	}
-	r->ip = c->rip;
-	r->sp = c->rsp;
-	r->fp = c->rbp;
-	r->cr3 = c->cr3;
-	r->frame_kind = UP_FRAME_GFN;
-	r->kernel_mode = ((c->cs_arbytes >> 5) & 3) == 0;
+	xen_context_hvm_cpu_regs(c, r);
 	r->online = x->online[vcpu];
-	r->paging = xen_paging_mode(c->cr0, c->cr4, c->msr_efer & EFER_LMA);
-	/* CS.L (arbytes bit 9) says the vCPU executes 64-bit code. */
-	r->guest_width = (c->msr_efer & EFER_LMA) && (c->cs_arbytes & 0x200) ?
-			 8 : 4;
 	return 0;
 }
 

@@ -50,7 +50,7 @@ static int fp_step(struct walk *w, enum up_trunc *trunc)
 
 static int cfi_step(struct walk *w, const struct cfi_row *r, enum up_trunc *trunc)
 {
-	uint64_t base = r->cfa_reg == CFI_REG_SP ? w->sp : w->fp;
+	uint64_t base = r->cfa_reg == CFI_CFA_SP ? w->sp : w->fp;
 	uint64_t cfa = base + (uint64_t)(int64_t)r->cfa_off, ra, fp = w->fp;
 
 	/* Each caller's frame lies above its callee's: a CFA at or below sp

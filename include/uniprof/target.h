@@ -45,16 +45,27 @@ enum up_domain_state {
 	UP_STATE_GONE = 3,      /* no longer exists */
 };
 
+/* The guest's instruction set: which page walk, register numbering and
+ * hypercall conventions apply to its registers. */
+enum up_arch {
+	UP_ARCH_X86_64 = 0,
+	UP_ARCH_AARCH64 = 1,
+};
+
+const char *up_arch_name(enum up_arch a);
+
 struct up_regs {
 	uint64_t ip;
 	uint64_t sp;
 	uint64_t fp;
-	uint64_t cr3;             /* page-table root, as a byte address */
+	uint64_t cr3;             /* page-table root, as a byte address
+				     (x86 CR3) */
 	enum up_paging paging;
 	enum up_frame_kind frame_kind;
 	unsigned guest_width;     /* 4 or 8 bytes */
 	bool online;
 	bool kernel_mode;
+	enum up_arch arch;        /* zero: x86_64 */
 };
 
 /* What a vCPU was doing when the domain was paused: Xen keeps a blocked

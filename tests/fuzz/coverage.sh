@@ -20,7 +20,7 @@ files_of() {
 	fuzz_symbols) echo core/symtab.c core/symbols_elf.c core/symbols_nm.c core/demangle.c ;;
 	fuzz_eh_frame) echo core/eh_frame.c ;;
 	fuzz_cfi_table) echo core/cfi_table.c core/eh_frame.c ;;
-	fuzz_image) echo core/target_image.c core/target.c core/memory.c core/paging_x86.c \
+	fuzz_image) echo core/target_image.c core/target.c core/memory.c core/paging.c core/arch/x86/paging.c \
 		core/frame_cache.c core/unwind_fp.c core/unwind_cfi.c ;;
 	fuzz_output) echo core/profile.c core/profile_output.c core/flamegraph_svg.c \
 		core/strmap.c xl-plugin/report.c ;;

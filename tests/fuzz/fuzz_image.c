@@ -43,7 +43,7 @@ static size_t make_rows(struct cfi_row *rows, const uint8_t *p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		memcpy(&rows[i], p + i * sizeof(*rows), sizeof(*rows));
 		rows[i].kind %= 3;
-		rows[i].cfa_reg = rows[i].cfa_reg & 1 ? CFI_REG_FP : CFI_REG_SP;
+		rows[i].cfa_reg = rows[i].cfa_reg & 1 ? CFI_CFA_FP : CFI_CFA_SP;
 		rows[i].fp_rule %= 2;
 		rows[i].pad = 0;
 	}

@@ -56,7 +56,7 @@ static void put64(uint8_t *page, uint64_t va, uint64_t v)
 
 /* Functions with a frame pointer: CFA = FP + 16. */
 static const struct cfi_row fp_row = {
-	.start = CODE, .len = 0x1000, .kind = CFI_ROW_NORMAL, .cfa_reg = CFI_REG_FP,
+	.start = CODE, .len = 0x1000, .kind = CFI_ROW_NORMAL, .cfa_reg = CFI_CFA_FP,
 	.fp_rule = CFI_FP_AT_CFA, .cfa_off = 16, .ra_off = -8, .fp_off = -16,
 };
 
@@ -93,9 +93,9 @@ static void one_gig_nofp(void)
 	const uint64_t va = 0xffff800000000000ULL, frame = 0x40000;
 	struct cfi_row rows[3] = {
 		{ .start = CODE, .len = 0x100, .kind = CFI_ROW_NORMAL,
-		  .cfa_reg = CFI_REG_SP, .cfa_off = 8, .ra_off = -8 },
+		  .cfa_reg = CFI_CFA_SP, .cfa_off = 8, .ra_off = -8 },
 		{ .start = CODE + 0x100, .len = 0x100, .kind = CFI_ROW_NORMAL,
-		  .cfa_reg = CFI_REG_SP, .cfa_off = 24, .ra_off = -8 },
+		  .cfa_reg = CFI_CFA_SP, .cfa_off = 24, .ra_off = -8 },
 		{ .start = CODE + 0x200, .len = 0x100, .kind = CFI_ROW_OUTERMOST },
 	};
 	uint64_t sp = va + 0x5000;

@@ -33,7 +33,7 @@ static void test_table_from_guest(void)
 	CHECK(ci->warning[0] == '\0');
 	r = cfi_table_find(t, hot);          /* first instruction: CFA = SP+8 */
 	REQUIRE(r != NULL);
-	CHECK(r->kind == CFI_ROW_NORMAL && r->cfa_reg == CFI_REG_SP);
+	CHECK(r->kind == CFI_ROW_NORMAL && r->cfa_reg == CFI_CFA_SP);
 	CHECK(r->cfa_off == 8 && r->ra_off == -8 && r->fp_rule == CFI_FP_SAME);
 	for (size_t i = 1; i < t->count; i++)
 		CHECK(t->rows[i - 1].start + t->rows[i - 1].len <= t->rows[i].start);
@@ -114,8 +114,8 @@ static void test_good_chain(void)
 	struct fx f;
 
 	setup(&f);
-	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 16, CFI_FP_SAME, 0);
-	row(&f, 0x2000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 32, CFI_FP_AT_CFA, -16);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_CFA_SP, 16, CFI_FP_SAME, 0);
+	row(&f, 0x2000, 0x100, CFI_ROW_NORMAL, CFI_CFA_SP, 32, CFI_FP_AT_CFA, -16);
 	row(&f, 0x3000, 0x100, CFI_ROW_OUTERMOST, 0, 0, 0, 0);
 	tg_poke64(&f.g, STACK + 8, 0x2011);          /* f1's return address */
 	tg_poke64(&f.g, STACK + 16 + 16, 0x5555);    /* f2 saved FP */
@@ -177,7 +177,7 @@ static void test_bad_cfa(void)
 	struct fx f;
 
 	setup(&f);
-	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 0, CFI_FP_SAME, 0);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_CFA_SP, 0, CFI_FP_SAME, 0);
 	CHECK(walk(&f, STACK, 0, false, 0) == 0);
 	CHECK(f.st.trunc == UP_TRUNC_BAD_CFA);
 	f.rows[0].cfa_off = -64;
@@ -190,7 +190,7 @@ static void test_bad_cfa(void)
 	CHECK(walk(&f, STACK, 0, false, 0) == 0);
 	CHECK(f.st.trunc == UP_TRUNC_UNREADABLE);
 	/* CFA from an FP below SP. */
-	f.rows[0].cfa_reg = CFI_REG_FP;
+	f.rows[0].cfa_reg = CFI_CFA_FP;
 	f.rows[0].cfa_off = 16;
 	CHECK(walk(&f, STACK + 0x800, STACK, false, 0) == 0);
 	CHECK(f.st.trunc == UP_TRUNC_BAD_CFA);
@@ -203,7 +203,7 @@ static void test_recursion_depth(void)
 	struct fx f;
 
 	setup(&f);
-	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_REG_SP, 32, CFI_FP_SAME, 0);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, CFI_CFA_SP, 32, CFI_FP_SAME, 0);
 	for (int i = 0; i < 100; i++)
 		tg_poke64(&f.g, STACK + 32 * (uint64_t)i + 24, 0x1011);
 	CHECK(walk(&f, STACK, 0, false, 50) == 0);

@@ -39,7 +39,7 @@ static int build(struct test_guest *g, const struct up_cfi_table *t, uint64_t ip
 		const struct cfi_row *r = cfi_table_find(t, pc);
 		uint64_t cfa;
 
-		if (!r || r->kind != CFI_ROW_NORMAL || r->cfa_reg != CFI_REG_SP)
+		if (!r || r->kind != CFI_ROW_NORMAL || r->cfa_reg != CFI_CFA_SP)
 			return -1;
 		cfa = sp + (uint64_t)(int64_t)r->cfa_off;
 		tg_poke64(g, cfa + (uint64_t)(int64_t)r->ra_off, rets[i]);

@@ -47,7 +47,7 @@ static void row(struct fx *f, uint64_t start, uint32_t len, uint8_t kind,
 		int32_t cfa_off)
 {
 	struct cfi_row r = { .start = start, .len = len, .kind = kind,
-			     .cfa_reg = CFI_REG_SP, .cfa_off = cfa_off,
+			     .cfa_reg = CFI_CFA_SP, .cfa_off = cfa_off,
 			     .ra_off = -8, .fp_rule = CFI_FP_SAME };
 
 	f->rows[f->table.count++] = r;

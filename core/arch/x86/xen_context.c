@@ -9,10 +9,12 @@
 #define CR0_PG (1ULL << 31)
 #define CR4_PAE (1ULL << 5)
 #define CR4_LA57 (1ULL << 12)
+#define EFER_LMA (1ULL << 10)
 
 void xen_context_pv_regs(const vcpu_guest_context_any_t *c, unsigned width,
 			 struct up_regs *r)
 {
+	r->arch = UP_ARCH_X86_64;
 	r->frame_kind = UP_FRAME_MFN;   /* PV page tables hold machine frames */
 	if (width == 8) {
 		uint64_t flags = c->x64.flags;
@@ -54,7 +56,7 @@ enum up_paging xen_paging_mode(uint64_t cr0, uint64_t cr4, bool long_mode)
 void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 			  struct up_regs *r)
 {
-
+	r->arch = UP_ARCH_X86_64;
 	r->ip = c->user_regs.rip;
 	r->sp = c->user_regs.rsp;
 	r->fp = c->user_regs.rbp;
@@ -69,6 +71,21 @@ void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 				    c->ctrlreg[4] & CR4_PAE);
 	r->guest_width = r->paging == UP_PAGING_X86_64 ||
 			 r->paging == UP_PAGING_X86_64_LA57 ? 8 : 4;
+}
+
+void xen_context_hvm_cpu_regs(const struct hvm_hw_cpu *c, struct up_regs *r)
+{
+	r->arch = UP_ARCH_X86_64;
+	r->ip = c->rip;
+	r->sp = c->rsp;
+	r->fp = c->rbp;
+	r->cr3 = c->cr3;
+	r->frame_kind = UP_FRAME_GFN;
+	r->kernel_mode = ((c->cs_arbytes >> 5) & 3) == 0;
+	r->paging = xen_paging_mode(c->cr0, c->cr4, c->msr_efer & EFER_LMA);
+	/* CS.L (arbytes bit 9) says the vCPU executes 64-bit code. */
+	r->guest_width = (c->msr_efer & EFER_LMA) && (c->cs_arbytes & 0x200) ?
+			 8 : 4;
 }
 
 static void put(struct up_named_regs *out, const char *name, uint64_t v)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <xenctrl.h>
+#include <xen/hvm/save.h>
 
 #include "uniprof/target.h"
 
@@ -21,6 +22,11 @@ enum up_paging xen_paging_mode(uint64_t cr0, uint64_t cr4, bool long_mode);
  * 4 but no EFER, so paging with PAE on is taken for long mode (4-level). */
 void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 			  struct up_regs *r);
+
+/* An HVM/PVH vCPU from its HVM save record (XEN_DOMCTL_gethvmcontext_partial,
+ * HVM_SAVE_CODE(CPU)), which has EFER and the code segment's attributes;
+ * r->online is the caller's to set. */
+void xen_context_hvm_cpu_regs(const struct hvm_hw_cpu *c, struct up_regs *r);
 
 /* Every register the record keeps, by name, for crash reports. */
 void xen_context_named_regs(const struct vcpu_guest_context_x86_64 *c,

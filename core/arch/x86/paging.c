@@ -5,7 +5,7 @@
 #include "config.h"
 
 #include "error_impl.h"
-#include "paging.h"
+#include "x86.h"
 
 #define PTE_PRESENT (1ULL << 0)
 #define PTE_PS (1ULL << 7)
@@ -92,16 +92,10 @@ static int walk(struct frame_cache *c, const struct paging_mode *m,
 	return 0;
 }
 
-int paging_translate(struct frame_cache *c, const struct up_regs *regs,
-		     uint64_t va, uint64_t *frame)
+int x86_translate(struct frame_cache *c, const struct up_regs *regs,
+		  uint64_t va, uint64_t *frame)
 {
 	switch (regs->paging) {
-	case UP_PAGING_NONE:
-		if (regs->frame_kind != UP_FRAME_GFN)
-			return up_fail(UP_EUNSUPP,
-				       "paging disabled on a PV vCPU");
-		*frame = va >> UP_PAGE_SHIFT;
-		return 0;
 	case UP_PAGING_X86_64:
 		return walk(c, &x86_64_4level, regs, va, frame);
 	case UP_PAGING_X86_64_LA57:
@@ -113,6 +107,8 @@ int paging_translate(struct frame_cache *c, const struct up_regs *regs,
 	case UP_PAGING_X86_32:
 		return up_fail(UP_EUNSUPP,
 			       "32-bit non-PAE guests are not supported yet");
+	default:
+		break;
 	}
 	return up_fail(UP_EUNSUPP, "unknown paging mode %d", (int)regs->paging);
 }

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "kernel_map.h"
+#include "x86.h"
 
 #define HYPERCALL_IRET 23     /* jumped to, never returns */
 
@@ -31,10 +32,9 @@ static int hvm_ra_offset(unsigned off)
 	return off == 0 || off == 5 || off == 8 ? 0 : -1;
 }
 
-int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
-			  const struct up_kernel_map *k,
-			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,
-			  enum up_trunc *trunc)
+int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
+		       const struct up_kernel_map *k, enum up_domain_type type,
+		       uint64_t *ip, uint64_t *sp, enum up_trunc *trunc)
 {
 	uint64_t rel = *ip - k->hypercall_page, ra;
 	unsigned nr = (unsigned)(rel / HYPERCALL_STUB_SIZE);

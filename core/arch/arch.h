@@ -1,0 +1,44 @@
+/* What differs between guest architectures, behind one small descriptor
+ * each (core/arch/<arch>/): the page walk, the DWARF register numbers the
+ * CFI table is compiled with, and the frame out of a hypercall stub. The
+ * walkers and unwinders above it are the same for every architecture;
+ * adding one is adding a folder. */
+#ifndef UP_ARCH_H
+#define UP_ARCH_H
+
+#include <stdint.h>
+
+#include "frame_cache.h"
+#include "uniprof/target.h"
+#include "uniprof/unwind.h"
+
+struct up_kernel_map;
+
+struct arch {
+	const char *name;            /* "x86_64", as ELF and users say it */
+	unsigned elf_machine;        /* EM_* of its kernel images */
+	/* DWARF numbers: the stack and frame pointers, and the return
+	 * address column of its CIEs. */
+	unsigned dwarf_sp, dwarf_fp, dwarf_ra;
+	/* Translate va through the guest's live page tables (a paging mode
+	 * of this architecture); *frame is of kind regs->frame_kind. */
+	int (*translate)(struct frame_cache *c, const struct up_regs *regs,
+			 uint64_t va, uint64_t *frame);
+	/* One frame out of the hypercall stub the pc is in (see
+	 * kernel_hypercall_step); NULL where Xen writes no hypercall page. */
+	int (*hypercall_step)(struct up_mem *m, const struct up_regs *regs,
+			      const struct up_kernel_map *k,
+			      enum up_domain_type type, uint64_t *ip,
+			      uint64_t *sp, enum up_trunc *trunc);
+};
+
+extern const struct arch arch_x86_64;
+
+/* The descriptor of an architecture; NULL for an unknown value (a
+ * register set read from an untrusted file may hold anything). */
+const struct arch *arch_get(enum up_arch a);
+
+/* The architecture of an ELF machine number; NULL when unsupported. */
+const struct arch *arch_of_elf_machine(unsigned machine);
+
+#endif

@@ -1,0 +1,14 @@
+/* The x86 parts behind arch_x86_64 (see arch/arch.h). */
+#ifndef UP_ARCH_X86_H
+#define UP_ARCH_X86_H
+
+#include "arch/arch.h"
+
+int x86_translate(struct frame_cache *c, const struct up_regs *regs,
+		  uint64_t va, uint64_t *frame);
+
+int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
+		       const struct up_kernel_map *k, enum up_domain_type type,
+		       uint64_t *ip, uint64_t *sp, enum up_trunc *trunc);
+
+#endif
