@@ -131,6 +131,10 @@ int up_image_serialize(const struct up_image *img, void **buf, size_t *len)
 		up_put32(p + 44, (r->online ? UP_IMAGE_VCPU_ONLINE : 0) |
 				 (r->kernel_mode ? UP_IMAGE_VCPU_KERNEL : 0) |
 				 (img->blocked[i] ? UP_IMAGE_VCPU_BLOCKED : 0));
+		up_put64(p + 48, r->ttbr1);
+		up_put64(p + 56, r->tcr);
+		up_put64(p + 64, r->lr);
+		up_put32(p + 72, r->arch);
 	}
 	for (size_t i = 0; i < img->nr_frames; i++, p += UP_IMAGE_FRAME_SIZE) {
 		up_put64(p, img->frames[i]->number);

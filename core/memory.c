@@ -20,6 +20,7 @@
 struct tlb_entry {
 	uint64_t vpage;    /* va >> 12, plus 1 so 0 means empty */
 	uint64_t root;     /* cr3 | kind | paging, to tell vCPUs apart */
+	uint64_t ttbr1, tcr;   /* AArch64's other two (0 on x86) */
 	uint64_t frame;    /* a frame, not a pointer: the cache may evict */
 };
 
@@ -78,7 +79,8 @@ static int page_for(struct up_mem *m, const struct up_regs *regs,
 	uint64_t frame;
 	int rc;
 
-	if (e->vpage == vpage && e->root == root)
+	if (e->vpage == vpage && e->root == root && e->ttbr1 == regs->ttbr1 &&
+	    e->tcr == regs->tcr)
 		return frame_cache_get(m->cache, regs->frame_kind, e->frame,
 				       page);
 	rc = paging_translate(m->cache, regs, va, &frame);
@@ -89,6 +91,8 @@ static int page_for(struct up_mem *m, const struct up_regs *regs,
 		return rc;
 	e->vpage = vpage;
 	e->root = root;
+	e->ttbr1 = regs->ttbr1;
+	e->tcr = regs->tcr;
 	e->frame = frame;
 	return 0;
 }

@@ -247,7 +247,7 @@ static int parse(struct image_target *it)
 {
 	const uint8_t *b = it->buf, *p;
 	uint32_t version, type, nv, nf;
-	size_t need;
+	size_t need, vcpu_size;
 
 	if (it->len < UP_IMAGE_HEADER_SIZE || memcmp(b, UP_IMAGE_MAGIC, 8))
 		return up_fail(UP_EFORMAT, "not a uniprof guest image");
@@ -255,16 +255,18 @@ static int parse(struct image_target *it)
 	type = up_le32(b + 12);
 	nv = up_le32(b + 16);
 	nf = up_le32(b + 20);
-	if (version != UP_IMAGE_VERSION)
-		return up_fail(UP_EFORMAT, "guest image version %u, expected %u",
+	if (version != 1 && version != UP_IMAGE_VERSION)
+		return up_fail(UP_EFORMAT, "guest image version %u, expected 1 to %u",
 			       version, UP_IMAGE_VERSION);
+	/* Version 1 has x86 registers only. */
+	vcpu_size = version == 1 ? UP_IMAGE_VCPU_SIZE_V1 : UP_IMAGE_VCPU_SIZE;
 	if (type > UP_DOMAIN_HVM)
 		return up_fail(UP_EFORMAT, "guest image: bad domain type %u", type);
 	if (nv == 0 || nv > UP_IMAGE_MAX_VCPUS || nf > UP_IMAGE_MAX_FRAMES)
 		return up_fail(UP_EFORMAT,
 			       "guest image: bad counts (%u vCPUs, %u frames)",
 			       nv, nf);
-	need = UP_IMAGE_HEADER_SIZE + (size_t)nv * UP_IMAGE_VCPU_SIZE +
+	need = UP_IMAGE_HEADER_SIZE + (size_t)nv * vcpu_size +
 	       (size_t)nf * UP_IMAGE_FRAME_SIZE;
 	if (it->len != need)
 		return up_fail(UP_EFORMAT,
@@ -278,7 +280,7 @@ static int parse(struct image_target *it)
 	if (!it->vcpus || !it->blocked || !it->run_ns || !it->frames)
 		return up_fail(UP_ENOMEM, "out of memory");
 	p = b + UP_IMAGE_HEADER_SIZE;
-	for (uint32_t i = 0; i < nv; i++, p += UP_IMAGE_VCPU_SIZE) {
+	for (uint32_t i = 0; i < nv; i++, p += vcpu_size) {
 		struct up_regs *r = &it->vcpus[i];
 		uint32_t flags = up_le32(p + 44);
 
@@ -293,6 +295,13 @@ static int parse(struct image_target *it)
 		r->online = flags & UP_IMAGE_VCPU_ONLINE;
 		r->kernel_mode = flags & UP_IMAGE_VCPU_KERNEL;
 		it->blocked[i] = flags & UP_IMAGE_VCPU_BLOCKED;
+		if (version >= 2) {
+			r->ttbr1 = up_le64(p + 48);
+			r->tcr = up_le64(p + 56);
+			r->lr = up_le64(p + 64);
+			/* Kept as read: an unknown one is refused by the walk. */
+			r->arch = (enum up_arch)(up_le32(p + 72) & 0xff);
+		}
 	}
 	for (uint32_t i = 0; i < nf; i++, p += UP_IMAGE_FRAME_SIZE)
 		it->frames[i] = p;

@@ -12,7 +12,7 @@ const struct arch *arch_get(enum up_arch a)
 	case UP_ARCH_X86_64:
 		return &arch_x86_64;
 	case UP_ARCH_AARCH64:
-		break;
+		return &arch_aarch64;
 	}
 	return NULL;
 }
@@ -26,7 +26,7 @@ const char *up_arch_name(enum up_arch a)
 
 const struct arch *arch_of_elf_machine(unsigned machine)
 {
-	static const struct arch *const known[] = { &arch_x86_64 };
+	static const struct arch *const known[] = { &arch_x86_64, &arch_aarch64 };
 
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (known[i]->elf_machine == machine)

@@ -33,6 +33,7 @@ struct arch {
 };
 
 extern const struct arch arch_x86_64;
+extern const struct arch arch_aarch64;
 
 /* The descriptor of an architecture; NULL for an unknown value (a
  * register set read from an untrusted file may hold anything). */

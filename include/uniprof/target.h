@@ -23,6 +23,9 @@ enum up_paging {
 	UP_PAGING_X86_PAE = 2,  /* 3-level PAE: not yet supported */
 	UP_PAGING_X86_32 = 3,   /* 2-level: not yet supported */
 	UP_PAGING_X86_64_LA57 = 4, /* 5-level: not yet supported */
+	/* AArch64 stage 1 (EL1&0): TTBR0_EL1/TTBR1_EL1 and TCR_EL1 say the
+	 * rest; 4 KiB granule only so far */
+	UP_PAGING_AARCH64 = 5,
 };
 
 /* What a frame number in the guest's page tables names. PV guests hold
@@ -59,13 +62,18 @@ struct up_regs {
 	uint64_t sp;
 	uint64_t fp;
 	uint64_t cr3;             /* page-table root, as a byte address
-				     (x86 CR3) */
+				     (x86 CR3; AArch64 TTBR0_EL1) */
 	enum up_paging paging;
 	enum up_frame_kind frame_kind;
 	unsigned guest_width;     /* 4 or 8 bytes */
 	bool online;
 	bool kernel_mode;
 	enum up_arch arch;        /* zero: x86_64 */
+	/* AArch64 only: the upper half's table (TTBR1_EL1), the translation
+	 * control (TCR_EL1), and x30, a leaf's return address */
+	uint64_t ttbr1;
+	uint64_t tcr;
+	uint64_t lr;
 };
 
 /* What a vCPU was doing when the domain was paused: Xen keeps a blocked

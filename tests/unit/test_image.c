@@ -14,7 +14,10 @@ static void test_round_trip(void)
 			      .paging = UP_PAGING_X86_64,
 			      .frame_kind = UP_FRAME_GFN, .guest_width = 8,
 			      .online = true, .kernel_mode = true };
-	struct up_regs r1 = { .ip = 9, .guest_width = 8 }, got;
+	struct up_regs r1 = { .ip = 9, .guest_width = 8,
+			      .arch = UP_ARCH_AARCH64, .paging = UP_PAGING_AARCH64,
+			      .ttbr1 = 0x41000, .tcr = 0x5b5103510ULL,
+			      .lr = 0xffff000000081234ULL }, got;
 	struct up_target *t;
 	char path[] = "/tmp/uniprof-img-XXXXXX";
 	uint8_t *d;
@@ -39,6 +42,10 @@ static void test_round_trip(void)
 	CHECK(got.paging == UP_PAGING_X86_64 && got.online && got.kernel_mode);
 	CHECK(up_target_get_regs(t, 1, &got) == 0);
 	CHECK(got.ip == 9 && !got.online);
+	CHECK(got.arch == UP_ARCH_AARCH64 && got.paging == UP_PAGING_AARCH64);
+	CHECK_U64(got.ttbr1, 0x41000);
+	CHECK_U64(got.tcr, 0x5b5103510ULL);
+	CHECK_U64(got.lr, 0xffff000000081234ULL);
 	CHECK(up_target_get_regs(t, 2, &got) == UP_EINVAL);
 	CHECK(up_target_map_frame(t, UP_FRAME_GFN, 0x77, &page) == 0);
 	CHECK(((const uint8_t *)page)[100] == 0xab);
@@ -88,9 +95,12 @@ static void test_malformed(void)
 	CHECK(open_mem(buf, len) == UP_EFORMAT);              /* magic */
 	CHECK(strstr(up_error_last(), "not a uniprof guest image") != NULL);
 	buf[0] = 'U';
-	buf[8] = 2;                                            /* version */
+	buf[8] = 3;                                            /* version */
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
-	buf[8] = 1;
+	buf[8] = 1;              /* version 1's vCPU records are shorter */
+	CHECK(open_mem(buf, len) == UP_EFORMAT);
+	CHECK(strstr(up_error_last(), "size") != NULL);
+	buf[8] = 2;
 	buf[16] = 0;                                           /* 0 vCPUs */
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	buf[16] = 1;
@@ -98,7 +108,7 @@ static void test_malformed(void)
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	buf[23] = 0;
 	/* Second frame numbered like the first: duplicate. */
-	buf[24 + 48 + 4112] = 1;
+	buf[24 + 80 + 4112] = 1;             /* after one vCPU record */
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	CHECK(strstr(up_error_last(), "twice") != NULL);
 	free(buf);
@@ -106,9 +116,38 @@ static void test_malformed(void)
 				   "/nonexistent.img") == UP_ENOENT);
 }
 
+/* Images written before AArch64 (version 1: x86 registers only) still
+ * open, their vCPUs x86_64. */
+static void test_version_1(void)
+{
+	uint8_t b[24 + 48 + 16 + 4096];
+	struct up_target *t;
+	struct up_regs got;
+
+	memset(b, 0, sizeof(b));
+	memcpy(b, UP_IMAGE_MAGIC, 8);
+	b[8] = 1;                      /* version */
+	b[12] = UP_DOMAIN_HVM;
+	b[16] = 1;                     /* vCPUs */
+	b[20] = 1;                     /* frames */
+	b[24] = 0x42;                  /* ip */
+	b[24 + 24 + 1] = 0x50;         /* cr3 0x5000 */
+	b[24 + 32] = UP_PAGING_X86_64;
+	b[24 + 40] = 8;
+	b[24 + 44] = 1;                /* online */
+	b[24 + 48] = 0x50;             /* frame 0x50 */
+	REQUIRE(up_target_open_image_mem(&t, b, sizeof(b)) == 0);
+	CHECK(up_target_get_regs(t, 0, &got) == 0);
+	CHECK(got.ip == 0x42 && got.cr3 == 0x5000 && got.online);
+	CHECK(got.arch == UP_ARCH_X86_64 && got.paging == UP_PAGING_X86_64);
+	CHECK(got.ttbr1 == 0 && got.tcr == 0 && got.lr == 0);
+	up_target_close(t);
+}
+
 int main(void)
 {
 	RUN(test_round_trip);
 	RUN(test_malformed);
+	RUN(test_version_1);
 	TEST_MAIN_END();
 }

@@ -1,0 +1,24 @@
+/* AArch64 guests: stage-1 walks with a 4 KiB granule, the AAPCS64's DWARF
+ * numbers (sp 31, x29 the frame pointer, x30 the return address). Xen on
+ * Arm writes no hypercall page: a guest's hypercalls are its own "hvc
+ * #0xea1" functions, unwound as any leaf. */
+#include "config.h"
+
+#include <elf.h>
+
+#include "arch/arch.h"
+#include "arm64.h"
+
+#ifndef EM_AARCH64
+#define EM_AARCH64 183
+#endif
+
+const struct arch arch_aarch64 = {
+	.name = "aarch64",
+	.elf_machine = EM_AARCH64,
+	.dwarf_sp = 31,
+	.dwarf_fp = 29,
+	.dwarf_ra = 30,
+	.translate = arm64_translate,
+	.hypercall_step = NULL,
+};
