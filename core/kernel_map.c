@@ -347,6 +347,14 @@ int up_kernel_map_load(struct up_kernel_map **out, const char *path,
 	return rc;
 }
 
+bool kernel_in_hypercall(struct up_mem *m, const struct up_regs *regs,
+			 const struct up_kernel_map *k, uint64_t ip)
+{
+	const struct arch *a = arch_get(regs->arch);
+
+	return a && a->in_hypercall && a->in_hypercall(m, regs, k, ip);
+}
+
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,
 			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,

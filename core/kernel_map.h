@@ -31,6 +31,11 @@ static inline bool kernel_in_hypercall_page(const struct up_kernel_map *k,
 	       ip - k->hypercall_page < (uint64_t)UP_PAGE_SIZE;
 }
 
+/* Whether ip is in a hypercall stub that sets up no frame (the
+ * architecture's test: a page Xen wrote, or the instruction before). */
+bool kernel_in_hypercall(struct up_mem *m, const struct up_regs *regs,
+			 const struct up_kernel_map *k, uint64_t ip);
+
 /* Keep a return address the walk found: a zero one ends the stack whole,
  * one outside the kernel's code or past the depth limit ends it truncated
  * (not kept), one inside an outermost function is kept and ends it whole.

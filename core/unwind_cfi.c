@@ -116,7 +116,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		r = cfi_table_find(t, pc);
 		if (r && r->kind == CFI_ROW_OUTERMOST)
 			return 0;
-		if (!r && kernel_in_hypercall_page(k, w.ip)) {
+		if (!r && kernel_in_hypercall(m, regs, k, w.ip)) {
 			rc = kernel_hypercall_step(m, regs, k, opts->domain_type,
 						   &w.ip, &w.sp, &trunc);
 			counts->hypercall += rc == 0;

@@ -66,7 +66,7 @@ int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 		return 0;
 	/* A stub of the hypercall page sets up no frame: its caller is found
 	 * by the stub's layout, then the rbp chain (untouched) goes on. */
-	if (kernel_in_hypercall_page(k, regs->ip)) {
+	if (kernel_in_hypercall(m, regs, k, regs->ip)) {
 		uint64_t ip = regs->ip, sp = regs->sp;
 
 		if (kernel_hypercall_step(m, regs, k, opts->domain_type, &ip,

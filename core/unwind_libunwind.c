@@ -414,7 +414,7 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 	out->frames[out->depth++] = regs->ip;
 	if (up_kernel_map_is_entry(k, regs->ip))
 		return 0;
-	if (kernel_in_hypercall_page(k, regs->ip)) {
+	if (kernel_in_hypercall(m, regs, k, regs->ip)) {
 		/* libunwind knows no hypercall page: step out of the stub
 		 * first and start from its caller, at the call instruction. */
 		if (kernel_hypercall_step(m, regs, k, opts->domain_type,

@@ -6,6 +6,7 @@
 #ifndef UP_ARCH_H
 #define UP_ARCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "frame_cache.h"
@@ -24,8 +25,12 @@ struct arch {
 	 * of this architecture); *frame is of kind regs->frame_kind. */
 	int (*translate)(struct frame_cache *c, const struct up_regs *regs,
 			 uint64_t va, uint64_t *frame);
-	/* One frame out of the hypercall stub the pc is in (see
-	 * kernel_hypercall_step); NULL where Xen writes no hypercall page. */
+	/* Whether ip is in a hypercall stub that sets up no frame, so
+	 * neither a frame chain nor CFI finds its caller: x86's hypercall
+	 * page, AArch64's functions that trap with hvc #0xea1. */
+	bool (*in_hypercall)(struct up_mem *m, const struct up_regs *regs,
+			     const struct up_kernel_map *k, uint64_t ip);
+	/* One frame out of that stub (see kernel_hypercall_step). */
 	int (*hypercall_step)(struct up_mem *m, const struct up_regs *regs,
 			      const struct up_kernel_map *k,
 			      enum up_domain_type type, uint64_t *ip,

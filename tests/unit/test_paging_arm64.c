@@ -5,129 +5,10 @@
  * 64 KiB granules, 52-bit addresses, disabled halves); hostile tables:
  * reserved and invalid descriptors at every level, tables outside the
  * guest, loops, and random tables and settings. */
-#include "guest.h"
+#include "guest_arm64.h"
 #include "test.h"
 
 TEST_GLOBALS;
-
-/* REQUIRE for helpers that return a value: the test cannot go on. */
-#define NEED(cond)                                                         \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: NEED failed: %s\n",         \
-				__FILE__, __LINE__, #cond);                \
-			exit(1);                                           \
-		}                                                          \
-	} while (0)
-
-#define TG1_4K (2ULL << 30)
-#define TCR_48 (16ULL | 16ULL << 16 | TG1_4K)
-#define DESC_TABLE 3ULL
-#define DESC_BLOCK 1ULL
-#define DESC_PAGE 3ULL
-/* What a kernel sets besides the address: AF, inner shareable, attrs. */
-#define DESC_ATTRS (1ULL << 10 | 3ULL << 8 | 1ULL << 2)
-
-struct a64 {
-	struct up_image *img;
-	uint64_t next;          /* next free frame */
-	uint64_t ttbr0, ttbr1, tcr;
-};
-
-static void a64_init(struct a64 *g, uint64_t tcr)
-{
-	NEED(up_image_new(&g->img, UP_DOMAIN_HVM) == 0);
-	g->next = 0x100;
-	g->tcr = tcr;
-	g->ttbr0 = g->next++ << 12;
-	g->ttbr1 = g->next++ << 12;
-	/* Frames exist only once touched: create the two roots. */
-	uint8_t *d;
-	NEED(up_image_frame(g->img, UP_FRAME_GFN, g->ttbr0 >> 12, &d) == 0);
-	NEED(up_image_frame(g->img, UP_FRAME_GFN, g->ttbr1 >> 12, &d) == 0);
-}
-
-static uint64_t rd(struct a64 *g, uint64_t pa)
-{
-	uint8_t *d;
-	uint64_t v = 0;
-
-	NEED(up_image_frame(g->img, UP_FRAME_GFN, pa >> 12, &d) == 0);
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)d[(pa & 0xfff) + i] << (8 * i);
-	return v;
-}
-
-static void wr(struct a64 *g, uint64_t pa, uint64_t v)
-{
-	uint8_t *d;
-
-	NEED(up_image_frame(g->img, UP_FRAME_GFN, pa >> 12, &d) == 0);
-	for (int i = 0; i < 8; i++)
-		d[(pa & 0xfff) + i] = (uint8_t)(v >> (8 * i));
-}
-
-/* Where va's descriptor at level lvl lives, creating tables above it. */
-static uint64_t slot(struct a64 *g, uint64_t va, unsigned lvl)
-{
-	bool upper = (va >> 55) & 1;
-	unsigned txsz = upper ? (g->tcr >> 16) & 0x3f : g->tcr & 0x3f;
-	unsigned va_bits = 64 - txsz, levels = (va_bits - 12 + 8) / 9;
-	uint64_t table = (upper ? g->ttbr1 : g->ttbr0) & 0x0000fffffffffffeULL;
-
-	for (unsigned l = 4 - levels;; l++) {
-		unsigned shift = 12 + 9 * (3 - l);
-		unsigned bits = l == 4 - levels ? va_bits - shift : 9;
-		uint64_t at = table + ((va >> shift) & ((1ULL << bits) - 1)) * 8;
-		uint64_t desc;
-
-		if (l == lvl)
-			return at;
-		desc = rd(g, at);
-		if (!(desc & 1)) {
-			desc = (g->next++ << 12) | DESC_TABLE;
-			wr(g, at, desc);
-			rd(g, desc & 0x0000fffffffff000ULL);   /* create it */
-		}
-		table = desc & 0x0000fffffffff000ULL;
-	}
-}
-
-static void map_page(struct a64 *g, uint64_t va, uint64_t frame)
-{
-	wr(g, slot(g, va, 3), frame << 12 | DESC_ATTRS | DESC_PAGE);
-}
-
-static void map_block(struct a64 *g, uint64_t va, unsigned lvl, uint64_t frame)
-{
-	wr(g, slot(g, va, lvl), frame << 12 | DESC_ATTRS | DESC_BLOCK);
-}
-
-static struct up_regs a64_regs(const struct a64 *g)
-{
-	struct up_regs r = {
-		.arch = UP_ARCH_AARCH64, .paging = UP_PAGING_AARCH64,
-		.frame_kind = UP_FRAME_GFN, .guest_width = 8, .online = true,
-		.kernel_mode = true, .cr3 = g->ttbr0, .ttbr1 = g->ttbr1,
-		.tcr = g->tcr,
-	};
-
-	return r;
-}
-
-static struct up_target *a64_open(struct a64 *g)
-{
-	struct up_regs r = a64_regs(g);
-	struct up_target *t;
-	void *buf;
-	size_t len;
-
-	NEED(up_image_add_vcpu(g->img, &r) == 0);
-	NEED(up_image_serialize(g->img, &buf, &len) == 0);
-	NEED(up_target_open_image_mem(&t, buf, len) == 0);
-	free(buf);
-	return t;
-}
 
 /* Translate through a fresh up_mem: the registers as the test set them,
  * the tables as the image holds them. */
@@ -155,12 +36,12 @@ static void test_48bit_both_halves(void)
 	struct up_regs r;
 	uint64_t f;
 
-	a64_init(&g, TCR_48);
-	map_page(&g, LO_4K, 0x5000);
-	map_page(&g, HI_4K, 0x6000);
-	map_block(&g, HI_2M, 2, 0x8200);       /* 2 MiB aligned: 512 frames */
-	map_block(&g, LO_1G, 1, 0x40000);      /* 1 GiB aligned */
-	t = a64_open(&g);
+	a64_init(&g, A64_TCR_48);
+	a64_map_page(&g, LO_4K, 0x5000);
+	a64_map_page(&g, HI_4K, 0x6000);
+	a64_map_block(&g, HI_2M, 2, 0x8200);       /* 2 MiB aligned: 512 frames */
+	a64_map_block(&g, LO_1G, 1, 0x40000);      /* 1 GiB aligned */
+	t = a64_open(&g, NULL);
 	r = a64_regs(&g);
 
 	CHECK(tr(t, &r, LO_4K + 0xabc, &f) == 0);
@@ -204,11 +85,11 @@ static void test_smaller_spaces(void)
 	struct up_regs r;
 	uint64_t f, va39 = 0x0000004000201000ULL, va42 = 0xfffffd0000345000ULL;
 
-	a64_init(&g, 25ULL | 22ULL << 16 | TG1_4K);
+	a64_init(&g, 25ULL | 22ULL << 16 | A64_TG1_4K);
 	g.ttbr1 += 0x40;                       /* 64-byte aligned table */
-	map_page(&g, va39, 0x7000);
-	map_page(&g, va42, 0x7001);
-	t = a64_open(&g);
+	a64_map_page(&g, va39, 0x7000);
+	a64_map_page(&g, va42, 0x7001);
+	t = a64_open(&g, NULL);
 	r = a64_regs(&g);
 	CHECK(tr(t, &r, va39, &f) == 0);
 	CHECK_U64(f, 0x7000);
@@ -230,10 +111,10 @@ static void test_refused_settings(void)
 	struct up_regs r;
 	uint64_t f;
 
-	a64_init(&g, TCR_48);
-	map_page(&g, LO_4K, 0x5000);
-	map_page(&g, HI_4K, 0x6000);
-	t = a64_open(&g);
+	a64_init(&g, A64_TCR_48);
+	a64_map_page(&g, LO_4K, 0x5000);
+	a64_map_page(&g, HI_4K, 0x6000);
+	t = a64_open(&g, NULL);
 
 	r = a64_regs(&g);
 	r.tcr = (r.tcr & ~(3ULL << 30)) | 1ULL << 30;      /* TG1: 16 KiB */
@@ -280,20 +161,20 @@ static void test_hostile_descriptors(void)
 	struct up_regs r;
 	uint64_t f, l0, l1, l2, l3;
 
-	a64_init(&g, TCR_48);
-	map_page(&g, LO_4K, 0x5000);
-	l0 = slot(&g, LO_4K, 0);
-	l1 = slot(&g, LO_4K, 1);
-	l2 = slot(&g, LO_4K, 2);
-	l3 = slot(&g, LO_4K, 3);
+	a64_init(&g, A64_TCR_48);
+	a64_map_page(&g, LO_4K, 0x5000);
+	l0 = a64_slot(&g, LO_4K, 0);
+	l1 = a64_slot(&g, LO_4K, 1);
+	l2 = a64_slot(&g, LO_4K, 2);
+	l3 = a64_slot(&g, LO_4K, 3);
 	/* The same tables under four more addresses, each spoiled at one
 	 * level: index 1 beside each slot. */
-	wr(&g, l0 + 8, 0x0000000012345000ULL | DESC_BLOCK);  /* L0 block */
-	wr(&g, l1 + 8, 0x0000ffff00000000ULL | DESC_TABLE);  /* outside */
-	wr(&g, l2 + 8, (g.ttbr0 & ~0xfffULL) | DESC_TABLE);  /* loop up */
-	wr(&g, l3 + 8, 0x5001000ULL | DESC_BLOCK);           /* L3 "block" */
-	wr(&g, l3 + 16, 0x5002000ULL | 2);                   /* invalid */
-	t = a64_open(&g);
+	a64_wr(&g, l0 + 8, 0x0000000012345000ULL | DESC_BLOCK);  /* L0 block */
+	a64_wr(&g, l1 + 8, 0x0000ffff00000000ULL | DESC_TABLE);  /* outside */
+	a64_wr(&g, l2 + 8, (g.ttbr0 & ~0xfffULL) | DESC_TABLE);  /* loop up */
+	a64_wr(&g, l3 + 8, 0x5001000ULL | DESC_BLOCK);           /* L3 "block" */
+	a64_wr(&g, l3 + 16, 0x5002000ULL | 2);                   /* invalid */
+	t = a64_open(&g, NULL);
 	r = a64_regs(&g);
 	CHECK(tr(t, &r, LO_4K + (1ULL << 39), &f) == UP_EFAULT);
 	CHECK(strstr(up_error_last(), "block descriptor at level 0") != NULL);
@@ -333,7 +214,7 @@ static void test_random_tables(void)
 		uint64_t f;
 		uint8_t *d;
 
-		a64_init(&g, TCR_48);
+		a64_init(&g, A64_TCR_48);
 		for (uint64_t fr = 0x100; fr < 0x108; fr++) {
 			REQUIRE(up_image_frame(g.img, UP_FRAME_GFN, fr, &d) == 0);
 			for (unsigned i = 0; i < 512; i++) {
@@ -347,7 +228,7 @@ static void test_random_tables(void)
 					d[i * 8 + b] = (uint8_t)(desc >> (8 * b));
 			}
 		}
-		t = a64_open(&g);
+		t = a64_open(&g, NULL);
 		for (int i = 0; i < 500; i++) {
 			r = a64_regs(&g);
 			if (i % 5 == 0)

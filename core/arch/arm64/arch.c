@@ -1,7 +1,7 @@
 /* AArch64 guests: stage-1 walks with a 4 KiB granule, the AAPCS64's DWARF
- * numbers (sp 31, x29 the frame pointer, x30 the return address). Xen on
- * Arm writes no hypercall page: a guest's hypercalls are its own "hvc
- * #0xea1" functions, unwound as any leaf. */
+ * numbers (sp 31, x29 the frame pointer, x30 the return address), and
+ * hypercalls made by the guest's own "hvc #0xea1" functions (Xen on Arm
+ * writes no hypercall page). */
 #include "config.h"
 
 #include <elf.h>
@@ -20,5 +20,6 @@ const struct arch arch_aarch64 = {
 	.dwarf_fp = 29,
 	.dwarf_ra = 30,
 	.translate = arm64_translate,
-	.hypercall_step = NULL,
+	.in_hypercall = arm64_in_hypercall,
+	.hypercall_step = arm64_hypercall_step,
 };

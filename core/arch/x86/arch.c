@@ -14,5 +14,6 @@ const struct arch arch_x86_64 = {
 	.dwarf_fp = 6,       /* rbp */
 	.dwarf_ra = 16,      /* the return address column */
 	.translate = x86_translate,
+	.in_hypercall = x86_in_hypercall,
 	.hypercall_step = x86_hypercall_step,
 };

@@ -32,6 +32,14 @@ static int hvm_ra_offset(unsigned off)
 	return off == 0 || off == 5 || off == 8 ? 0 : -1;
 }
 
+bool x86_in_hypercall(struct up_mem *m, const struct up_regs *regs,
+		      const struct up_kernel_map *k, uint64_t ip)
+{
+	(void)m;
+	(void)regs;
+	return kernel_in_hypercall_page(k, ip);
+}
+
 int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 		       const struct up_kernel_map *k, enum up_domain_type type,
 		       uint64_t *ip, uint64_t *sp, enum up_trunc *trunc)
