@@ -55,6 +55,7 @@ static int push_row(struct builder *b, const struct cfi_row *r)
 		if (p->start + p->len == r->start && p->kind == r->kind &&
 		    p->cfa_reg == r->cfa_reg && p->cfa_off == r->cfa_off &&
 		    p->ra_off == r->ra_off && p->fp_rule == r->fp_rule &&
+		    p->ra_rule == r->ra_rule &&
 		    p->fp_off == r->fp_off && (uint64_t)p->len + r->len < UINT32_MAX) {
 			p->len += r->len;
 			return 0;
@@ -134,9 +135,13 @@ static void classify(const struct arch *a, Dwarf_Frame *f, int ra_reg,
 		r->kind = CFI_ROW_OUTERMOST;
 		return;
 	}
-	if (at_cfa(ops, n, &off) != 0 || off < INT16_MIN || off > INT16_MAX)
+	if (n == 0 && a->ra_in_register) {
+		r->ra_rule = CFI_RA_IN_LR;  /* same value: not saved yet */
+	} else if (at_cfa(ops, n, &off) != 0 || off < INT16_MIN || off > INT16_MAX) {
 		return;
-	r->ra_off = (int16_t)off;
+	} else {
+		r->ra_off = (int16_t)off;
+	}
 
 	/* The caller's sp is the CFA; a frame that restores sp from memory
 	 * (interrupt and signal frames) is beyond the table. */

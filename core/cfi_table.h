@@ -16,6 +16,14 @@ enum cfi_row_kind {
 	CFI_ROW_UNSUPPORTED = 2,   /* a rule the table cannot express */
 };
 
+/* Where the return address is: saved at CFA + ra_off, or still in the
+ * link register (AArch64 leaves and prologues: only the interrupted
+ * frame can use it). */
+enum cfi_ra_rule {
+	CFI_RA_AT_CFA = 0,
+	CFI_RA_IN_LR = 1,
+};
+
 enum cfi_fp_rule {
 	CFI_FP_SAME = 0,           /* caller's FP is this frame's FP */
 	CFI_FP_AT_CFA = 1,         /* caller's FP saved at CFA + fp_off */
@@ -34,7 +42,7 @@ struct cfi_row {
 	uint8_t kind;
 	uint8_t cfa_reg;
 	uint8_t fp_rule;
-	uint8_t pad;
+	uint8_t ra_rule;
 	int32_t cfa_off;
 	int16_t ra_off;
 	int16_t fp_off;

@@ -48,14 +48,24 @@ static int fp_step(struct walk *w, enum up_trunc *trunc)
 	return 0;
 }
 
-static int cfi_step(struct walk *w, const struct cfi_row *r, enum up_trunc *trunc)
+static int cfi_step(struct walk *w, const struct cfi_row *r, bool first,
+		    enum up_trunc *trunc)
 {
 	uint64_t base = r->cfa_reg == CFI_CFA_SP ? w->sp : w->fp;
 	uint64_t cfa = base + (uint64_t)(int64_t)r->cfa_off, ra, fp = w->fp;
+	bool in_lr = r->ra_rule == CFI_RA_IN_LR;
 
+	/* The link register holds the interrupted frame's return address;
+	 * a caller's has been overwritten by the calls since. */
+	if (in_lr && !first) {
+		*trunc = UP_TRUNC_UNSUPPORTED;
+		return -1;
+	}
 	/* Each caller's frame lies above its callee's: a CFA at or below sp
-	 * would walk down or in place, i.e. loop. */
-	if (cfa <= w->sp) {
+	 * would walk down or in place, i.e. loop. A leaf that keeps its
+	 * return address in the link register may leave sp where it was:
+	 * the walk still moves on, from a frame it only leaves once. */
+	if (cfa < w->sp || (cfa == w->sp && !in_lr)) {
 		*trunc = UP_TRUNC_BAD_CFA;
 		return -1;
 	}
@@ -63,7 +73,10 @@ static int cfi_step(struct walk *w, const struct cfi_row *r, enum up_trunc *trun
 		*trunc = UP_TRUNC_BOUNDS;
 		return -1;
 	}
-	if (up_mem_read_u64(w->m, w->regs, cfa + (uint64_t)(int64_t)r->ra_off, &ra) < 0 ||
+	if (in_lr)
+		ra = w->regs->lr;
+	if ((!in_lr &&
+	     up_mem_read_u64(w->m, w->regs, cfa + (uint64_t)(int64_t)r->ra_off, &ra) < 0) ||
 	    (r->fp_rule == CFI_FP_AT_CFA &&
 	     up_mem_read_u64(w->m, w->regs, cfa + (uint64_t)(int64_t)r->fp_off, &fp) < 0)) {
 		*trunc = UP_TRUNC_UNREADABLE;
@@ -121,7 +134,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 						   &w.ip, &w.sp, &trunc);
 			counts->hypercall += rc == 0;
 		} else if (r && r->kind == CFI_ROW_NORMAL) {
-			rc = cfi_step(&w, r, &trunc);
+			rc = cfi_step(&w, r, out->depth == 1, &trunc);
 			counts->cfi += rc == 0;
 		} else if (r && opts && opts->cfi_fallback) {
 			/* A rule the table cannot express: libunwind reads it

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Install what uniprof needs to build and to run its real-Xen tests on a
 # Debian 12 machine: compilers, autotools, the Xen/ELF/yajl/unwind
-# development packages, libmicrohttpd and libcurl (the host daemon), QEMU, Chromium (the flame-graph browser test), and
-# clang with libFuzzer and libxml2 (the fuzz targets, scripts/fuzz.sh). Only Debian's own packages; nothing else
+# development packages, libmicrohttpd and libcurl (the host daemon), QEMU, Chromium (the flame-graph browser test),
+# clang with libFuzzer and libxml2 (the fuzz targets, scripts/fuzz.sh), and the AArch64 cross compiler (the
+# AArch64 unwind fixtures). Only Debian's own packages; nothing else
 # is downloaded. Does nothing when all are present.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
@@ -10,7 +11,8 @@ pkgs="build-essential autoconf automake libtool pkg-config
       libmicrohttpd-dev libcurl4-openssl-dev
       libprotobuf-c-dev protobuf-c-compiler
       qemu-system-x86 cpio gzip binutils dash chromium
-      clang libclang-rt-14-dev libxml2-dev"
+      clang libclang-rt-14-dev libxml2-dev
+      gcc-aarch64-linux-gnu"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -21,6 +21,9 @@ struct arch {
 	/* DWARF numbers: the stack and frame pointers, and the return
 	 * address column of its CIEs. */
 	unsigned dwarf_sp, dwarf_fp, dwarf_ra;
+	/* The return address may stay in a register (a link register) until
+	 * a function saves it: CFI's "same value" rule for it. */
+	bool ra_in_register;
 	/* Translate va through the guest's live page tables (a paging mode
 	 * of this architecture); *frame is of kind regs->frame_kind. */
 	int (*translate)(struct frame_cache *c, const struct up_regs *regs,

@@ -45,7 +45,7 @@ static size_t make_rows(struct cfi_row *rows, const uint8_t *p, size_t n)
 		rows[i].kind %= 3;
 		rows[i].cfa_reg = rows[i].cfa_reg & 1 ? CFI_CFA_FP : CFI_CFA_SP;
 		rows[i].fp_rule %= 2;
-		rows[i].pad = 0;
+		rows[i].ra_rule %= 2;
 	}
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	for (size_t i = 0; i < n; i++) {

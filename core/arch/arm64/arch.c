@@ -19,6 +19,7 @@ const struct arch arch_aarch64 = {
 	.dwarf_sp = 31,
 	.dwarf_fp = 29,
 	.dwarf_ra = 30,
+	.ra_in_register = true,
 	.translate = arm64_translate,
 	.in_hypercall = arm64_in_hypercall,
 	.hypercall_step = arm64_hypercall_step,
