@@ -412,6 +412,11 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 	out->depth = 0;
 	out->trunc = UP_TRUNC_NONE;
 	out->frames[out->depth++] = regs->ip;
+	/* This libunwind unwinds its host's architecture only. */
+	if (regs->arch != UP_ARCH_X86_64) {
+		out->trunc = UP_TRUNC_UNSUPPORTED;
+		return 0;
+	}
 	if (up_kernel_map_is_entry(k, regs->ip))
 		return 0;
 	if (kernel_in_hypercall(m, regs, k, regs->ip)) {
@@ -486,6 +491,10 @@ int up_libunwind_step(struct up_mem *m, const struct up_regs *regs,
 	frame.ip = first ? *ip : *ip - 1;
 	frame.sp = *sp;
 	frame.fp = *fp;
+	if (regs->arch != UP_ARCH_X86_64) {
+		*trunc = UP_TRUNC_UNSUPPORTED;
+		return -1;
+	}
 	if (unw_init_remote(&c, lu->as, &arg) < 0) {
 		*trunc = arg.exhausted ? UP_TRUNC_BUDGET : UP_TRUNC_NO_UNWIND_INFO;
 		return -1;

@@ -182,6 +182,34 @@ static void test_walks(void)
 	teardown(&f);
 }
 
+/* libunwind here unwinds its host's architecture: an AArch64 stack is
+ * refused, truncated at its pc, not walked with x86 rules. */
+static void test_libunwind_refuses(void)
+{
+	struct fx f;
+	struct up_libunwind *lu;
+	struct up_regs r;
+	struct up_unwind_opts o = { .max_depth = 64 };
+	uint64_t ip, sp, fp;
+	enum up_trunc trunc = UP_TRUNC_NONE;
+
+	setup(&f);
+	r = a64_regs(&f.g);
+	r.ip = sym("a64_leaf") + 4;
+	r.sp = STACK + 0x800;
+	r.lr = f.ret_mid;
+	REQUIRE(up_libunwind_load(&lu, fixture) == 0);
+	CHECK(up_unwind_libunwind(f.m, &r, lu, &o, &f.st) == 0);
+	CHECK(f.st.depth == 1 && f.st.trunc == UP_TRUNC_UNSUPPORTED);
+	ip = r.ip;
+	sp = r.sp;
+	fp = 0;
+	CHECK(up_libunwind_step(f.m, &r, lu, true, &ip, &sp, &fp, &trunc) < 0);
+	CHECK(trunc == UP_TRUNC_UNSUPPORTED);
+	up_libunwind_free(lu);
+	teardown(&f);
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -196,5 +224,6 @@ int main(void)
 	RUN(test_table);
 	RUN(test_other_machine);
 	RUN(test_walks);
+	RUN(test_libunwind_refuses);
 	TEST_MAIN_END();
 }
