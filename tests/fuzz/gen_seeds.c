@@ -10,6 +10,7 @@
 
 #include "cfi_table.h"
 #include "guest.h"
+#include "guest_arm64.h"
 #include "xen_core_build.h"
 
 #define CODE 0x100000ULL
@@ -137,6 +138,41 @@ static void pv_2m_fp(void)
 	tg_release(&g);
 }
 
+/* AArch64: both halves' tables, a leaf whose return address is in LR
+ * (its row says so), its caller's saved x29/x30 under a CFA of sp + 32,
+ * and a second vCPU blocked just after an hvc #0xea1 with no CFI. */
+static void arm64_cfi_hvc(void)
+{
+	struct a64 g;
+	const uint64_t text = 0xffff000000080000ULL, stack = 0xffff000000200000ULL;
+	struct cfi_row rows[3] = {
+		{ .start = text, .len = 0x100, .kind = CFI_ROW_NORMAL,
+		  .cfa_reg = CFI_CFA_SP, .cfa_off = 0, .ra_rule = CFI_RA_IN_LR },
+		{ .start = text + 0x100, .len = 0x100, .kind = CFI_ROW_NORMAL,
+		  .cfa_reg = CFI_CFA_SP, .cfa_off = 32, .ra_off = -24,
+		  .fp_rule = CFI_FP_AT_CFA, .fp_off = -32 },
+		{ .start = text + 0x200, .len = 0x100, .kind = CFI_ROW_OUTERMOST },
+	};
+	struct up_regs r;
+
+	a64_init(&g, A64_TCR_48);
+	a64_map_fresh(&g, text, 1);
+	a64_map_fresh(&g, stack, 1);
+	a64_poke32(&g, text + 0x404, 0xd401d422u);          /* hvc #0xea1 */
+	a64_poke64(&g, stack + 0x100, 0);                    /* x29 */
+	a64_poke64(&g, stack + 0x108, text + 0x210);         /* x30 */
+	r = a64_regs(&g);
+	r.ip = text + 0x10;
+	r.sp = stack + 0x100;
+	r.lr = text + 0x120;
+	r.fp = stack + 0x100;
+	up_image_add_vcpu(g.img, &r);
+	r.ip = text + 0x408;
+	up_image_add_vcpu(g.img, &r);
+	save_image("arm64-cfi-hvc.img", g.img, 0x01, rows, 3);
+	up_image_free(g.img);
+}
+
 static void output_seed(const char *name, uint8_t flags, uint8_t top,
 			const char *names, const uint8_t *stacks, size_t n)
 {
@@ -212,6 +248,7 @@ int main(int argc, char **argv)
 	paging_off();
 	one_gig_nofp();
 	pv_2m_fp();
+	arm64_cfi_hvc();
 	out_dir = argv[2];
 	outputs();
 	if (argc == 4) {

@@ -54,6 +54,9 @@ objcopy -j .eh_frame "$guest/tg-nofp.elf" "$out/fuzz_cfi_table/tg-nofp.elf" 2>/d
 objcopy -j .eh_frame -j .eh_frame_hdr "$guest/tg-nofp-hdr.elf" "$out/fuzz_cfi_table/tg-nofp-hdr.elf" 2>/dev/null
 objcopy -j .eh_frame -j .text cfi_far.full "$out/fuzz_cfi_table/cfi-far.elf" 2>/dev/null
 objcopy -j .debug_frame -j .text debug_frame.full "$out/fuzz_cfi_table/debug-frame.elf" 2>/dev/null
+# AArch64 (its DWARF numbers, a return address left in x30): the unit
+# tests' fixture as the build made it with the cross compiler.
+cp "$unit/tests/unit/fixture_arm64.elf" "$out/fuzz_cfi_table/arm64.elf"
 
 # Guests and output inputs are made by a program (tests/fuzz/gen_seeds.c).
 (cd "$fuzz" && make tests/fuzz/gen_seeds >/dev/null)
