@@ -493,6 +493,7 @@ static int parse(struct core_target *c)
 	c->info.nr_pages = nr_pages;
 	c->base.info.max_vcpus = (unsigned)nr_vcpus;
 	c->base.info.guest_width = c->regs[0].guest_width;
+	c->base.info.arch = UP_ARCH_X86_64;     /* x86 cores only so far */
 	c->base.info.domid = UINT32_MAX;
 	c->base.info.hypercalls = "core file";
 	return 0;

@@ -315,6 +315,7 @@ static int parse(struct image_target *it)
 	it->base.info.type = type;
 	it->base.info.max_vcpus = nv;
 	it->base.info.guest_width = it->vcpus[0].guest_width;
+	it->base.info.arch = it->vcpus[0].arch;
 	it->base.info.domid = UINT32_MAX;
 	it->base.info.hypercalls = "image";
 	it->running_since = ps_now_ns();

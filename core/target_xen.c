@@ -334,6 +334,8 @@ static int open_xen(struct up_target **out, uint32_t domid,
 		goto fail;
 	}
 	x->base.info.guest_width = width;
+	/* Xen runs guests of its own architecture, dom0's and ours. */
+	x->base.info.arch = UP_ARCH_HOST;
 	x->online = calloc(x->base.info.max_vcpus, sizeof(*x->online));
 	if (!x->online) {
 		rc = up_fail(UP_ENOMEM, "out of memory");

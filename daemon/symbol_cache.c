@@ -105,6 +105,7 @@ static struct entry *load(struct upd_symbol_cache *c, const char *kernel,
 	q.kernel = kernel;
 	q.debug_dir = c->debug_dir;
 	q.guest_width = width;
+	q.arch = UP_ARCH_HOST;          /* the domains of this host */
 	if (xlp_find_symbols(&q, &e->s.symtab, &e->s.symbols_used) < 0 ||
 	    xlp_unwind_load(c->unwinder, kernel, e->s.symbols_used, 0, &e->s.uw) < 0 ||
 	    xlp_kernel_map_load(kernel, e->s.symbols_used, e->s.symtab, e->s.uw.cfi,

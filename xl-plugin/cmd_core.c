@@ -445,6 +445,7 @@ int xlp_cmd_core(int argc, char **argv)
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
 	q.force = r.opt.force_symbols;
 	q.verbose = r.opt.verbose;
+	q.arch = r.tinfo.arch;
 	if (r.tinfo.type == UP_DOMAIN_PV)
 		q.guest_width = r.tinfo.guest_width;
 	if (!r.kernel && !r.opt.symbols)

@@ -21,7 +21,8 @@ static void note(const struct xlp_symbol_query *q, const char *fmt, const char *
 	}
 }
 
-/* The table must describe an x86 guest of the width the hypervisor reports. */
+/* The table must describe a guest of the domain's architecture and the
+ * width the hypervisor reports. */
 static int fits_guest(const struct xlp_symbol_query *q, const struct up_symtab *s,
 		      const char *path)
 {
@@ -29,9 +30,9 @@ static int fits_guest(const struct xlp_symbol_query *q, const struct up_symtab *
 
 	if (up_symtab_format_of(s) != UP_SYMTAB_ELF)
 		return 0;
-	if (m != EM_X86_64 && m != EM_386) {
-		fprintf(stderr, "xl profile: %s is for ELF machine %u, not x86: pass the guest's own image with -s\n",
-			path, m);
+	if (!up_arch_runs_elf_machine(q->arch, m)) {
+		fprintf(stderr, "xl profile: %s is for ELF machine %u, not %s: pass the guest's own image with -s\n",
+			path, m, up_arch_name(q->arch));
 		return -1;
 	}
 	if (q->guest_width && w != q->guest_width) {
@@ -113,9 +114,9 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 	if (q->kernel && xlp_elf_identify(q->kernel, &kid) < 0)
 		note(q, "%s (domain kernel): %s", q->kernel, up_error_last());
 	/* The kernel image itself must fit the domain, symbols or not. */
-	if (kid.machine && kid.machine != EM_X86_64 && kid.machine != EM_386) {
-		fprintf(stderr, "xl profile: the domain's kernel %s is for ELF machine %u, not x86: is the configuration stale?\n",
-			q->kernel, kid.machine);
+	if (kid.machine && !up_arch_runs_elf_machine(q->arch, kid.machine)) {
+		fprintf(stderr, "xl profile: the domain's kernel %s is for ELF machine %u, not %s: is the configuration stale?\n",
+			q->kernel, kid.machine, up_arch_name(q->arch));
 		return -1;
 	}
 	if (kid.machine && q->guest_width && kid.width != q->guest_width) {

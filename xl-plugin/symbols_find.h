@@ -22,6 +22,7 @@ struct xlp_symbol_query {
 	bool force;                  /* accept a build-id mismatch */
 	int verbose;
 	unsigned guest_width;        /* 4 or 8 from the hypervisor; 0: unknown */
+	enum up_arch arch;           /* the domain's; zero: x86_64 */
 };
 
 /* On success *out is the table, or NULL when nothing was found (after one

@@ -309,6 +309,7 @@ int main(int argc, char **argv)
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
 	q.force = opt.force_symbols;
 	q.verbose = opt.verbose;
+	q.arch = up_target_info(t)->arch;
 	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
 	 * changes as it boots, so only PV is cross-checked. */
 	if (up_target_info(t)->type == UP_DOMAIN_PV)

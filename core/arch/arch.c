@@ -2,6 +2,7 @@
  * machine. */
 #include "config.h"
 
+#include <elf.h>
 #include <stddef.h>
 
 #include "arch.h"
@@ -22,6 +23,14 @@ const char *up_arch_name(enum up_arch a)
 	const struct arch *d = arch_get(a);
 
 	return d ? d->name : "unknown";
+}
+
+bool up_arch_runs_elf_machine(enum up_arch a, unsigned machine)
+{
+	const struct arch *d = arch_get(a);
+
+	return d && (machine == d->elf_machine ||
+		     (a == UP_ARCH_X86_64 && machine == EM_386));
 }
 
 const struct arch *arch_of_elf_machine(unsigned machine)

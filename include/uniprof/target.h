@@ -55,7 +55,20 @@ enum up_arch {
 	UP_ARCH_AARCH64 = 1,
 };
 
+/* The architecture this library was built for: a Xen host's guests
+ * share it with dom0. */
+#if defined(__aarch64__)
+#define UP_ARCH_HOST UP_ARCH_AARCH64
+#else
+#define UP_ARCH_HOST UP_ARCH_X86_64
+#endif
+
 const char *up_arch_name(enum up_arch a);
+
+/* Whether an ELF image of this machine (e_machine) can run on a guest of
+ * this architecture: x86_64 guests take EM_X86_64 and EM_386 images (32-bit
+ * PV), AArch64 guests EM_AARCH64. */
+bool up_arch_runs_elf_machine(enum up_arch a, unsigned machine);
 
 struct up_regs {
 	uint64_t ip;
@@ -92,6 +105,8 @@ struct up_target_info {
 	uint32_t domid;
 	enum up_domain_type type;
 	unsigned max_vcpus;       /* vCPU ids are 0 .. max_vcpus-1 */
+	enum up_arch arch;        /* its instruction set: Xen's guests share
+				     dom0's */
 	unsigned guest_width;
 	/* How pause, unpause and registers reach Xen: "direct domctl"
 	 * (libxencall, buffers reused), "libxenctrl", or "image". */

@@ -15,7 +15,7 @@
 
 TEST_GLOBALS;
 
-static char dir[256], full[512], stripped[512], other[512];
+static char dir[256], full[512], stripped[512], other[512], arm64[512];
 static char cmd[4096];
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -170,6 +170,37 @@ static void test_wrong_width(void)
 	free(used);
 }
 
+/* Images are taken for the domain's architecture only: an AArch64 image
+ * for an AArch64 domain, refused for an x86 one (given with -s or named as
+ * its kernel), and the other way round. */
+static void test_architecture(void)
+{
+	struct xlp_symbol_query q = { .arch = UP_ARCH_AARCH64 };
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+
+	q.explicit_file = full;
+	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	if (access(arm64, R_OK) != 0) {
+		printf("# %s not built (no cross compiler): AArch64 half skipped\n", arm64);
+		return;
+	}
+	q.explicit_file = arm64;
+	CHECK(xlp_find_symbols(&q, &s, &used) == 0 && s != NULL);
+	CHECK(used && strcmp(used, arm64) == 0);
+	up_symtab_free(s);
+	free(used);
+	s = NULL;
+	used = NULL;
+	q.arch = UP_ARCH_X86_64;
+	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	q.explicit_file = NULL;
+	q.kernel = arm64;
+	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	up_symtab_free(s);
+	free(used);
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -178,6 +209,7 @@ int main(void)
 	snprintf(full, sizeof(full), "%s/tests/guest/tg-fp.elf", b ? b : ".");
 	snprintf(other, sizeof(other), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
 	snprintf(stripped, sizeof(stripped), "%s/stripped.elf", dir);
+	snprintf(arm64, sizeof(arm64), "%s/tests/unit/fixture_arm64.elf", b ? b : ".");
 	if (access(full, R_OK) != 0 || access(other, R_OK) != 0) {
 		fprintf(stderr, "test guests missing: %s\n", full);
 		return 1;
@@ -189,6 +221,7 @@ int main(void)
 	RUN(test_build_id_mismatch);
 	RUN(test_explicit_and_missing);
 	RUN(test_wrong_width);
+	RUN(test_architecture);
 	sh("rm -rf '%s'", dir);
 	TEST_MAIN_END();
 }
