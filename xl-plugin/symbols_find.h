@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "uniprof/symbols.h"
+#include "uniprof/target.h"
 
 struct xlp_symbol_query {
 	const char *explicit_file;   /* -s, or NULL */

@@ -129,7 +129,7 @@ struct up_unwind_counts {
 	uint64_t fp;            /* frames unwound with the frame pointer */
 	uint64_t unsupported;   /* frames whose CFI rule the table lacks */
 	uint64_t libunwind;     /* frames unwound by libunwind */
-	uint64_t hypercall;     /* frames out of the hypercall page */
+	uint64_t hypercall;     /* frames out of a hypercall stub */
 };
 
 /* CFI walk. A stack is whole only where the CFI says the return address

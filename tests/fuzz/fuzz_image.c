@@ -100,8 +100,9 @@ static void walk_vcpu(struct up_mem *m, const struct up_regs *regs,
 	if (table && up_unwind_cfi(m, regs, table, &opts, flags & 1, &st,
 				   &counts) == 0) {
 		check_stack(&st, regs, max_depth);
-		if (counts.cfi + counts.fp + 1 < st.depth)
-			abort();          /* every frame past the IP is counted */
+		/* Every frame past the IP is counted, hypercall stubs too. */
+		if (counts.cfi + counts.fp + counts.hypercall + 1 < st.depth)
+			abort();
 	}
 }
 
