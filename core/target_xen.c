@@ -17,8 +17,12 @@
 
 #include "error_impl.h"
 #include "target_impl.h"
-#include "arch/x86/xen_context.h"
 #include "xen_domctl.h"
+#if defined(__aarch64__)
+#include "arch/arm64/xen_context.h"
+#else
+#include "arch/x86/xen_context.h"
+#endif
 
 #define ONLINE_REFRESH_NS 1000000000ULL
 
@@ -92,6 +96,30 @@ static int xen_unpause(struct up_target *t)
 	return 0;
 }
 
+#if defined(__aarch64__)
+/* Xen on Arm: every guest's registers are its vCPU context record. */
+static int xen_get_regs(struct up_target *t, unsigned vcpu,
+			struct up_regs *r)
+{
+	struct xen_target *x = to_xen(t);
+	vcpu_guest_context_any_t buf;
+	const vcpu_guest_context_any_t *c = &buf;
+	int rc;
+
+	_Static_assert(sizeof(buf.c) == sizeof(struct vcpu_guest_context_arm64),
+		       "Xen's native and foreign AArch64 context layouts differ");
+	memset(r, 0, sizeof(*r));
+	if (x->direct) {
+		rc = xen_domctl_vcpu_context(x->direct, vcpu, &c);
+		if (rc < 0)
+			return rc;
+	} else if (xc_vcpu_getcontext(x->xch, t->info.domid, vcpu, &buf) < 0) {
+		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
+			       vcpu, strerror(errno));
+	}
+	return xen_context_arm64_regs((const struct vcpu_guest_context_arm64 *)&c->c, r);
+}
+#else
 static int pv_regs(struct xen_target *x, unsigned vcpu, struct up_regs *r)
 {
 	vcpu_guest_context_any_t buf;
@@ -142,6 +170,7 @@ static int xen_get_regs(struct up_target *t, unsigned vcpu,
 	return t->info.type == UP_DOMAIN_PV ? pv_regs(x, vcpu, r) :
 					      hvm_regs(x, vcpu, r);
 }
+#endif
 
 /* Blocked or not, inside the pause: one getvcpuinfo per vCPU. It also
  * says whether the vCPU is up, fresher than the HVM refresh above, and

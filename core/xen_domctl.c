@@ -16,7 +16,9 @@ struct xen_domctl_path {
 	uint32_t version;                 /* domctl interface version we speak */
 	struct xen_domctl *dc;            /* hypercall buffer, reused */
 	vcpu_guest_context_any_t *vcpu;   /* hypercall buffer, reused */
+#ifdef XEN_DOMCTL_HVM_CPU
 	struct hvm_hw_cpu *cpu;           /* hypercall buffer, reused */
+#endif
 };
 
 /* Our buffers are libxencall's, not libxenctrl's hypercall-buffer
@@ -44,6 +46,7 @@ int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
 		    xentoollog_logger *log)
 {
 	struct xen_domctl_path *p = calloc(1, sizeof(*p));
+	bool ok;
 	int rc;
 
 	if (!p)
@@ -61,8 +64,12 @@ int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
 	}
 	p->dc = xencall_alloc_buffer(p->xcall, sizeof(*p->dc));
 	p->vcpu = xencall_alloc_buffer(p->xcall, sizeof(*p->vcpu));
+	ok = p->dc && p->vcpu;
+#ifdef XEN_DOMCTL_HVM_CPU
 	p->cpu = xencall_alloc_buffer(p->xcall, sizeof(*p->cpu));
-	if (!p->dc || !p->vcpu || !p->cpu) {
+	ok = ok && p->cpu;
+#endif
+	if (!ok) {
 		rc = up_fail(UP_ENOMEM, "cannot allocate hypercall buffers: %s",
 			     strerror(errno));
 		goto fail;
@@ -97,8 +104,10 @@ void xen_domctl_close(struct xen_domctl_path *p)
 			xencall_free_buffer(p->xcall, p->dc);
 		if (p->vcpu)
 			xencall_free_buffer(p->xcall, p->vcpu);
+#ifdef XEN_DOMCTL_HVM_CPU
 		if (p->cpu)
 			xencall_free_buffer(p->xcall, p->cpu);
+#endif
 		xencall_close(p->xcall);
 	}
 	free(p);
@@ -141,6 +150,7 @@ int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 	return 0;
 }
 
+#ifdef XEN_DOMCTL_HVM_CPU
 int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
 		       const struct hvm_hw_cpu **cpu)
 {
@@ -155,3 +165,4 @@ int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
 	*cpu = p->cpu;
 	return 0;
 }
+#endif

@@ -15,6 +15,12 @@
 #include <xenctrl.h>
 #include <xen/hvm/save.h>
 
+/* HVM save records describe x86 vCPUs; an Arm vCPU is all in its
+ * context record. */
+#if defined(__x86_64__) || defined(__i386__)
+#define XEN_DOMCTL_HVM_CPU 1
+#endif
+
 struct xen_domctl_path;
 
 /* Open the fast path for one domain; UP_EVERSION when the running Xen
@@ -36,8 +42,10 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 			 bool *online, bool *blocked, uint64_t *run_ns);
 
+#ifdef XEN_DOMCTL_HVM_CPU
 /* An HVM/PVH vCPU's CPU save record, likewise. */
 int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
 		       const struct hvm_hw_cpu **cpu);
+#endif
 
 #endif

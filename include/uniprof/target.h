@@ -190,7 +190,7 @@ void up_target_unmap_frame(struct up_target *t, const void *page);
 
 /* Every register a target keeps of a vCPU, by name (rip, rsp, ..., cr2),
  * for crash reports; UP_EUNSUPP where the target has only up_regs. */
-#define UP_MAX_NAMED_REGS 32
+#define UP_MAX_NAMED_REGS 48
 struct up_named_regs {
 	unsigned count;
 	struct {
