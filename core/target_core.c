@@ -390,8 +390,7 @@ static int read_vcpus(struct core_target *c, const Elf64_Shdr *sh,
 		if (rc < 0)
 			return rc;
 		if (c->base.info.type == UP_DOMAIN_PV)
-			xen_context_pv_regs((const vcpu_guest_context_any_t *)&c->ctx[v],
-					    8, &c->regs[v]);
+			xen_context_pv_regs(&c->ctx[v], 8, &c->regs[v]);
 		else
 			xen_context_hvm_regs(&c->ctx[v], &c->regs[v]);
 	}

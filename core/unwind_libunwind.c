@@ -18,6 +18,13 @@
 #include "symtab_impl.h"
 #include "uniprof/unwind.h"
 
+/* libunwind is built for one architecture, its host's. */
+#if defined(__aarch64__)
+#define UNW_FP_REG UNW_AARCH64_X29
+#else
+#define UNW_FP_REG UNW_X86_64_RBP
+#endif
+
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
 					       unw_dyn_info_t *di, unw_proc_info_t *pi,
 					       int need_unwind_info, void *arg);
@@ -177,10 +184,17 @@ static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
 	if (write)
 		return -UNW_EREADONLYREG;
 	switch (reg) {
+#if defined(__aarch64__)
+	case UNW_AARCH64_PC: *val = r->ip; break;
+	case UNW_AARCH64_SP: *val = r->sp; break;
+	case UNW_AARCH64_X29: *val = r->fp; break;
+	case UNW_AARCH64_X30: *val = r->lr; break;
+#else
 	case UNW_X86_64_RIP: *val = r->ip; break;
 	case UNW_X86_64_RSP: *val = r->sp; break;
 	case UNW_X86_64_RBP: *val = r->fp; break;
-	default: *val = 0; break;    /* not sampled: CFI on x86_64 rarely needs them */
+#endif
+	default: *val = 0; break;    /* not sampled: CFI rarely needs them */
 	}
 	return 0;
 }
@@ -412,8 +426,9 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 	out->depth = 0;
 	out->trunc = UP_TRUNC_NONE;
 	out->frames[out->depth++] = regs->ip;
-	/* This libunwind unwinds its host's architecture only. */
-	if (regs->arch != UP_ARCH_X86_64) {
+	/* This libunwind unwinds its host's architecture only (Xen's guests
+	 * share it: an x86 build given AArch64 registers, from an image). */
+	if (regs->arch != UP_ARCH_HOST) {
 		out->trunc = UP_TRUNC_UNSUPPORTED;
 		return 0;
 	}
@@ -440,7 +455,7 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 		/* The frame pointer of the frame being left, for the end
 		 * mark below (libunwind may not report it after a failure). */
 		next_step(&arg);
-		if (unw_get_reg(&c, UNW_X86_64_RBP, &fp) < 0)
+		if (unw_get_reg(&c, UNW_FP_REG, &fp) < 0)
 			fp = 1;
 		rc = unw_step(&c);
 		if (arg.exhausted) {
@@ -491,7 +506,7 @@ int up_libunwind_step(struct up_mem *m, const struct up_regs *regs,
 	frame.ip = first ? *ip : *ip - 1;
 	frame.sp = *sp;
 	frame.fp = *fp;
-	if (regs->arch != UP_ARCH_X86_64) {
+	if (regs->arch != UP_ARCH_HOST) {
 		*trunc = UP_TRUNC_UNSUPPORTED;
 		return -1;
 	}
@@ -513,7 +528,7 @@ int up_libunwind_step(struct up_mem *m, const struct up_regs *regs,
 	}
 	unw_get_reg(&c, UNW_REG_IP, &nip);
 	unw_get_reg(&c, UNW_REG_SP, &nsp);
-	if (unw_get_reg(&c, UNW_X86_64_RBP, &nfp) < 0)
+	if (unw_get_reg(&c, UNW_FP_REG, &nfp) < 0)
 		nfp = *fp;
 	*ip = nip;
 	*sp = nsp;

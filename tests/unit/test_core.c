@@ -6,7 +6,8 @@
 #include <elf.h>
 #include <stddef.h>
 #include <unistd.h>
-#include <xenctrl.h>
+#include <stdint.h>
+#include <xen/foreign/x86_64.h>
 
 #include "guest.h"
 #include "test.h"

@@ -2,9 +2,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xenctrl.h>
+#include <stdint.h>
+#include <xen/foreign/x86_64.h>
 
 #include "image_format.h"
+
+#define XC_CORE_MAGIC 0xF00FEBEDull       /* xenctrl's, for PV cores */
+#define XC_CORE_MAGIC_HVM 0xF00FEBEEull
 #include "xen_core_build.h"
 
 static void die(const char *what)
@@ -44,7 +48,7 @@ void xen_core_build(struct test_guest *g, void **out, size_t *out_len,
 	nv = up_le32(b + 16);
 	nf = up_le32(b + 20);
 	memset(L, 0, sizeof(*L));
-	L->vcpu_size = sizeof(vcpu_guest_context_any_t);
+	L->vcpu_size = sizeof(struct vcpu_guest_context_x86_64);
 	L->nr_pages = nf;
 	L->table_entry = type == UP_DOMAIN_PV ? 16 : 8;
 	L->shdr_off = sizeof(eh);
@@ -87,10 +91,10 @@ void xen_core_build(struct test_guest *g, void **out, size_t *out_len,
 		c.user_regs.rsp = up_le64(r + 8);
 		c.user_regs.rbp = up_le64(r + 16);
 		c.user_regs.rax = 0xa0a0a0a0 + v;
-		c.flags = flags & UP_IMAGE_VCPU_ONLINE ? VGCF_online : 0;
+		c.flags = flags & UP_IMAGE_VCPU_ONLINE ? (1u << 5) : 0;     /* x86 VGCF_online */
 		if (type == UP_DOMAIN_PV) {
 			if (flags & UP_IMAGE_VCPU_KERNEL)
-				c.flags |= VGCF_in_kernel;
+				c.flags |= 1u << 2;               /* x86 VGCF_in_kernel */
 			c.ctrlreg[3] = up_le64(r + 24);
 		} else {
 			c.ctrlreg[0] = 0x80000011;  /* PG | ET | PE */

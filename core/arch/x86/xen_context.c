@@ -1,6 +1,11 @@
 /* Xen vCPU context records into register views (see xen_context.h). */
 #include "config.h"
 
+/* Before xen/foreign: xenctrl's own headers define what those redefine. */
+#if defined(__x86_64__) || defined(__i386__)
+#include <xenctrl.h>
+#endif
+
 #include <stdio.h>
 #include <string.h>
 
@@ -10,33 +15,42 @@
 #define CR4_PAE (1ULL << 5)
 #define CR4_LA57 (1ULL << 12)
 #define EFER_LMA (1ULL << 10)
+/* x86's VGCF_* (Arm's differ): from the foreign layout's point of view. */
+#define X86_VGCF_IN_KERNEL (1u << 2)
+#define X86_VGCF_ONLINE (1u << 5)
+#if defined(__x86_64__) || defined(__i386__)
+_Static_assert(X86_VGCF_IN_KERNEL == VGCF_in_kernel && X86_VGCF_ONLINE == VGCF_online,
+	       "x86 VGCF flags");
+#endif
 
-void xen_context_pv_regs(const vcpu_guest_context_any_t *c, unsigned width,
-			 struct up_regs *r)
+void xen_context_pv_regs(const void *ctx, unsigned width, struct up_regs *r)
 {
+	const struct vcpu_guest_context_x86_64 *c64 = ctx;
+	const struct vcpu_guest_context_x86_32 *c32 = ctx;
+
 	r->arch = UP_ARCH_X86_64;
 	r->frame_kind = UP_FRAME_MFN;   /* PV page tables hold machine frames */
 	if (width == 8) {
-		uint64_t flags = c->x64.flags;
+		uint64_t flags = c64->flags;
 
-		r->ip = c->x64.user_regs.rip;
-		r->sp = c->x64.user_regs.rsp;
-		r->fp = c->x64.user_regs.rbp;
-		r->kernel_mode = flags & VGCF_in_kernel;
-		r->online = flags & VGCF_online;
+		r->ip = c64->user_regs.rip;
+		r->sp = c64->user_regs.rsp;
+		r->fp = c64->user_regs.rbp;
+		r->kernel_mode = flags & X86_VGCF_IN_KERNEL;
+		r->online = flags & X86_VGCF_ONLINE;
 		/* 64-bit PV keeps user-mode page tables in ctrlreg[1]. */
-		r->cr3 = (c->x64.ctrlreg[r->kernel_mode ? 3 : 1] >> 12)
+		r->cr3 = (c64->ctrlreg[r->kernel_mode ? 3 : 1] >> 12)
 			 << UP_PAGE_SHIFT;
 		r->paging = UP_PAGING_X86_64;
 		r->guest_width = 8;
 	} else {
-		uint32_t cr3 = c->x32.ctrlreg[3];
+		uint32_t cr3 = c32->ctrlreg[3];
 
-		r->ip = c->x32.user_regs.eip;
-		r->sp = c->x32.user_regs.esp;
-		r->fp = c->x32.user_regs.ebp;
-		r->kernel_mode = c->x32.flags & VGCF_in_kernel;
-		r->online = c->x32.flags & VGCF_online;
+		r->ip = c32->user_regs.eip;
+		r->sp = c32->user_regs.esp;
+		r->fp = c32->user_regs.ebp;
+		r->kernel_mode = c32->flags & X86_VGCF_IN_KERNEL;
+		r->online = c32->flags & X86_VGCF_ONLINE;
 		/* 32-bit PV packs the frame's high bits into the low ones. */
 		r->cr3 = (uint64_t)((cr3 >> 12) | (cr3 << 20)) << UP_PAGE_SHIFT;
 		r->paging = UP_PAGING_X86_PAE;
@@ -62,7 +76,7 @@ void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 	r->fp = c->user_regs.rbp;
 	r->cr3 = c->ctrlreg[3];
 	r->frame_kind = UP_FRAME_GFN;
-	r->online = c->flags & VGCF_online;
+	r->online = c->flags & X86_VGCF_ONLINE;
 	/* Xen puts the CS selector here for HVM vCPUs: its RPL is the
 	 * privilege level. */
 	r->kernel_mode = (c->user_regs.cs & 3) == 0;
@@ -73,6 +87,7 @@ void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 			 r->paging == UP_PAGING_X86_64_LA57 ? 8 : 4;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
 void xen_context_hvm_cpu_regs(const struct hvm_hw_cpu *c, struct up_regs *r)
 {
 	r->arch = UP_ARCH_X86_64;
@@ -87,6 +102,7 @@ void xen_context_hvm_cpu_regs(const struct hvm_hw_cpu *c, struct up_regs *r)
 	r->guest_width = (c->msr_efer & EFER_LMA) && (c->cs_arbytes & 0x200) ?
 			 8 : 4;
 }
+#endif
 
 static void put(struct up_named_regs *out, const char *name, uint64_t v)
 {
