@@ -182,8 +182,8 @@ static void test_walks(void)
 	teardown(&f);
 }
 
-/* libunwind here unwinds its host's architecture: an AArch64 stack is
- * refused, truncated at its pc, not walked with x86 rules. */
+/* libunwind unwinds its host's architecture: from an x86 build an AArch64
+ * stack is refused, truncated at its pc, not walked with x86 rules. */
 static void test_libunwind_refuses(void)
 {
 	struct fx f;
@@ -193,6 +193,10 @@ static void test_libunwind_refuses(void)
 	uint64_t ip, sp, fp;
 	enum up_trunc trunc = UP_TRUNC_NONE;
 
+	if (UP_ARCH_HOST == UP_ARCH_AARCH64) {
+		printf("# an AArch64 build's libunwind is the native one: refusal not tested\n");
+		return;
+	}
 	setup(&f);
 	r = a64_regs(&f.g);
 	r.ip = sym("a64_leaf") + 4;
