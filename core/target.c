@@ -1,6 +1,7 @@
 /* Target dispatch, and the pause bookkeeping the crash guard relies on. */
 #include "config.h"
 
+#include <stdio.h>
 #include <time.h>
 
 #include "error_impl.h"
@@ -165,4 +166,12 @@ int up_target_get_named_regs(struct up_target *t, unsigned vcpu,
 	if (!t->ops->named_regs)
 		return up_fail(UP_EUNSUPP, "this target keeps no register set beyond pc, sp and fp");
 	return t->ops->named_regs(t, vcpu, out);
+}
+
+void named_regs_put(struct up_named_regs *out, const char *name, uint64_t v)
+{
+	if (out->count >= UP_MAX_NAMED_REGS)
+		return;
+	snprintf(out->reg[out->count].name, sizeof(out->reg[0].name), "%s", name);
+	out->reg[out->count++].value = v;
 }

@@ -52,4 +52,7 @@ void target_init(struct up_target *t, const struct up_target_ops *ops);
  * and nothing read in the window can be trusted. */
 int target_end_pause(struct up_target *t, bool *released);
 
+/* Append one register to a crash report's list (full: dropped). */
+void named_regs_put(struct up_named_regs *out, const char *name, uint64_t v);
+
 #endif

@@ -29,6 +29,14 @@ static int tr(struct up_target *t, const struct up_regs *r, uint64_t va,
 #define HI_2M 0xffff000000600000ULL
 #define LO_1G 0x0000008040000000ULL
 
+/* A 48-bit guest with one 4 KiB page in each half. */
+static void two_pages(struct a64 *g)
+{
+	a64_init(g, A64_TCR_48);
+	a64_map_page(g, LO_4K, 0x5000);
+	a64_map_page(g, HI_4K, 0x6000);
+}
+
 static void test_48bit_both_halves(void)
 {
 	struct a64 g;
@@ -36,9 +44,7 @@ static void test_48bit_both_halves(void)
 	struct up_regs r;
 	uint64_t f;
 
-	a64_init(&g, A64_TCR_48);
-	a64_map_page(&g, LO_4K, 0x5000);
-	a64_map_page(&g, HI_4K, 0x6000);
+	two_pages(&g);
 	a64_map_block(&g, HI_2M, 2, 0x8200);       /* 2 MiB aligned: 512 frames */
 	a64_map_block(&g, LO_1G, 1, 0x40000);      /* 1 GiB aligned */
 	t = a64_open(&g, NULL);
@@ -111,9 +117,7 @@ static void test_refused_settings(void)
 	struct up_regs r;
 	uint64_t f;
 
-	a64_init(&g, A64_TCR_48);
-	a64_map_page(&g, LO_4K, 0x5000);
-	a64_map_page(&g, HI_4K, 0x6000);
+	two_pages(&g);
 	t = a64_open(&g, NULL);
 
 	r = a64_regs(&g);

@@ -7,6 +7,7 @@
 
 #include "arch/arm64/xen_context.h"
 #include "error_impl.h"
+#include "target_impl.h"
 
 #define VGCF_ONLINE 1u
 #define PSR_MODE_RW (1u << 4)       /* set: AArch32 state */
@@ -42,14 +43,6 @@ int xen_context_arm64_regs(const struct vcpu_guest_context_arm64 *c,
 	return 0;
 }
 
-static void put(struct up_named_regs *out, const char *name, uint64_t v)
-{
-	if (out->count >= UP_MAX_NAMED_REGS)
-		return;
-	snprintf(out->reg[out->count].name, sizeof(out->reg[0].name), "%s", name);
-	out->reg[out->count++].value = v;
-}
-
 void xen_context_arm64_named_regs(const struct vcpu_guest_context_arm64 *c,
 				  struct up_named_regs *out)
 {
@@ -64,18 +57,18 @@ void xen_context_arm64_named_regs(const struct vcpu_guest_context_arm64 *c,
 	char name[8];
 
 	out->count = 0;
-	put(out, "pc", u->pc64);
-	put(out, "sp_el1", u->sp_el1);
-	put(out, "sp_el0", u->sp_el0);
-	put(out, "cpsr", u->cpsr);
+	named_regs_put(out, "pc", u->pc64);
+	named_regs_put(out, "sp_el1", u->sp_el1);
+	named_regs_put(out, "sp_el0", u->sp_el0);
+	named_regs_put(out, "cpsr", u->cpsr);
 	for (unsigned i = 0; i < 31; i++) {
 		snprintf(name, sizeof(name), "x%u", i);
-		put(out, name, x[i]);
+		named_regs_put(out, name, x[i]);
 	}
-	put(out, "elr_el1", u->elr_el1);
-	put(out, "spsr_el1", u->spsr_el1);
-	put(out, "sctlr", c->sctlr);
-	put(out, "tcr", c->ttbcr);
-	put(out, "ttbr0", c->ttbr0);
-	put(out, "ttbr1", c->ttbr1);
+	named_regs_put(out, "elr_el1", u->elr_el1);
+	named_regs_put(out, "spsr_el1", u->spsr_el1);
+	named_regs_put(out, "sctlr", c->sctlr);
+	named_regs_put(out, "tcr", c->ttbcr);
+	named_regs_put(out, "ttbr0", c->ttbr0);
+	named_regs_put(out, "ttbr1", c->ttbr1);
 }

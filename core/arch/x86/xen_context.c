@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "target_impl.h"
 #include "xen_context.h"
 
 #define CR0_PG (1ULL << 31)
@@ -104,44 +105,36 @@ void xen_context_hvm_cpu_regs(const struct hvm_hw_cpu *c, struct up_regs *r)
 }
 #endif
 
-static void put(struct up_named_regs *out, const char *name, uint64_t v)
-{
-	if (out->count >= UP_MAX_NAMED_REGS)
-		return;
-	snprintf(out->reg[out->count].name, sizeof(out->reg[0].name), "%s", name);
-	out->reg[out->count++].value = v;
-}
-
 void xen_context_named_regs(const struct vcpu_guest_context_x86_64 *c,
 			    struct up_named_regs *out)
 {
 	const struct cpu_user_regs_x86_64 *u = &c->user_regs;
 
 	out->count = 0;
-	put(out, "rip", u->rip);
-	put(out, "rsp", u->rsp);
-	put(out, "rbp", u->rbp);
-	put(out, "rflags", u->rflags);
-	put(out, "rax", u->rax);
-	put(out, "rbx", u->rbx);
-	put(out, "rcx", u->rcx);
-	put(out, "rdx", u->rdx);
-	put(out, "rsi", u->rsi);
-	put(out, "rdi", u->rdi);
-	put(out, "r8", u->r8);
-	put(out, "r9", u->r9);
-	put(out, "r10", u->r10);
-	put(out, "r11", u->r11);
-	put(out, "r12", u->r12);
-	put(out, "r13", u->r13);
-	put(out, "r14", u->r14);
-	put(out, "r15", u->r15);
-	put(out, "cs", u->cs);
-	put(out, "ss", u->ss);
-	put(out, "cr0", c->ctrlreg[0]);
-	put(out, "cr2", c->ctrlreg[2]);
-	put(out, "cr3", c->ctrlreg[3]);
-	put(out, "cr4", c->ctrlreg[4]);
-	put(out, "fs_base", c->fs_base);
-	put(out, "gs_base", c->gs_base_kernel);
+	named_regs_put(out, "rip", u->rip);
+	named_regs_put(out, "rsp", u->rsp);
+	named_regs_put(out, "rbp", u->rbp);
+	named_regs_put(out, "rflags", u->rflags);
+	named_regs_put(out, "rax", u->rax);
+	named_regs_put(out, "rbx", u->rbx);
+	named_regs_put(out, "rcx", u->rcx);
+	named_regs_put(out, "rdx", u->rdx);
+	named_regs_put(out, "rsi", u->rsi);
+	named_regs_put(out, "rdi", u->rdi);
+	named_regs_put(out, "r8", u->r8);
+	named_regs_put(out, "r9", u->r9);
+	named_regs_put(out, "r10", u->r10);
+	named_regs_put(out, "r11", u->r11);
+	named_regs_put(out, "r12", u->r12);
+	named_regs_put(out, "r13", u->r13);
+	named_regs_put(out, "r14", u->r14);
+	named_regs_put(out, "r15", u->r15);
+	named_regs_put(out, "cs", u->cs);
+	named_regs_put(out, "ss", u->ss);
+	named_regs_put(out, "cr0", c->ctrlreg[0]);
+	named_regs_put(out, "cr2", c->ctrlreg[2]);
+	named_regs_put(out, "cr3", c->ctrlreg[3]);
+	named_regs_put(out, "cr4", c->ctrlreg[4]);
+	named_regs_put(out, "fs_base", c->fs_base);
+	named_regs_put(out, "gs_base", c->gs_base_kernel);
 }
