@@ -28,42 +28,6 @@
 
 #define TG_FN __attribute__((noinline, noipa, used))
 
-TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns)
-{
-	uint64_t start = now_ns(), next_report = start + report_ns;
-	unsigned long rounds = 0, last_rounds = 0;
-
-	for (;;) {
-		uint64_t now;
-
-		tg_round();
-		rounds++;
-		/* Reading the clock can trap to Xen: not every round. */
-		if (rounds % 64)
-			continue;
-		now = now_ns();
-		if (report_ns && now >= next_report) {
-			console_printf("tg: work t_ms=%lu rounds=%lu delta=%lu chain_t=%lu hot35_t=%lu hot15_t=%lu ap80_t=%lu ap20_t=%lu\n",
-				       (unsigned long)((now - start) / 1000000),
-				       rounds, rounds - last_rounds,
-				       (unsigned long)(tg_spin_ticks[TG_SPIN_CHAIN] / 1000),
-				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT35] / 1000),
-				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT15] / 1000),
-				       (unsigned long)(tg_spin_ticks[TG_SPIN_AP80] / 1000),
-				       (unsigned long)(tg_spin_ticks[TG_SPIN_AP20] / 1000));
-			last_rounds = rounds;
-			next_report += report_ns;
-		}
-		if (run_ns && now - start >= run_ns)
-			break;
-		if (crash_ns && now - start >= crash_ns) {
-			console_printf("tg: crashing on purpose\n");
-			tg_crash_01();
-		}
-	}
-	console_printf("tg: done rounds=%lu\n", rounds);
-}
-
 /* Xen's failsafe callback (PV): our state could not be restored. */
 _Noreturn void tg_failsafe(void);
 

@@ -1,11 +1,13 @@
 /* The known workload: per round, a 10-deep call chain whose leaf spins 50
  * units, then two hot functions spinning 35 and 15 units. Every spin loop
  * is the same three instructions, so the split by work is 50/35/15; the
- * guest also times each part (TSC), as under emulation the time a loop
+ * guest also times each part (cycle counter: TSC, or the Arm virtual counter), as under emulation the time a loop
  * takes varies from run to run and a profile is checked against time. Each function is a distinct,
  * non-inlined symbol; the barrier after each call keeps it from becoming a
  * tail call, so the chain stays whole on the stack. */
-#include "hyp.h"
+#include <stdint.h>
+
+#include "tg_arch.h"
 #include "workload.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
@@ -31,14 +33,6 @@ unsigned long tg_unit_iters = 2000;
 unsigned long tg_part_units[3] = { 50, 35, 15 };
 unsigned long long tg_spin_ticks[TG_SPIN_PARTS];
 
-static inline unsigned long long tsc(void)
-{
-	unsigned lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (unsigned long long)hi << 32 | lo;
-}
-
 TG_FN void tg_chain_10(void) { SPIN(tg_part_units[0]); }
 TG_FN void tg_chain_09(void) { tg_chain_10(); AFTER_CALL(); }
 TG_FN void tg_chain_08(void) { tg_chain_09(); AFTER_CALL(); }
@@ -55,14 +49,14 @@ TG_FN void tg_hot_15(void) { SPIN(tg_part_units[2]); }
 
 TG_FN void tg_round(void)
 {
-	unsigned long long t0 = tsc(), t1, t2, t3;
+	unsigned long long t0 = tg_cycles(), t1, t2, t3;
 
 	tg_chain_01();
-	t1 = tsc();
+	t1 = tg_cycles();
 	tg_hot_35();
-	t2 = tsc();
+	t2 = tg_cycles();
 	tg_hot_15();
-	t3 = tsc();
+	t3 = tg_cycles();
 	tg_spin_ticks[TG_SPIN_CHAIN] += t1 - t0;
 	tg_spin_ticks[TG_SPIN_HOT35] += t2 - t1;
 	tg_spin_ticks[TG_SPIN_HOT15] += t3 - t2;
@@ -76,12 +70,12 @@ TG_FN void tg_ap_mid(void) { tg_ap_leaf_80(); AFTER_CALL(); }
 
 TG_FN void tg_ap_round(void)
 {
-	unsigned long long t0 = tsc(), t1, t2;
+	unsigned long long t0 = tg_cycles(), t1, t2;
 
 	tg_ap_mid();
-	t1 = tsc();
+	t1 = tg_cycles();
 	tg_ap_leaf_20();
-	t2 = tsc();
+	t2 = tg_cycles();
 	tg_spin_ticks[TG_SPIN_AP80] += t1 - t0;
 	tg_spin_ticks[TG_SPIN_AP20] += t2 - t1;
 	AFTER_CALL();
@@ -96,7 +90,7 @@ TG_FN _Noreturn void tg_ap_main(void)
 }
 
 /* The blocking workload's requests (io.c): 60/40 between two leaves by
- * work. The guest also times them (TSC), so a profile can be checked
+ * work. The guest also times them (cycle counter: TSC, or the Arm virtual counter), so a profile can be checked
  * against the time each really took on this (emulated) machine. */
 TG_FN void tg_req_parse(void) { SPIN(60); }
 TG_FN void tg_req_crc(void) { SPIN(40); }
@@ -105,12 +99,12 @@ unsigned long long tg_req_ticks[2];
 
 TG_FN void tg_req_handle(void)
 {
-	unsigned long long t0 = tsc(), t1, t2;
+	unsigned long long t0 = tg_cycles(), t1, t2;
 
 	tg_req_parse();
-	t1 = tsc();
+	t1 = tg_cycles();
 	tg_req_crc();
-	t2 = tsc();
+	t2 = tg_cycles();
 	tg_req_ticks[0] += t1 - t0;
 	tg_req_ticks[1] += t2 - t1;
 	AFTER_CALL();
@@ -126,3 +120,42 @@ TG_FN _Noreturn void tg_panic(void)
 
 TG_FN _Noreturn void tg_crash_02(void) { tg_panic(); }
 TG_FN _Noreturn void tg_crash_01(void) { tg_crash_02(); }
+
+/* The spinning workload: rounds until run_ns, a report every report_ns
+ * (the guest's own clock: rounds, and each part's cycles / 1000), a crash
+ * on purpose after crash_ns. */
+TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns)
+{
+	uint64_t start = now_ns(), next_report = start + report_ns;
+	unsigned long rounds = 0, last_rounds = 0;
+
+	for (;;) {
+		uint64_t now;
+
+		tg_round();
+		rounds++;
+		/* Reading the clock can trap to Xen: not every round. */
+		if (rounds % 64)
+			continue;
+		now = now_ns();
+		if (report_ns && now >= next_report) {
+			console_printf("tg: work t_ms=%lu rounds=%lu delta=%lu chain_t=%lu hot35_t=%lu hot15_t=%lu ap80_t=%lu ap20_t=%lu\n",
+				       (unsigned long)((now - start) / 1000000),
+				       rounds, rounds - last_rounds,
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_CHAIN] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT35] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT15] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_AP80] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_AP20] / 1000));
+			last_rounds = rounds;
+			next_report += report_ns;
+		}
+		if (run_ns && now - start >= run_ns)
+			break;
+		if (crash_ns && now - start >= crash_ns) {
+			console_printf("tg: crashing on purpose\n");
+			tg_crash_01();
+		}
+	}
+	console_printf("tg: done rounds=%lu\n", rounds);
+}
