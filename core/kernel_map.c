@@ -235,12 +235,40 @@ static void read_notes(Elf_Data *data, uint64_t *entry, uint64_t *hypercall)
 	}
 }
 
+/* An architecture's boot header at the entry point (arm64's Image
+ * header) jumps to the real entry: read it from the section that holds it. */
+static uint64_t boot_header_target(Elf *elf, const GElf_Ehdr *eh)
+{
+	const struct arch *a = arch_of_elf_machine(eh->e_machine);
+	Elf_Scn *scn = NULL;
+
+	if (!a || !a->boot_header_target || !eh->e_entry)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		uint64_t off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_ALLOC) || eh->e_entry < sh.sh_addr ||
+		    eh->e_entry - sh.sh_addr >= sh.sh_size)
+			continue;
+		off = eh->e_entry - sh.sh_addr;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || off > d->d_size)
+			return 0;
+		return a->boot_header_target((const uint8_t *)d->d_buf + off,
+					     d->d_size - off, eh->e_entry);
+	}
+	return 0;
+}
+
 static int parse(struct up_kernel_map *k, Elf *elf, const char *what,
 		 const struct up_symtab *symtab)
 {
 	GElf_Ehdr eh;
 	size_t nph = 0;
-	uint64_t xen_entry = 0, hypercall = 0, lo, hi;
+	uint64_t xen_entry = 0, hypercall = 0, boot, lo, hi;
 	Elf_Scn *scn = NULL;
 	int rc;
 
@@ -292,6 +320,10 @@ static int parse(struct up_kernel_map *k, Elf *elf, const char *what,
 		return rc;
 	if (xen_entry && xen_entry != eh.e_entry &&
 	    function_at(symtab, xen_entry, &lo, &hi) &&
+	    (rc = up_kernel_map_add_entry(k, lo, hi)) < 0)
+		return rc;
+	boot = boot_header_target(elf, &eh);
+	if (boot && function_at(symtab, boot, &lo, &hi) &&
 	    (rc = up_kernel_map_add_entry(k, lo, hi)) < 0)
 		return rc;
 	return 0;

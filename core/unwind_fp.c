@@ -1,5 +1,5 @@
-/* Frame-pointer unwinding for x86_64. Each frame: [fp] = caller's fp,
- * [fp+8] = return address. The chain must stay inside [sp, sp+max_stack),
+/* Frame-pointer unwinding (x86_64's rbp chain, AArch64's x29 frame
+ * records). Each frame: [fp] = caller's fp, [fp+8] = return address. The chain must stay inside [sp, sp+max_stack),
  * be 8-byte aligned and strictly increase, so a hostile or corrupt stack
  * ends the walk (marked truncated) instead of looping or wandering. */
 #include "config.h"
@@ -78,8 +78,13 @@ int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 	for (;;) {
 		uint64_t next, ret;
 
-		if (fp == 0)
-			return 0;               /* the outermost frame */
+		/* The outermost frame; but where the code keeps no frame
+		 * pointers, a zero there says nothing about the stack. */
+		if (fp == 0) {
+			if (up_kernel_map_frame_pointers(k) == UP_FP_OMITTED)
+				out->trunc = UP_TRUNC_NO_UNWIND_INFO;
+			return 0;
+		}
 		if (fp & 7) {
 			out->trunc = UP_TRUNC_ALIGN;
 			return 0;

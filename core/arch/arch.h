@@ -7,6 +7,7 @@
 #define UP_ARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "frame_cache.h"
@@ -38,6 +39,11 @@ struct arch {
 			      const struct up_kernel_map *k,
 			      enum up_domain_type type, uint64_t *ip,
 			      uint64_t *sp, enum up_trunc *trunc);
+	/* Where a boot header at the ELF entry point jumps (len bytes of it
+	 * at va): the real entry, also an outermost function. 0: none (or
+	 * NULL: this architecture has no such header). */
+	uint64_t (*boot_header_target)(const uint8_t *bytes, size_t len,
+				       uint64_t va);
 };
 
 extern const struct arch arch_x86_64;

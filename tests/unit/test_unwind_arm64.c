@@ -158,9 +158,31 @@ static void test_hostile_chains(void)
 	teardown(&f);
 }
 
+/* A zero x29 ends a chain whole only in code that keeps frame records;
+ * in a kernel built without them, x29 is a general register, and a zero
+ * there says nothing: the stack is truncated, not whole. */
+static void test_zero_fp_without_frame_records(void)
+{
+	struct fixture f;
+
+	setup(&f);
+	open_target(&f);
+	CHECK(walk(&f, TEXT + 0x200, STACK + 0xf0, 0, 0) == 0);
+	CHECK(f.st.depth == 1 && f.st.trunc == UP_TRUNC_NONE);
+	up_kernel_map_set_frame_pointers(f.k, UP_FP_OMITTED);
+	CHECK(walk(&f, TEXT + 0x200, STACK + 0xf0, 0, 0) == 0);
+	CHECK(f.st.depth == 1 && f.st.trunc == UP_TRUNC_NO_UNWIND_INFO);
+	/* An outermost function is whole all the same. */
+	REQUIRE(up_kernel_map_add_entry(f.k, TEXT + 0x200, TEXT + 0x240) == 0);
+	CHECK(walk(&f, TEXT + 0x210, STACK + 0xf0, 0, 0) == 0);
+	CHECK(f.st.depth == 1 && f.st.trunc == UP_TRUNC_NONE);
+	teardown(&f);
+}
+
 int main(void)
 {
 	RUN(test_frame_records);
+	RUN(test_zero_fp_without_frame_records);
 	RUN(test_hypercall_stub);
 	RUN(test_hostile_chains);
 	TEST_MAIN_END();

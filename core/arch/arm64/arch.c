@@ -23,4 +23,5 @@ const struct arch arch_aarch64 = {
 	.translate = arm64_translate,
 	.in_hypercall = arm64_in_hypercall,
 	.hypercall_step = arm64_hypercall_step,
+	.boot_header_target = arm64_image_header_target,
 };

@@ -14,4 +14,7 @@ int arm64_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			 const struct up_kernel_map *k, enum up_domain_type type,
 			 uint64_t *ip, uint64_t *sp, enum up_trunc *trunc);
 
+uint64_t arm64_image_header_target(const uint8_t *bytes, size_t len,
+				   uint64_t va);
+
 #endif
