@@ -222,6 +222,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	key(g, "name"); str(g, r->dom->name);
 	key(g, "id"); yajl_gen_integer(g, r->dom->domid);
 	key(g, "type"); str(g, r->dom->type);
+	key(g, "arch"); str(g, up_arch_name(r->arch));
 	key(g, "kernel"); str(g, r->dom->kernel);
 	yajl_gen_map_close(g);
 	key(g, "symbols");
@@ -345,6 +346,7 @@ int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kma
 	LINE("domain: %s", r->dom->name);
 	LINE("domain id: %u", r->dom->domid);
 	LINE("type: %s", r->dom->type);
+	LINE("arch: %s", up_arch_name(r->arch));
 	LINE("vcpus: %u", nv);
 	LINE("symbols: %s", r->symbols_used ? r->symbols_used : "none (addresses)");
 	LINE("unwinder: %s", up_unwinder_name(r->unwinder));

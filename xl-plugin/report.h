@@ -13,6 +13,7 @@
 struct xlp_report {
 	const struct xlp_options *opt;
 	const struct xlp_domain *dom;
+	enum up_arch arch;               /* the domain's vCPUs' architecture */
 	const struct up_symtab *symtab;
 	const char *symbols_used;
 	const struct up_profile *profile;

@@ -56,6 +56,7 @@ struct run {
 	struct xlp_unwind uw;
 	struct up_kernel_map *kmap;
 	const char *hypercalls;
+	enum up_arch arch;        /* the domain's, kept past the target's close */
 	double setup_ms;          /* start to first sample: symbols, tables */
 	struct timespec started;  /* wall clock, for the pprof header */
 	bool realtime;            /* sampled SCHED_FIFO with memory locked */
@@ -309,7 +310,7 @@ int main(int argc, char **argv)
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
 	q.force = opt.force_symbols;
 	q.verbose = opt.verbose;
-	q.arch = up_target_info(t)->arch;
+	q.arch = r.arch = up_target_info(t)->arch;
 	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
 	 * changes as it boots, so only PV is cross-checked. */
 	if (up_target_info(t)->type == UP_DOMAIN_PV)
@@ -388,7 +389,8 @@ int main(int argc, char **argv)
 	}
 
 	struct xlp_report rep = {
-		.opt = &opt, .dom = &r.dom, .symtab = r.symtab,
+		.opt = &opt, .dom = &r.dom, .arch = r.arch,
+		.symtab = r.symtab,
 		.symbols_used = r.symbols_used, .profile = r.profile,
 		.stats = &r.stats, .unwinder = r.uw.unwinder,
 		.hypercalls = r.hypercalls,
