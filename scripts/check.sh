@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run every test: unit tests under AddressSanitizer and UBSan, then the
 # real-Xen scenarios (Xen 4.17 booted in QEMU, our unikernel profiled from
-# dom0), then each libFuzzer target for FUZZ_SECONDS (default 30) in a
+# dom0), the same on Xen on Arm (make check-arm64), then each libFuzzer target for FUZZ_SECONDS (default 30) in a
 # clang build in build/fuzz (scripts/fuzz.sh; UNIPROF_SKIP_FUZZ=1 skips it).
 # Installs its own dependencies. Prints "N passed, N failed", fuzz targets
 # counted. BUILD_DIR (default build/check) keeps the build and the package cache.
@@ -25,6 +25,26 @@ fi
 pass=$(sed -n 's/^# PASS: *//p' test-suite.log)
 fail=$(sed -n 's/^# FAIL: *//p' test-suite.log)
 err=$(sed -n 's/^# ERROR: *//p' test-suite.log)
+# Xen on Arm (make check-arm64; UNIPROF_SKIP_ARM64=1 skips it), counted
+# from its own test-suite.log; a run that wrote none is one failure.
+if [ "${UNIPROF_SKIP_ARM64:-0}" != 1 ]; then
+	rm -f test-suite.log
+	set +e
+	UNIPROF_CACHE=${UNIPROF_CACHE:-$top/build/cache/xen-vm} make check-arm64
+	arm_rc=$?
+	set -e
+	arm_pass=$(sed -n 's/^# PASS: *//p' test-suite.log 2>/dev/null)
+	arm_fail=$(sed -n 's/^# FAIL: *//p' test-suite.log 2>/dev/null)
+	arm_err=$(sed -n 's/^# ERROR: *//p' test-suite.log 2>/dev/null)
+	if [ $arm_rc -ne 0 ]; then
+		rc=1
+		grep -v '^ok' tests/xen-vm/xen-arm64.log 2>/dev/null | tail -n 60
+		[ "${arm_fail:-0}" -eq 0 ] && [ "${arm_err:-0}" -eq 0 ] && arm_err=1
+	fi
+	pass=$(( ${pass:-0} + ${arm_pass:-0} ))
+	fail=$(( ${fail:-0} + ${arm_fail:-0} ))
+	err=$(( ${err:-0} + ${arm_err:-0} ))
+fi
 fuzz_pass=0 fuzz_fail=0
 if [ "${UNIPROF_SKIP_FUZZ:-0}" != 1 ]; then
 	fuzz_build=$top/build/fuzz

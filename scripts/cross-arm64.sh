@@ -4,7 +4,8 @@
 # arm64 -dev packages through multiarch, and libxen-dev:arm64, which is not
 # co-installable with the amd64 one (not Multi-Arch: same), unpacked into a
 # private directory for its link names and pkg-config files (its headers are
-# the same as amd64's). Then, with qemu-user, the unit tests can run:
+# the same as amd64's). qemu-system-arm comes too, for make check-arm64's
+# Xen/arm64. Then, with qemu-user, the unit tests can run:
 #   make -C BUILD_DIR check TESTS="..." LOG_COMPILER=qemu-aarch64
 # Usage: scripts/cross-arm64.sh [BUILD_DIR]   (default build/cross-arm64)
 set -eu
@@ -26,7 +27,8 @@ apt-get install -y -q --no-install-recommends gcc-aarch64-linux-gnu \
 	libstdc++-12-dev-arm64-cross libc6-dev:arm64 libyajl-dev:arm64 \
 	libelf-dev:arm64 libdw-dev:arm64 libunwind-dev:arm64 zlib1g-dev:arm64 \
 	libmicrohttpd-dev:arm64 libcurl4-openssl-dev:arm64 \
-	libprotobuf-c-dev:arm64 libxenmisc4.17:arm64 qemu-user >/dev/null
+	libprotobuf-c-dev:arm64 libxenmisc4.17:arm64 qemu-user qemu-system-arm \
+	>/dev/null
 
 # libxen-dev:arm64's link names and .pc files, pointing at the arm64
 # libraries multiarch installed.

@@ -5,23 +5,31 @@
 # library they load (ldd, and libgcc_s which glibc loads at run time).
 # EXTRA, if given, is a directory copied over the tree last (the benchmark
 # adds its job and files that way).
+# UNIPROF_VM_ARCH: the dom0's architecture, amd64 (default) or arm64; the
+# libraries of an arm64 dom0 come from the host's multiarch tree.
 # Usage: make-initramfs.sh CACHE_ROOT STAGE GUEST_DIR OUT.cpio.gz [EXTRA]
 set -eu
 root=$1 stage=$2 guests=$3 out=$4 extra=${5:-}
+arch=${UNIPROF_VM_ARCH:-amd64}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 kver=$(ls "$root/lib/modules" | head -n 1)
+case $arch in
+amd64) triplet=x86_64-linux-gnu ;;
+arm64) triplet=aarch64-linux-gnu ;;
+*) echo "make-initramfs: no dom0 for architecture $arch" >&2; exit 1 ;;
+esac
 
 mkdir -p "$work/bin" "$work/dev" "$work/proc" "$work/sys" "$work/tmp" "$work/run" \
 	"$work/var" "$work/etc/xen" "$work/uniprof/jobs" "$work/guests" \
 	"$work/usr/lib/xen-4.17/bin" "$work/lib/modules/$kver/kernel/drivers/xen/xenfs" \
-	"$work/lib64" "$work/lib/x86_64-linux-gnu"
+	"$work/lib/$triplet"
 cp "$root/bin/busybox" "$work/bin/busybox"
 ln -s busybox "$work/bin/sh"
 # The jobs run under dash: busybox's ash corrupted its heap on long job
 # scripts here ("corrupted double-linked list"); its applets stay commands.
-cp -L /bin/dash "$work/bin/dash"
+if [ "$arch" = amd64 ]; then cp -L /bin/dash "$work/bin/dash"; else cp "$root/bin/dash" "$work/bin/dash"; fi
 cp "$here/dom0-init.sh" "$work/init"
 chmod +x "$work/init"
 for m in xen-evtchn xen-privcmd xen-gntdev xen-gntalloc xenfs/xenfs; do
@@ -31,6 +39,7 @@ done
 
 bins="$work/bin/dash"
 for b in xl oxenstored xenconsoled xen-init-dom0 xenctx readnotes; do
+	[ -e "$root/usr/lib/xen-4.17/bin/$b" ] || continue   # readnotes: x86 only
 	cp "$root/usr/lib/xen-4.17/bin/$b" "$work/usr/lib/xen-4.17/bin/$b"
 	bins="$bins $work/usr/lib/xen-4.17/bin/$b"
 done
@@ -46,47 +55,84 @@ for f in $(find "$stage" -type f -perm -u+x); do
 	bins="$bins $work${f#"$stage"}"
 done
 
-# Shared libraries, resolved on the host (same Debian release as dom0).
+# Shared libraries: each binary's DT_NEEDED and interpreter, found in our
+# stage, the unpacked packages, then the host's tree for that architecture
+# (same Debian release as dom0), and theirs in turn; plus libgcc_s, which
+# glibc loads at run time.
 libdirs=$(find "$stage" -name 'libuniprof.so*' -exec dirname {} \; | sort -u | tr '\n' ':')
-for b in $bins; do
-	LD_LIBRARY_PATH="$libdirs" ldd "$b" 2>/dev/null |
-		sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (.*/\1/p'
-done | sort -u | while read -r lib; do
-	case "$lib" in "$stage"*) continue ;; esac
-	mkdir -p "$work$(dirname "$lib")"
-	cp -L "$lib" "$work$lib"
+search="$(echo "$libdirs" | tr ':' ' ') $root/lib/$triplet $root/usr/lib/$triplet /lib/$triplet /usr/lib/$triplet"
+find_lib() {
+	for d in $search; do
+		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
+	done
+	echo "make-initramfs: $1 (needed by $2) is nowhere in: $search" >&2
+	return 1
+}
+todo=$bins seen=" "
+while [ -n "$todo" ]; do
+	next=
+	for b in $todo; do
+		interp=$(readelf -lW "$b" 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+		if [ -n "$interp" ] && [ ! -e "$work$interp" ]; then
+			mkdir -p "$work$(dirname "$interp")"
+			cp -L "$interp" "$work$interp"
+		fi
+		for n in $(readelf -dW "$b" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			case $seen in *" $n "*) continue ;; esac
+			seen="$seen$n "
+			lib=$(find_lib "$n" "$b") || exit 1
+			case "$lib" in "$stage"*) ;; *) cp -L "$lib" "$work/lib/$triplet/$n" ;; esac
+			next="$next $lib"
+		done
+	done
+	todo=$next
 done
-cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$work/lib/x86_64-linux-gnu/"
-[ -e "$work/lib64/ld-linux-x86-64.so.2" ] ||
-	cp -L /lib64/ld-linux-x86-64.so.2 "$work/lib64/"
+cp -L "$(find_lib libgcc_s.so.1 glibc)" "$work/lib/$triplet/"
 
 # The dynamic loader's cache, so libraries under our prefix are found.
 {
-	echo /lib/x86_64-linux-gnu
-	echo /usr/lib/x86_64-linux-gnu
+	echo /lib/$triplet
+	echo /usr/lib/$triplet
 	for d in $(echo "$libdirs" | tr ':' ' '); do echo "${d#"$stage"}"; done
 } > "$work/etc/ld.so.conf"
 /sbin/ldconfig -r "$work"
+# The host's ldconfig writes no cache another architecture's loader reads:
+# there, our libraries go where the loader looks by default.
+if [ "$arch" != amd64 ]; then
+	for d in $(echo "$libdirs" | tr ':' ' '); do
+		for l in "$d"/lib*.so.*; do
+			ln -sf "${d#"$stage"}/${l##*/}" "$work/lib/$triplet/${l##*/}"
+		done
+	done
+fi
 
-cp "$guests"/*.elf "$work/guests/"
-# Stripped kernels with their symbols elsewhere, for the symbol search.
-g="$work/guests"
-mkdir -p "$g/beside" "$g/bid" "$g/link/.debug" "$g/map" "$g/bad" "$g/none" "$work/debug"
-for d in beside bid link map bad none; do
-	objcopy --strip-all "$g/tg-fp.elf" "$g/$d/tg.elf"
-done
-cp "$g/tg-fp.elf" "$g/beside/tg.elf.debug"
-bid=$(readelf -n "$g/tg-fp.elf" | sed -n 's/.*Build ID: *//p')
-mkdir -p "$work/debug/.build-id/$(echo "$bid" | cut -c1-2)"
-cp "$g/tg-fp.elf" "$work/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
-objcopy --only-keep-debug "$g/tg-fp.elf" "$g/link/.debug/tg-symbols.elf"
-objcopy --add-gnu-debuglink="$g/link/.debug/tg-symbols.elf" "$g/link/tg.elf"
-nm -n "$g/tg-fp.elf" > "$g/map/System.map"
-cp "$g/tg-nofp.elf" "$g/bad/tg.elf.debug"
 cp "$here"/guests/*.cfg "$work/guests/"
-# A hostile image (issue 11, H1): the no-frame-pointer guest whose CFI
-# loops ("DW_OP_skip -3"), for the paused-window deadline scenario.
-"$here/make-hostile-cfi.sh" "$g/tg-nofp.elf" "$g/tg-nofp-hostile.elf"
+if [ "$arch" = arm64 ]; then
+	# The AArch64 guests: Images, each with its ELF beside it (NAME.img.dbg).
+	for v in fp nofp; do
+		cp "$guests/tg-a64-$v.img" "$work/guests/"
+		cp "$guests/tg-a64-$v.elf" "$work/guests/tg-a64-$v.img.dbg"
+	done
+else
+	cp "$guests"/*.elf "$work/guests/"
+	# Stripped kernels with their symbols elsewhere, for the symbol search.
+	g="$work/guests"
+	mkdir -p "$g/beside" "$g/bid" "$g/link/.debug" "$g/map" "$g/bad" "$g/none" "$work/debug"
+	for d in beside bid link map bad none; do
+		objcopy --strip-all "$g/tg-fp.elf" "$g/$d/tg.elf"
+	done
+	cp "$g/tg-fp.elf" "$g/beside/tg.elf.debug"
+	bid=$(readelf -n "$g/tg-fp.elf" | sed -n 's/.*Build ID: *//p')
+	mkdir -p "$work/debug/.build-id/$(echo "$bid" | cut -c1-2)"
+	cp "$g/tg-fp.elf" "$work/debug/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
+	objcopy --only-keep-debug "$g/tg-fp.elf" "$g/link/.debug/tg-symbols.elf"
+	objcopy --add-gnu-debuglink="$g/link/.debug/tg-symbols.elf" "$g/link/tg.elf"
+	nm -n "$g/tg-fp.elf" > "$g/map/System.map"
+	cp "$g/tg-nofp.elf" "$g/bad/tg.elf.debug"
+	# A hostile image (issue 11, H1): the no-frame-pointer guest whose CFI
+	# loops ("DW_OP_skip -3"), for the paused-window deadline scenario.
+	"$here/make-hostile-cfi.sh" "$g/tg-nofp.elf" "$g/tg-nofp-hostile.elf"
+fi
 cp "$here"/jobs/* "$work/uniprof/jobs/"
 [ -z "$extra" ] || cp -a "$extra/." "$work/"
 chmod +x "$work"/uniprof/jobs/*.sh

@@ -17,7 +17,7 @@ stage=$work/stage
 
 die() { echo "$*" >&2; exit 1; }
 
-"$here/fetch-debs.sh" "$cache" > "$work/fetch.log" 2>&1 ||
+"$here/fetch-debs.sh" "$cache" "${UNIPROF_VM_ARCH:-amd64}" > "$work/fetch.log" 2>&1 ||
 	die "cannot fetch Debian's Xen packages: $(tail -n 3 "$work/fetch.log")"
 rm -rf "$stage"
 if grep -q '^SAN_CFLAGS = -fsanitize' "$builddir/Makefile" && [ "$src" != "$(cd "$builddir" && pwd)" ]; then

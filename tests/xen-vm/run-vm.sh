@@ -5,6 +5,9 @@
 # UNIPROF-DONE marker, not the exit code).
 # Files the job sends back as base64 between UNIPROF-FILE markers land in
 # OUTDIR/files.
+# UNIPROF_VM_ARCH=arm64 boots Xen on Arm instead (qemu-system-aarch64,
+# virt board with EL2, GICv3; dom0's kernel and initramfs through QEMU's
+# guest-loader devices, which write the device-tree nodes Xen reads).
 # Usage: run-vm.sh CACHE_ROOT INITRAMFS JOB OUTDIR TIMEOUT_SECONDS
 set -u
 root=$1 initrd=$2 job=$3 outdir=$4 limit=$5
@@ -13,21 +16,39 @@ console="$outdir/console.log"
 xen="$outdir/xen.elf"
 kernel=$(ls "$root"/boot/vmlinuz-* | head -n 1)
 
-zcat "$root/boot/xen-4.17-amd64.gz" > "$xen"
 : > "$console"
 # dom0 gets one vCPU, pinned: with two unpinned dom0 vCPUs and a domU
 # running, dom0 processes under TCG died at random with a wrong TLS/heap
 # view (tens of SIGSEGVs a minute in a seq|awk loop); with one pinned vCPU,
 # none, whether the domU shares its pCPU or not.
-timeout -k 10 "$limit" qemu-system-x86_64 -accel "${UNIPROF_QEMU_ACCEL:-tcg}" \
-	-cpu "${UNIPROF_QEMU_CPU:-max,-smap,-smep}" \
-	-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults \
-	-name uniprof,debug-threads=on \
-	-serial "file:$console" \
-	-kernel "$xen" \
-	-append "console=com1 com1=115200,8n1 dom0_mem=1024M,max:1024M noreboot dom0_max_vcpus=1 dom0_vcpus_pin ${UNIPROF_XEN_ARGS:-}" \
-	-initrd "$kernel console=hvc0 earlyprintk=xen loglevel=3 uniprof.job=$job,$initrd" \
-	</dev/null >"$outdir/qemu.log" 2>&1 &
+xen_args="dom0_mem=1024M,max:1024M noreboot dom0_max_vcpus=1 dom0_vcpus_pin ${UNIPROF_XEN_ARGS:-}"
+dom0_args="console=hvc0 loglevel=3 uniprof.job=$job"
+if [ "${UNIPROF_VM_ARCH:-amd64}" = arm64 ]; then
+	# The guest-loader addresses: dom0's 33 MiB Image, then the initramfs,
+	# clear of Xen (which QEMU loads at the start of RAM) and the device tree.
+	timeout -k 10 "$limit" qemu-system-aarch64 -accel tcg \
+		-machine virt,virtualization=on,gic-version=3 \
+		-cpu "${UNIPROF_QEMU_CPU:-cortex-a57}" \
+		-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults \
+		-name uniprof,debug-threads=on \
+		-serial "file:$console" \
+		-kernel "$root/boot/xen-4.17-arm64" \
+		-append "console=dtuart dtuart=/pl011@9000000 $xen_args" \
+		-device "guest-loader,addr=0x50000000,kernel=$kernel,bootargs=$dom0_args earlycon=xenboot" \
+		-device "guest-loader,addr=0x58000000,initrd=$initrd" \
+		</dev/null >"$outdir/qemu.log" 2>&1 &
+else
+	zcat "$root/boot/xen-4.17-amd64.gz" > "$xen"
+	timeout -k 10 "$limit" qemu-system-x86_64 -accel "${UNIPROF_QEMU_ACCEL:-tcg}" \
+		-cpu "${UNIPROF_QEMU_CPU:-max,-smap,-smep}" \
+		-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults \
+		-name uniprof,debug-threads=on \
+		-serial "file:$console" \
+		-kernel "$xen" \
+		-append "console=com1 com1=115200,8n1 $xen_args" \
+		-initrd "$kernel $dom0_args earlyprintk=xen,$initrd" \
+		</dev/null >"$outdir/qemu.log" 2>&1 &
+fi
 qemu=$!
 # QEMU's threads go ahead of other host processes, as a real machine's
 # CPUs and timers are its own: with a CPU-heavy process on this host the

@@ -136,6 +136,122 @@ guest_progresses() {
 	return 1
 }
 
+# --- Profiles against the guest's own clock.
+
+# within VALUE EXPECTED TOLERANCE
+within() {
+	awk -v v="$1" -v e="$2" -v t="$3" 'BEGIN { exit !(v != "" && v >= e - t && v <= e + t) }'
+}
+
+# stat FILE KEY [NAME]: a value from profile-check.awk's report
+stat() {
+	awk -f /uniprof/jobs/profile-check.awk "$1" |
+		awk -v k="$2" -v n="${3:-}" '$1 == k && (n == "" || $2 == n) { print $NF }'
+}
+
+# Shares are judged by their sampling error: within MARGIN points (what
+# the workload itself does not pin down: now_ns, the console, a few samples
+# on call instructions) plus 3.5 standard errors of a share of N distinct
+# samples. Late periods counted as their neighbouring samples repeat them
+# and add no information: N counts distinct samples only.
+SHARE_MARGIN=1.5
+# busybox's awk has no math library: a square root by Newton's method.
+SQRT='function sq(x,  r, i) { if (x <= 0) return 0; r = x + 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }'
+# tolerance WANT N: the allowed deviation, in points
+tolerance() {
+	awk -v p="$1" -v n="$2" -v m=$SHARE_MARGIN "$SQRT"'
+		BEGIN { if (n < 1) n = 1; printf "%.1f", m + 3.5 * 100 * sq(p / 100 * (1 - p / 100) / n) }'
+}
+# distinct FOLDED JSON: distinct samples behind a one-vCPU folded file (its
+# stacks scaled by the share that are distinct samples).
+distinct() {
+	awk -v k="$(stat "$1" samples)" -v s="$(json_num "$2" samples)" \
+		-v t="$(json_num "$2" stacks)" \
+		'BEGIN { if (t > 0) printf "%d", k * s / t; else print 0 }'
+}
+# crash_order FILE: the guest's functions (and the hypercall stub) of a
+# --once or core print, innermost first, on one line.
+crash_order() {
+	awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page|HYPERVISOR_)/) print }' "$1" | tr '\n' ' '
+}
+# json_vcpu_num FILE VCPU KEY: KEY in the JSON summary's entry for a vCPU.
+json_vcpu_num() {
+	awk -v v="$2" -v k="\"$3\":" '$1 == "\"vcpu\":" { cur = $2; sub(/,/, "", cur) }
+		$1 == k && cur == v { x = $2; sub(/,/, "", x); print x; exit }' "$1"
+}
+# json_num FILE KEY: the first number for KEY in a JSON summary.
+json_num() {
+	sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1" | head -n 1
+}
+
+# guest_split LOG KIND N KEY KEYS...: KEY's % of the sum of KEYS, by the
+# guest's own counters, between its N-th "tg: KIND" report and its last
+# (tg: work: the TSC time each part of its rounds took; tg: io: busy_ms
+# idle_ms, its busy share, and parse_t crc_t, the time its request leaves
+# took).
+guest_split() {
+	_log=$1 _kind=$2 _from=$3 _key=$4
+	shift 4
+	awk -v kind="tg: $_kind " -v from="$_from" -v key="$_key" -v keys="$*" '
+	index($0, kind) {
+		n++
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		if (n == from) for (k in v) v0[k] = v[k]
+		for (k in v) v1[k] = v[k]
+	}
+	END {
+		nk = split(keys, ks, " ")
+		for (i = 1; i <= nk; i++) sum += v1[ks[i]] - v0[ks[i]]
+		if (n >= from && sum > 0) printf "%.2f\n", 100 * (v1[key] - v0[key]) / sum
+	}' "$_log"
+}
+# reports LOG KIND: how many "tg: KIND" reports the guest has written
+reports() {
+	grep -c "tg: $2 " "$1"
+}
+# next_report LOG KIND: wait (up to 5 s) for the guest's next report, so
+# its counters cover the whole profile
+next_report() {
+	_a=$(reports "$1" "$2")
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.5
+		[ "$(reports "$1" "$2")" -gt "$_a" ] && return 0
+	done
+	return 1
+}
+
+# The split, within its tolerance of the time each part took by the
+# guest's clock (50/35/15 by work), and whole stacks in >= 99% of samples.
+# check_split LABEL FOLDED GUEST_LOG N0 (N0: reports before the profile)
+check_split() {
+	label=$1 folded=$2 glog=$3 n0=$4
+	if [ ! -s "$folded" ]; then
+		not_ok "$label: profile written" "no folded profile at $folded"
+		return
+	fi
+	ok "$label: profile written ($(stat "$folded" samples) samples)"
+	n=$(distinct "$folded" "${folded%.folded}.json")
+	for pair in tg_chain_10:chain_t tg_hot_35:hot35_t tg_hot_15:hot15_t; do
+		fn=${pair%:*} key=${pair#*:}
+		want=$(guest_split "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
+		got=$(stat "$folded" leaf "$fn")
+		tol=$(tolerance "${want:-50}" $n)
+		if within "$got" "${want:--100}" "$tol"; then
+			ok "$label: $fn share ${got}%, ${want}% of the time by the guest's clock (+-$tol, $n samples)"
+		else
+			not_ok "$label: $fn share ${got:-0}%, ${want:-?}% of the time by the guest's clock (+-$tol, $n samples)" \
+				"$(sort -t' ' -k2 -nr "$folded" | head -n 5)"
+		fi
+	done
+	c=$(stat "$folded" complete)
+	if within "$c" 100 1; then
+		ok "$label: ${c}% of samples have the whole chain from the entry point"
+	else
+		not_ok "$label: ${c:-0}% of samples have the whole chain (need >= 99%)" \
+			"$(head -n 8 "$folded")"
+	fi
+}
+
 tap_plan_end() {
 	tap "1..$TAP_N"
 }

@@ -1,7 +1,8 @@
 # Reads a folded profile of the test unikernel and prints, one per line:
 #   samples N
 #   complete PCT     -- samples whose stack is whole from its entry symbol
-#   vcpu1 PCT        -- samples from vCPU 1's chain (rooted at tg_ap_entry64)
+#   vcpu1 PCT        -- samples from vCPU 1's chain (rooted at tg_ap_entry64,
+#                       or tg_ap_start on AArch64)
 #   leaf NAME PCT    -- share of NAME as the leaf, among the samples of its
 #                       own vCPU's chain (vCPU 1's tg_ap_* or vCPU 0's)
 #   idle PCT         -- samples of a blocked vCPU (under [idle])
@@ -20,6 +21,8 @@ function callee_ok(a, b,    n) {
 	if (a == "tg_block") return b == "hypercall"
 	if (a !~ /^tg_/ || b !~ /^tg_/) return 1
 	if (a == "tg_entry64") return b == "tg_main"
+	if (a == "tg_start") return b == "tg_boot"           # AArch64
+	if (a == "tg_boot") return b == "tg_main"
 	if (a == "tg_main") return b == "tg_workload" || b == "tg_io_loop"
 	if (a == "tg_io_loop") return b == "tg_req_handle" || b == "tg_io_wait" || b == "tg_runstate"
 	if (a == "tg_req_handle") return b == "tg_req_parse" || b == "tg_req_crc"
@@ -35,6 +38,8 @@ function callee_ok(a, b,    n) {
 		return b == sprintf("tg_chain_%02d", n + 1)
 	}
 	if (a == "tg_ap_entry64") return b == "tg_ap_main"
+	if (a == "tg_ap_start") return b == "tg_ap_boot"     # AArch64
+	if (a == "tg_ap_boot") return b == "tg_ap_main"
 	if (a == "tg_ap_main") return b == "tg_ap_round"
 	if (a == "tg_ap_round") return b == "tg_ap_mid" || b == "tg_ap_leaf_20"
 	if (a == "tg_ap_mid") return b == "tg_ap_leaf_80"
@@ -60,8 +65,8 @@ function callee_ok(a, b,    n) {
 			reqs += count
 		}
 	}
-	ap = (f[1] == "tg_ap_entry64")
-	good = (f[1] == "tg_entry64" || ap)
+	ap = (f[1] == "tg_ap_entry64" || f[1] == "tg_ap_start")
+	good = (f[1] == "tg_entry64" || f[1] == "tg_start" || ap)
 	for (i = 1; i < n && good; i++)
 		if (!callee_ok(f[i], f[i + 1])) good = 0
 	if (good) complete += count

@@ -1,0 +1,117 @@
+#!/bin/sh
+# The Xen on Arm scenarios, run in an arm64 dom0 (make check-arm64): the
+# AArch64 test unikernel, with and without frame pointers, profiled by the
+# cross-built xl profile against its own clock; --once on a live and on a
+# crashed domain; signals and SIGKILL never leave it paused.
+. /uniprof/jobs/lib.sh
+PROF="timeout -s KILL 150 xl profile"
+OUT=/tmp/out
+mkdir -p $OUT
+tap "# dom0: $(uname -m), $(xl info | sed -n 's/^xen_caps *: //p')"
+
+# --- The known split, FP (-u fp) and no-FP (-u cfi, and auto), symbols
+# found beside the Image (NAME.img.dbg) with no -s.
+for run in fp:fp nofp:cfi nofp:auto; do
+	b=${run%:*} u=${run#*:}
+	g=tg-a64-$b
+	label="arm64 $b -u $u"
+	if ! xl domid $g >/dev/null 2>&1 && ! start_guest $g; then
+		not_ok "$label: guest starts" "$(cat /tmp/create-$g.log)"
+		diagnose
+		continue
+	fi
+	glog=/var/log/xen/console/guest-$g.log
+	n0=$(reports $glog work)
+	$PROF $g -f 97 -d 20 -u $u -o $OUT/$g-$u > $OUT/$g-$u.stdout 2> $OUT/$g-$u.stderr
+	rc=$?
+	next_report $glog work
+	check "$label: xl-profile exits 0" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || tap "# $(cat $OUT/$g-$u.stderr)"
+	check_split "$label" $OUT/$g-$u.folded $glog $n0
+	check "$label: symbols found beside the Image" \
+		grep -q "\"file\": \"/guests/$g.img.dbg\"" $OUT/$g-$u.json
+	check "$label: JSON says aarch64" grep -q '"arch": "aarch64"' $OUT/$g-$u.json
+	check "$label: domain running afterwards" not_paused $g
+	tap "# $label: $(grep 'pause per sample' $OUT/$g-$u.txt)"
+	send_file $OUT/$g-$u.folded $g-$u.folded
+	[ $b = nofp ] && [ $u = auto ] && stop_guest $g
+done
+
+# --- --once on the live FP guest: every frame from tg_start to a leaf.
+g=tg-a64-fp
+if xl domid $g >/dev/null 2>&1; then
+	$PROF $g --once > $OUT/once 2> $OUT/once.err
+	rc=$?
+	check "arm64 --once: exits 0 ($(head -c 150 $OUT/once.err))" [ $rc -eq 0 ]
+	order=$(crash_order $OUT/once)
+	case "$order" in
+	"tg_chain_10 tg_chain_09 "*"tg_round tg_workload tg_main tg_boot tg_start "|\
+	"tg_hot_35 tg_round tg_workload tg_main tg_boot tg_start "|\
+	"tg_hot_15 tg_round tg_workload tg_main tg_boot tg_start ")
+		ok "arm64 --once: a whole stack: $order" ;;
+	*) not_ok "arm64 --once: a whole stack" "$(cat $OUT/once $OUT/once.err)" ;;
+	esac
+	check "arm64 --once: domain running afterwards" not_paused $g
+fi
+
+# --- Signals on the FP guest: the profile so far is written, the domain
+# runs on.
+for sig in INT TERM; do
+	xl-profile $g -f 200 -o $OUT/sig-$sig > $OUT/sig.stdout 2> $OUT/sig.stderr &
+	pid=$!
+	sleep 5
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	check "arm64 SIG$sig: xl-profile exits 0" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || tap "# stderr: $(cat $OUT/sig.stderr)"
+	n=$(stat $OUT/sig-$sig.folded samples)
+	check "arm64 SIG$sig: profile written with samples (${n:-0})" [ "${n:-0}" -gt 20 ]
+	check "arm64 SIG$sig: domain running afterwards" not_paused $g
+done
+paused_after_kill=0
+for i in 1 2 3 4; do
+	xl-profile $g -f 1000 -q -o $OUT/kill > /dev/null 2>&1 &
+	pid=$!
+	sleep 2
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	sleep 1
+	if ! not_paused $g; then
+		paused_after_kill=$((paused_after_kill + 1))
+		xl unpause $g 2>/dev/null
+	fi
+done
+check "arm64 SIGKILL x4 at 1000 Hz: domain never left paused ($paused_after_kill times)" \
+	[ $paused_after_kill -eq 0 ]
+stop_guest $g
+
+# --- A crash kept with on_crash = "preserve", no-FP build: --once shows
+# the panic through the hypercall stub (HYPERVISOR_sched_op, no CFI: its
+# caller is in LR) down to tg_start.
+g=tg-a64-crash
+if create_guest $g tg-a64-nofp 'extra="crash=2"' 'on_crash="preserve"'; then
+	state=
+	for i in $(seq 1 60); do
+		state=$(xl list $g 2>/dev/null | awk 'NR == 2 { print $5 }')
+		case "$state" in *c*) break ;; esac
+		sleep 0.5
+	done
+	check "arm64 crash: the domain crashed and is kept (state $state)" sh -c "echo '$state' | grep -q c"
+	$PROF $g --once > $OUT/crash.once 2> $OUT/crash.once.err
+	rc=$?
+	check "arm64 crash: --once exits 0" [ $rc -eq 0 ]
+	order=$(crash_order $OUT/crash.once)
+	case "$order" in
+	"HYPERVISOR_sched_op tg_panic tg_crash_02 tg_crash_01 tg_workload tg_main tg_boot tg_start ")
+		ok "arm64 crash: --once shows the crash stack, whole: $order" ;;
+	*) not_ok "arm64 crash: --once shows the crash stack" "$(cat $OUT/crash.once $OUT/crash.once.err)" ;;
+	esac
+	check "arm64 crash: the walk says complete" grep -q 'vcpu0 (.*complete)' $OUT/crash.once
+	stop_guest $g
+else
+	not_ok "arm64 crash: guest starts"
+fi
+
+[ $TAP_FAILED -eq 0 ] || diagnose
+tap_plan_end
