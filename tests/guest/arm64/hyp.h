@@ -8,6 +8,8 @@
 
 #include <xen/xen.h>
 
+#include "console.h"
+
 long HYPERVISOR_sched_op(int cmd, void *arg);
 long HYPERVISOR_event_channel_op(int cmd, void *arg);
 long HYPERVISOR_hvm_op(int op, void *arg);
@@ -16,10 +18,6 @@ long HYPERVISOR_vcpu_op(int cmd, unsigned vcpu, void *arg);
 /* Set up console and clock from the device tree Xen passed; returns the
  * command line (/chosen/bootargs, xl's extra=). */
 const char *hyp_init(uintptr_t dtb);
-
-void console_write(const char *s, size_t n);
-void console_puts(const char *s);
-void console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Nanoseconds from the virtual counter. */
 uint64_t now_ns(void);

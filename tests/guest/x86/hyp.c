@@ -8,7 +8,6 @@
 #include <xen/hvm/hvm_op.h>
 #include <xen/hvm/params.h>
 #include <xen/arch-x86/hvm/start_info.h>
-#include <xen/io/console.h>
 #include <xen/sched.h>
 
 #include "hyp.h"
@@ -16,8 +15,6 @@
 
 static enum tg_mode tg_mode;
 static int on_xen;          /* 0 under plain QEMU (PVH boot, no hypervisor) */
-static struct xencons_interface *cons;
-static uint32_t cons_port;
 static uint64_t tsc_khz;
 
 static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
@@ -52,59 +49,25 @@ static void outb_e9(const char *s, size_t n)
 		__asm__ volatile("outb %0, $0xe9" : : "a"(s[i]));
 }
 
-static void notify(void)
+void hyp_console_notify(uint32_t port)
 {
-	struct evtchn_send send = { .port = cons_port };
+	struct evtchn_send send = { .port = port };
 
 	hypercall(__HYPERVISOR_event_channel_op, EVTCHNOP_send,
 		  (unsigned long)&send);
 }
 
-void console_write(const char *s, size_t n)
+void hyp_yield(void)
 {
-	/* Port 0xe9 (Xen's guest log, or QEMU's debugcon) only when there is
-	 * no PV console: each byte there traps to the hypervisor. */
-	if (!cons) {
-		if (tg_mode == TG_PVH)
-			outb_e9(s, n);
-		return;
-	}
-	while (n > 0) {
-		XENCONS_RING_IDX prod = cons->out_prod, c;
-
-		__asm__ volatile("mfence" ::: "memory");
-		c = cons->out_cons;
-		if (prod - c >= sizeof(cons->out)) {
-			notify();
-			hypercall(__HYPERVISOR_sched_op, SCHEDOP_yield, 0);
-			continue;
-		}
-		while (n > 0 && prod - c < sizeof(cons->out)) {
-			cons->out[MASK_XENCONS_IDX(prod, cons->out)] = *s++;
-			prod++;
-			n--;
-		}
-		__asm__ volatile("sfence" ::: "memory");
-		cons->out_prod = prod;
-	}
-	notify();
+	hypercall(__HYPERVISOR_sched_op, SCHEDOP_yield, 0);
 }
 
-void console_puts(const char *s)
+/* Port 0xe9 (Xen's guest log, or QEMU's debugcon) only when there is no
+ * PV console: each byte there traps to the hypervisor. */
+void hyp_console_fallback(const char *s, size_t n)
 {
-	console_write(s, tg_strlen(s));
-}
-
-void console_printf(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	size_t n;
-
-	va_start(ap, fmt);
-	n = tg_vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	console_write(buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+	if (tg_mode == TG_PVH)
+		outb_e9(s, n);
 }
 
 static inline uint64_t rdtsc(void)
@@ -185,17 +148,16 @@ const char *hyp_init(enum tg_mode mode, unsigned long boot_info)
 		unsigned long pfn = ((const unsigned long *)MACH2PHYS_VIRT_START)
 					[si->console.domU.mfn];
 
-		cons = (struct xencons_interface *)(pfn << 12);
-		cons_port = si->console.domU.evtchn;
+		console_attach((struct xencons_interface *)(pfn << 12),
+			       si->console.domU.evtchn);
 		cmdline = (const char *)si->cmd_line;
 	} else {
 		struct hvm_start_info *si = (struct hvm_start_info *)boot_info;
 		uint64_t pfn = on_xen ? hvm_param(HVM_PARAM_CONSOLE_PFN) : 0;
 
 		if (pfn && pfn < (1ULL << 20))     /* inside our 4 GiB map */
-			cons = (struct xencons_interface *)(pfn << 12);
-		if (cons)
-			cons_port = (uint32_t)hvm_param(HVM_PARAM_CONSOLE_EVTCHN);
+			console_attach((struct xencons_interface *)(pfn << 12),
+				       (uint32_t)hvm_param(HVM_PARAM_CONSOLE_EVTCHN));
 		if (si->magic == XEN_HVM_START_MAGIC_VALUE && si->cmdline_paddr)
 			cmdline = (const char *)si->cmdline_paddr;
 	}

@@ -8,6 +8,8 @@
 
 #include <xen/xen.h>
 
+#include "console.h"
+
 extern char hypercall_page[];
 
 #define HYPERCALL_ENTRY(nr) "call hypercall_page + " #nr " * 32"
@@ -51,10 +53,6 @@ enum tg_mode { TG_PV = 0, TG_PVH = 1 };
 
 /* Set up hypercalls, console and clock; returns the command line. */
 const char *hyp_init(enum tg_mode mode, unsigned long boot_info);
-
-void console_write(const char *s, size_t n);
-void console_puts(const char *s);
-void console_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Nanoseconds since an arbitrary start, from the TSC at Xen's frequency. */
 uint64_t now_ns(void);
