@@ -163,11 +163,12 @@ tolerance() {
 		BEGIN { if (n < 1) n = 1; printf "%.1f", m + 3.5 * 100 * sq(p / 100 * (1 - p / 100) / n) }'
 }
 # distinct FOLDED JSON: distinct samples behind a one-vCPU folded file (its
-# stacks scaled by the share that are distinct samples).
+# stacks scaled by the share that are distinct samples; all of them when
+# there is no JSON summary, as for a pprof pulled from uniprofd).
 distinct() {
 	awk -v k="$(stat "$1" samples)" -v s="$(json_num "$2" samples)" \
 		-v t="$(json_num "$2" stacks)" \
-		'BEGIN { if (t > 0) printf "%d", k * s / t; else print 0 }'
+		'BEGIN { if (t > 0) printf "%d", k * s / t; else print k }'
 }
 # crash_order FILE: the guest's functions (and the hypercall stub) of a
 # --once or core print, innermost first, on one line.
@@ -250,6 +251,30 @@ check_split() {
 		not_ok "$label: ${c:-0}% of samples have the whole chain (need >= 99%)" \
 			"$(head -n 8 "$folded")"
 	fi
+}
+
+# check_two_vcpus LABEL STEM GUEST_LOG N0: a profile of the two-vCPU guest
+# (vCPU 0 the known split, vCPU 1 its tg_ap_* chain at 80/20): vCPU 1 has
+# half the stacks (one per vCPU a sample), each leaf its share of its own
+# vCPU by the guest's clock, and every chain is whole from its vCPU's entry.
+check_two_vcpus() {
+	_lb=$1 _f=$2.folded _glog=$3 _n0=$4
+	_v1=$(stat $_f vcpu1)
+	check "$_lb: vCPU 1 has ${_v1:-0}% of the stacks (expected 50 +-2)" within "${_v1:-0}" 50 2
+	_n=$(json_num $2.json samples)
+	for _pair in tg_chain_10:chain_t tg_hot_35:hot35_t tg_hot_15:hot15_t tg_ap_leaf_80:ap80_t tg_ap_leaf_20:ap20_t; do
+		_fn=${_pair%:*} _key=${_pair#*:}
+		case $_key in
+		ap*) _want=$(guest_split $_glog work $((_n0 + 1)) $_key ap80_t ap20_t) ;;
+		*) _want=$(guest_split $_glog work $((_n0 + 1)) $_key chain_t hot35_t hot15_t) ;;
+		esac
+		_got=$(stat $_f leaf $_fn)
+		_tol=$(tolerance "${_want:-50}" $_n)
+		check "$_lb: $_fn ${_got:-0}% of its vCPU, ${_want:-?}% of its time by the guest's clock (+-$_tol, $_n samples)" \
+			within "${_got:-0}" "${_want:--100}" $_tol
+	done
+	_c=$(stat $_f complete)
+	check "$_lb: ${_c:-0}% whole chains, from each vCPU's entry point" within "${_c:-0}" 100 1
 }
 
 tap_plan_end() {

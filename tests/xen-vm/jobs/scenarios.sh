@@ -271,23 +271,7 @@ for t in pv:fp pvh:nofp; do
 		rc=$?
 		next_report $glog work
 		check "$lb: xl-profile exits 0" [ $rc -eq 0 ]
-		f=$OUT/$g-$mode.folded
-		v1=$(stat $f vcpu1)
-		check "$lb: vCPU 1 has ${v1:-0}% of the stacks (expected 50 +-2)" within "${v1:-0}" 50 2
-		n=$(json_num $OUT/$g-$mode.json samples)   # one stack of each vCPU a sample
-		for pair in tg_chain_10:chain_t tg_hot_35:hot35_t tg_hot_15:hot15_t tg_ap_leaf_80:ap80_t tg_ap_leaf_20:ap20_t; do
-			fn=${pair%:*} key=${pair#*:}
-			case $key in
-			ap*) want=$(guest_split $glog work $((n0 + 1)) $key ap80_t ap20_t) ;;
-			*) want=$(guest_split $glog work $((n0 + 1)) $key chain_t hot35_t hot15_t) ;;
-			esac
-			got=$(stat $f leaf $fn)
-			tol=$(tolerance "${want:-50}" $n)
-			check "$lb: $fn ${got:-0}% of its vCPU, ${want:-?}% of its time by the guest's clock (+-$tol, $n samples)" \
-				within "${got:-0}" "${want:--100}" $tol
-		done
-		c=$(stat $f complete)
-		check "$lb: ${c:-0}% whole chains, from tg_entry64 or tg_ap_entry64" within "${c:-0}" 100 1
+		check_two_vcpus "$lb" $OUT/$g-$mode $glog $n0
 		n=$(grep -c '"vcpu": [01]' $OUT/$g-$mode.json)
 		check "$lb: JSON counts both vCPUs" [ "$n" -eq 2 ]
 		tap "# $lb: $(grep -e 'vCPU stacks' -e 'per sample' $OUT/$g-$mode.txt | tr '\n' ' ')"
