@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h"
 #include "eh_frame.h"
 #include "error_impl.h"
 #include "kernel_map.h"
@@ -414,6 +415,10 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 	struct up_regs start = *regs;
 	struct walk_arg arg = { lu, m, &start, STEP_BUDGET, WALK_BUDGET_MIN, false };
 	uint64_t prev_sp = regs->sp, hi = regs->sp + max_stack;
+	const struct arch *a = arch_get(regs->arch);
+	/* A leaf that keeps its return address in the link register may
+	 * leave sp where it was: the first step alone may stay in place. */
+	bool may_stay = a && a->ra_in_register;
 	unw_cursor_t c;
 
 	if (max_depth > out->capacity || max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
@@ -443,6 +448,7 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 			return 0;
 		start.ip--;
 		prev_sp = start.sp;
+		may_stay = false;
 	}
 	if (unw_init_remote(&c, lu->as, &arg) < 0) {
 		out->trunc = arg.exhausted ? UP_TRUNC_BUDGET : UP_TRUNC_NO_UNWIND_INFO;
@@ -475,7 +481,7 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 		}
 		unw_get_reg(&c, UNW_REG_IP, &ip);
 		unw_get_reg(&c, UNW_REG_SP, &sp);
-		if (sp <= prev_sp) {
+		if (sp < prev_sp || (sp == prev_sp && !may_stay)) {
 			out->trunc = UP_TRUNC_BAD_CFA;
 			return 0;
 		}
@@ -486,6 +492,7 @@ int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,
 		if (kernel_keep_return(k, out, max_depth, ip))
 			return 0;
 		prev_sp = sp;
+		may_stay = false;
 	}
 }
 
