@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run every test: unit tests under AddressSanitizer and UBSan, then the
 # real-Xen scenarios (Xen 4.17 booted in QEMU, our unikernel profiled from
-# dom0), the same on Xen on Arm (make check-arm64), then each libFuzzer target for FUZZ_SECONDS (default 30) in a
+# dom0), then the same on Xen on Arm (make check-arm64) while each
+# libFuzzer target runs for FUZZ_SECONDS (default 30) in a
 # clang build in build/fuzz (scripts/fuzz.sh; UNIPROF_SKIP_FUZZ=1 skips it).
 # Installs its own dependencies. Prints "N passed, N failed", fuzz targets
 # counted. BUILD_DIR (default build/check) keeps the build and the package cache.
@@ -25,6 +26,17 @@ fi
 pass=$(sed -n 's/^# PASS: *//p' test-suite.log)
 fail=$(sed -n 's/^# FAIL: *//p' test-suite.log)
 err=$(sed -n 's/^# ERROR: *//p' test-suite.log)
+# The fuzz targets run meanwhile, on the other core: the Arm scenarios
+# judge the guest by its own clock and hold on a busy machine.
+fuzz_build=$top/build/fuzz
+if [ "${UNIPROF_SKIP_FUZZ:-0}" != 1 ]; then
+	(
+		BUILD_DIR=$fuzz_build FUZZ_SECONDS=${FUZZ_SECONDS:-30} "$top/scripts/fuzz.sh" \
+			> "$build/fuzz.log" 2>&1
+		echo $? > "$build/fuzz.rc"
+	) &
+	fuzz_pid=$!
+fi
 # Xen on Arm (make check-arm64; UNIPROF_SKIP_ARM64=1 skips it), counted
 # from its own test-suite.log; a run that wrote none is one failure.
 if [ "${UNIPROF_SKIP_ARM64:-0}" != 1 ]; then
@@ -47,11 +59,9 @@ if [ "${UNIPROF_SKIP_ARM64:-0}" != 1 ]; then
 fi
 fuzz_pass=0 fuzz_fail=0
 if [ "${UNIPROF_SKIP_FUZZ:-0}" != 1 ]; then
-	fuzz_build=$top/build/fuzz
-	set +e
-	BUILD_DIR=$fuzz_build FUZZ_SECONDS=${FUZZ_SECONDS:-30} "$top/scripts/fuzz.sh"
-	fuzz_rc=$?
-	set -e
+	wait $fuzz_pid || true
+	cat "$build/fuzz.log"
+	fuzz_rc=$(cat "$build/fuzz.rc" 2>/dev/null || echo 1)
 	results=$fuzz_build/tests/fuzz/results
 	fuzz_pass=$(grep -c '^PASS' "$results" 2>/dev/null) || true
 	fuzz_fail=$(grep -c '^FAIL' "$results" 2>/dev/null) || true
