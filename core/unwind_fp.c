@@ -1,7 +1,8 @@
 /* Frame-pointer unwinding (x86_64's rbp chain, AArch64's x29 frame
- * records). Each frame: [fp] = caller's fp, [fp+8] = return address. The chain must stay inside [sp, sp+max_stack),
- * be 8-byte aligned and strictly increase, so a hostile or corrupt stack
- * ends the walk (marked truncated) instead of looping or wandering. */
+ * records). Each frame: [fp] = caller's fp, [fp+8] = return address. The
+ * chain must stay inside [sp, sp+max_stack), be 8-byte aligned and
+ * strictly increase, so a hostile or corrupt stack ends the walk (marked
+ * truncated) instead of looping or wandering. */
 #include "config.h"
 
 #include <string.h>

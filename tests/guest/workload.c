@@ -7,6 +7,7 @@
  * tail call, so the chain stays whole on the stack. */
 #include <stdint.h>
 
+#include "lib.h"
 #include "tg_arch.h"
 #include "workload.h"
 
@@ -158,4 +159,13 @@ TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns)
 		}
 	}
 	console_printf("tg: done rounds=%lu\n", rounds);
+}
+
+/* The workload's knobs from the command line: unit=, chain=, hot35=, hot15=. */
+void tg_workload_knobs(const char *cmdline)
+{
+	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
+	tg_part_units[0] = tg_cmdline_u64(cmdline, "chain", 50);
+	tg_part_units[1] = tg_cmdline_u64(cmdline, "hot35", 35);
+	tg_part_units[2] = tg_cmdline_u64(cmdline, "hot15", 15);
 }

@@ -23,6 +23,9 @@ extern unsigned long long tg_req_ticks[2];
  * forever), crashing on purpose after crash_ns if not 0. */
 void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns);
 
+/* Set the knobs above from a command line (unit=, chain=, hot35=, hot15=). */
+void tg_workload_knobs(const char *cmdline);
+
 /* Crash the domain from a known chain. */
 _Noreturn void tg_crash_01(void);
 

@@ -23,15 +23,15 @@ kernel=$(ls "$root"/boot/vmlinuz-* | head -n 1)
 # none, whether the domU shares its pCPU or not.
 xen_args="dom0_mem=1024M,max:1024M noreboot dom0_max_vcpus=1 dom0_vcpus_pin ${UNIPROF_XEN_ARGS:-}"
 dom0_args="console=hvc0 loglevel=3 uniprof.job=$job"
+# The same machine for both: two CPUs, 2 GiB, the serial line to a file.
+machine="-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults -name uniprof,debug-threads=on -serial file:$console"
 if [ "${UNIPROF_VM_ARCH:-amd64}" = arm64 ]; then
 	# The guest-loader addresses: dom0's 33 MiB Image, then the initramfs,
 	# clear of Xen (which QEMU loads at the start of RAM) and the device tree.
 	timeout -k 10 "$limit" qemu-system-aarch64 -accel tcg \
 		-machine virt,virtualization=on,gic-version=3 \
 		-cpu "${UNIPROF_QEMU_CPU:-cortex-a57}" \
-		-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults \
-		-name uniprof,debug-threads=on \
-		-serial "file:$console" \
+		$machine \
 		-kernel "$root/boot/xen-4.17-arm64" \
 		-append "console=dtuart dtuart=/pl011@9000000 $xen_args" \
 		-device "guest-loader,addr=0x50000000,kernel=$kernel,bootargs=$dom0_args earlycon=xenboot" \
@@ -41,9 +41,7 @@ else
 	zcat "$root/boot/xen-4.17-amd64.gz" > "$xen"
 	timeout -k 10 "$limit" qemu-system-x86_64 -accel "${UNIPROF_QEMU_ACCEL:-tcg}" \
 		-cpu "${UNIPROF_QEMU_CPU:-max,-smap,-smep}" \
-		-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults \
-		-name uniprof,debug-threads=on \
-		-serial "file:$console" \
+		$machine \
 		-kernel "$xen" \
 		-append "console=com1 com1=115200,8n1 $xen_args" \
 		-initrd "$kernel $dom0_args earlyprintk=xen,$initrd" \

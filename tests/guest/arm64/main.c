@@ -44,10 +44,7 @@ TG_FN void tg_main(uintptr_t dtb)
 	uint64_t crash_s = tg_cmdline_u64(cmdline, "crash", 0);
 	long ap;
 
-	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
-	tg_part_units[0] = tg_cmdline_u64(cmdline, "chain", 50);
-	tg_part_units[1] = tg_cmdline_u64(cmdline, "hot35", 35);
-	tg_part_units[2] = tg_cmdline_u64(cmdline, "hot15", 15);
+	tg_workload_knobs(cmdline);
 	ap = psci_cpu_on(1, (uintptr_t)tg_ap_start);
 	console_printf("tg: start mode=arm64 run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       (unsigned long)run_s, tg_unit_iters, ap == 0 ? 2u : 1u, cmdline);

@@ -47,10 +47,7 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	uint64_t io = tg_cmdline_u64(cmdline, "io", 0);
 	int vcpu1;
 
-	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
-	tg_part_units[0] = tg_cmdline_u64(cmdline, "chain", 50);
-	tg_part_units[1] = tg_cmdline_u64(cmdline, "hot35", 35);
-	tg_part_units[2] = tg_cmdline_u64(cmdline, "hot15", 15);
+	tg_workload_knobs(cmdline);
 	vcpu1 = hyp_on_xen() ? tg_start_vcpu1((enum tg_mode)mode, boot_info) : -1;
 	if (hyp_on_xen() && tg_shared_info_map((enum tg_mode)mode, boot_info))
 		console_printf("tg: cannot map the shared info page\n");

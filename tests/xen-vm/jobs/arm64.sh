@@ -67,34 +67,8 @@ fi
 
 # --- Signals on the FP guest: the profile so far is written, the domain
 # runs on.
-for sig in INT TERM; do
-	xl-profile $g -f 200 -o $OUT/sig-$sig > $OUT/sig.stdout 2> $OUT/sig.stderr &
-	pid=$!
-	sleep 5
-	kill -$sig $pid
-	wait $pid
-	rc=$?
-	check "arm64 SIG$sig: xl-profile exits 0" [ $rc -eq 0 ]
-	[ $rc -eq 0 ] || tap "# stderr: $(cat $OUT/sig.stderr)"
-	n=$(stat $OUT/sig-$sig.folded samples)
-	check "arm64 SIG$sig: profile written with samples (${n:-0})" [ "${n:-0}" -gt 20 ]
-	check "arm64 SIG$sig: domain running afterwards" not_paused $g
-done
-paused_after_kill=0
-for i in 1 2 3 4; do
-	xl-profile $g -f 1000 -q -o $OUT/kill > /dev/null 2>&1 &
-	pid=$!
-	sleep 2
-	kill -KILL $pid
-	wait $pid 2>/dev/null
-	sleep 1
-	if ! not_paused $g; then
-		paused_after_kill=$((paused_after_kill + 1))
-		xl unpause $g 2>/dev/null
-	fi
-done
-check "arm64 SIGKILL x4 at 1000 Hz: domain never left paused ($paused_after_kill times)" \
-	[ $paused_after_kill -eq 0 ]
+check_signals "arm64 " $g 5 20
+check_sigkill "arm64 " $g 4
 
 # --- uniprofd in the arm64 dom0: a pull, as go tool pprof makes it, read
 # back by xl profile report and checked against the guest's clock.

@@ -277,6 +277,45 @@ check_two_vcpus() {
 	check "$_lb: ${_c:-0}% whole chains, from each vCPU's entry point" within "${_c:-0}" 100 1
 }
 
+# check_signals PREFIX DOMAIN WAIT MIN: SIGINT and SIGTERM WAIT seconds into
+# a run end it with exit 0, a profile of more than MIN samples, the stop
+# reason said, and the domain running.
+check_signals() {
+	for _sig in INT TERM; do
+		xl-profile $2 -f 200 -o $OUT/sig-$_sig > $OUT/sig.stdout 2> $OUT/sig.stderr &
+		_pid=$!
+		sleep $3
+		kill -$_sig $_pid
+		wait $_pid
+		_rc=$?
+		check "${1}SIG$_sig: xl-profile exits 0" [ $_rc -eq 0 ]
+		[ $_rc -eq 0 ] || tap "# stderr: $(cat $OUT/sig.stderr)"
+		_n=$(stat $OUT/sig-$_sig.folded samples)
+		check "${1}SIG$_sig: profile written with samples (${_n:-0})" [ "${_n:-0}" -gt $4 ]
+		check "${1}SIG$_sig: stop reason reported" grep -q "stopped: stopped by signal" $OUT/sig-$_sig.txt
+		check "${1}SIG$_sig: domain running afterwards" not_paused $2
+	done
+}
+
+# check_sigkill PREFIX DOMAIN TIMES: SIGKILL cannot be caught; the crash
+# guard's watchdog must unpause, every time, at 1000 Hz.
+check_sigkill() {
+	_paused=0
+	for _i in $(seq 1 $3); do
+		xl-profile $2 -f 1000 -q -o $OUT/kill > /dev/null 2>&1 &
+		_pid=$!
+		sleep 2
+		kill -KILL $_pid
+		wait $_pid 2>/dev/null
+		sleep 1
+		if ! not_paused $2; then
+			_paused=$((_paused + 1))
+			xl unpause $2 2>/dev/null
+		fi
+	done
+	check "${1}SIGKILL x$3 at 1000 Hz: domain never left paused ($_paused times)" [ $_paused -eq 0 ]
+}
+
 tap_plan_end() {
 	tap "1..$TAP_N"
 }

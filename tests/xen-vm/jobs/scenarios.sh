@@ -592,36 +592,10 @@ bench_case tg-pvh-nofp /guests/tg-nofp.elf no
 # the domain unpaused.
 g=tg-pv-fp
 start_guest $g || not_ok "signals: guest starts"
-for sig in INT TERM; do
-	xl-profile $g -f 200 -o $OUT/sig-$sig > $OUT/sig.stdout 2> $OUT/sig.stderr &
-	pid=$!
-	sleep 4
-	kill -$sig $pid
-	wait $pid
-	rc=$?
-	check "SIG$sig: xl-profile exits 0" [ $rc -eq 0 ]
-	[ $rc -eq 0 ] || tap "# stderr: $(cat $OUT/sig.stderr)"
-	n=$(stat $OUT/sig-$sig.folded samples)
-	check "SIG$sig: profile written with samples (${n:-0})" [ "${n:-0}" -gt 50 ]
-	check "SIG$sig: stop reason reported" grep -q "stopped: stopped by signal" $OUT/sig-$sig.txt
-	check "SIG$sig: domain running afterwards" not_paused $g
-done
+check_signals "" $g 4 50
 
 # --- SIGKILL cannot be caught: the crash guard's watchdog must unpause.
-paused_after_kill=0
-for i in 1 2 3 4 5 6; do
-	xl-profile $g -f 1000 -q -o $OUT/kill > /dev/null 2>&1 &
-	pid=$!
-	sleep 2
-	kill -KILL $pid
-	wait $pid 2>/dev/null
-	sleep 1
-	if ! not_paused $g; then
-		paused_after_kill=$((paused_after_kill + 1))
-		xl unpause $g 2>/dev/null
-	fi
-done
-check "SIGKILL x6 at 1000 Hz: domain never left paused ($paused_after_kill times)" [ $paused_after_kill -eq 0 ]
+check_sigkill "" $g 6
 stop_guest $g
 
 # --- The guest shuts itself down mid-profile.
