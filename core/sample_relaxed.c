@@ -9,18 +9,19 @@
 #include "sampler_impl.h"
 #include "target_impl.h"
 
-/* Read one vCPU's registers and walk its stack, timing the read: the only
- * time the vCPU stands still. */
+/* Read one vCPU's registers and walk its stack, timing the read (*read_ns):
+ * the only time the vCPU stands still. */
 static int read_and_walk(struct up_target *t, struct up_mem *mem,
 			 const struct up_sampler_config *c,
 			 const struct up_unwind_opts *uo, unsigned v,
 			 struct vcpu_sample *vs, struct up_regs *regs,
-			 struct mem_log *log, struct up_unwind_counts *counts)
+			 struct mem_log *log, struct up_unwind_counts *counts,
+			 uint64_t *read_ns)
 {
 	uint64_t t0 = sampler_now_ns();
 	int rc = up_target_get_regs(t, v, regs);
 
-	vs->stall_ns += sampler_now_ns() - t0;
+	*read_ns = sampler_now_ns() - t0;
 	if (rc < 0)
 		return VCPU_NO_REGS;
 	if (!regs->online && (c->no_activity || vs->activity_failed))
@@ -33,6 +34,25 @@ static int read_and_walk(struct up_target *t, struct up_mem *mem,
 	rc = sampler_walk(mem, regs, c, uo, &vs->stack, counts);
 	mem_log_stop(mem);
 	return rc < 0 ? VCPU_NO_REGS : VCPU_STACK;
+}
+
+/* How long one attempt stood the vCPU still: the register read's wall
+ * time, an upper bound as Xen pauses the vCPU only inside it; less, when
+ * its run clock was read on both sides, whatever it ran in the window
+ * between those reads. On a CPU it shares with dom0 the read's wall time
+ * can hold a time slice in which the vCPU ran and dom0 waited; counting
+ * that as a stall is what made relaxed look worse than paused. */
+static uint64_t attempt_stall(uint64_t read_ns, uint64_t window_ns,
+			      uint64_t run_before, uint64_t run_after)
+{
+	uint64_t ran, bound;
+
+	if (run_before == UP_RUN_NS_UNKNOWN ||
+	    run_after == UP_RUN_NS_UNKNOWN || run_after < run_before)
+		return read_ns;
+	ran = run_after - run_before;
+	bound = window_ns > ran ? window_ns - ran : 0;
+	return bound < read_ns ? bound : read_ns;
 }
 
 static void add_counts(struct up_unwind_counts *to,
@@ -74,11 +94,12 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 
 	vs->stall_ns = 0;
 	for (int attempt = 0;; attempt++) {
-		uint64_t run_after = UP_RUN_NS_UNKNOWN;
+		uint64_t run_after = UP_RUN_NS_UNKNOWN, read_ns, t0;
 		int moved;
 
 		vs->activity_failed = false;
 		vs->run_ns = UP_RUN_NS_UNKNOWN;
+		t0 = sampler_now_ns();
 		if (ask && up_target_get_activity(t, v, &before, &online,
 						  &vs->run_ns) < 0)
 			vs->activity_failed = true;
@@ -87,15 +108,21 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 			return;
 		}
 		vs->status = read_and_walk(t, mem, c, uo, v, vs, &regs, log,
-					   &counts);
-		if (vs->status != VCPU_STACK)
+					   &counts, &read_ns);
+		if (vs->status != VCPU_STACK) {
+			vs->stall_ns += read_ns;
 			return;
+		}
 		/* Its run clock did not move: it ran no instruction between
 		 * the two reads, so registers and stack are of one instant. */
 		after = UP_VCPU_UNKNOWN;
 		after_ok = ask && !vs->activity_failed &&
 			   up_target_get_activity(t, v, &after, &online_after,
 						  &run_after) == 0;
+		vs->stall_ns += attempt_stall(read_ns, sampler_now_ns() - t0,
+					      vs->run_ns,
+					      after_ok ? run_after :
+							 UP_RUN_NS_UNKNOWN);
 		still = after_ok && vs->run_ns != UP_RUN_NS_UNKNOWN &&
 			run_after == vs->run_ns;
 		if (still) {

@@ -38,6 +38,7 @@ struct image_target {
 		uint64_t from, count, reads, flip;
 		uint8_t *word;
 	} scribble;
+	uint64_t read_delay_ns;   /* read delay hook */
 	unsigned block_vcpu;      /* block hook: that vCPU blocks on read */
 	uint64_t block_on_read, block_reads;
 };
@@ -110,6 +111,11 @@ static int image_get_regs(struct up_target *t, unsigned vcpu,
 	if (vcpu == 0 && it->stall_pause &&
 	    (it->pauses == it->stall_pause || it->stall_pause == UP_IMAGE_STALL_EVERY))
 		stall(it);
+	if (it->read_delay_ns && it->running_since)
+		nanosleep(&(struct timespec){
+				  .tv_sec = (time_t)(it->read_delay_ns / 1000000000u),
+				  .tv_nsec = (long)(it->read_delay_ns % 1000000000u) },
+			  NULL);
 	*out = it->vcpus[vcpu];
 	return 0;
 }
@@ -401,6 +407,11 @@ void up_target_image_set_lifetime(struct up_target *t,
 long up_target_image_mapped(struct up_target *t)
 {
 	return to_image(t)->mapped;
+}
+
+void up_target_image_set_read_delay(struct up_target *t, uint64_t ns)
+{
+	to_image(t)->read_delay_ns = ns;
 }
 
 void up_target_image_set_stall(struct up_target *t, uint64_t stall_pause,

@@ -11,9 +11,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build/check}
 "$top/scripts/build.sh" "$build" --enable-sanitizers --enable-werror
 cd "$build"
+rm -f "$build/check.out" "$build/check-arm64.out"
+# run_logged OUT CMD...: run CMD, its output shown and kept in OUT; its
+# exit status in $rc.
+run_logged() {
+	out=$1
+	shift
+	{ "$@"; echo $? > "$out.rc"; } 2>&1 | tee "$out"
+	rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+}
 set +e
-UNIPROF_CACHE=${UNIPROF_CACHE:-$top/build/cache/xen-vm} make check
-rc=$?
+run_logged "$build/check.out" env UNIPROF_CACHE="${UNIPROF_CACHE:-$top/build/cache/xen-vm}" make check
 set -e
 if [ $rc -ne 0 ]; then
 	# Show what failed: each failing test's log.
@@ -41,9 +49,11 @@ fi
 # from its own test-suite.log; a run that wrote none is one failure.
 if [ "${UNIPROF_SKIP_ARM64:-0}" != 1 ]; then
 	rm -f test-suite.log
+	x86_rc=$rc
 	set +e
-	UNIPROF_CACHE=${UNIPROF_CACHE:-$top/build/cache/xen-vm} make check-arm64
-	arm_rc=$?
+	run_logged "$build/check-arm64.out" env UNIPROF_CACHE="${UNIPROF_CACHE:-$top/build/cache/xen-vm}" make check-arm64
+	arm_rc=$rc
+	rc=$x86_rc
 	set -e
 	arm_pass=$(sed -n 's/^# PASS: *//p' test-suite.log 2>/dev/null)
 	arm_fail=$(sed -n 's/^# FAIL: *//p' test-suite.log 2>/dev/null)
@@ -68,6 +78,15 @@ if [ "${UNIPROF_SKIP_FUZZ:-0}" != 1 ]; then
 	# A build failure is one failed test.
 	[ $fuzz_rc -ne 0 ] && [ "${fuzz_fail:-0}" -eq 0 ] && fuzz_fail=1
 	[ $fuzz_rc -ne 0 ] && rc=1
+fi
+# Every failure once more, last, where a log's tail shows it.
+failed=$(grep -h -E '^(FAIL|ERROR|XPASS):' "$build/check.out" "$build/check-arm64.out" 2>/dev/null || true)
+if [ "${UNIPROF_SKIP_FUZZ:-0}" != 1 ]; then
+	failed=$(printf '%s\n%s' "$failed" "$(grep -h '^FAIL' "$fuzz_build/tests/fuzz/results" 2>/dev/null || true)" | sed '/^$/d')
+fi
+if [ -n "$failed" ]; then
+	echo "=== failed:"
+	echo "$failed"
 fi
 echo "$(( ${pass:-0} + ${fuzz_pass:-0} )) passed, $(( ${fail:-0} + ${err:-0} + ${fuzz_fail:-0} )) failed"
 exit $rc

@@ -76,6 +76,11 @@ void up_target_image_set_scribble(struct up_target *t, unsigned vcpu,
 void up_target_image_block_on_read(struct up_target *t, unsigned vcpu,
 				   uint64_t n);
 
+/* Test hook: every register read of a vCPU the domain is not paused for
+ * takes ns of wall time, the vCPU running on meanwhile (as when the reader
+ * waits for a CPU it shares with that vCPU). */
+void up_target_image_set_read_delay(struct up_target *t, uint64_t ns);
+
 /* Test hook: our next n unpauses fail (the pause stays held). */
 void up_target_image_fail_unpauses(struct up_target *t, unsigned n);
 

@@ -318,6 +318,31 @@ static void test_blocked_during_walk(void)
 	done(t, p, &st);
 }
 
+/* Each register read takes 2 ms in which the vCPU runs on (dom0 waited
+ * for a CPU it shares with it): that is no stall of the busy vCPU, whose
+ * run clock moved through it; the blocked one, whose clock stands, is
+ * charged the read's whole time (the bound is all that is known). */
+static void test_read_while_running_is_no_stall(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	const uint64_t delay = 2000000, n = 20;
+
+	up_target_image_set_read_delay(t, delay);
+	relaxed_config(&c, n);
+	c.hz = 100;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == n);
+	CHECK(st.vcpu_paused_ns[1] >= n * delay);
+	/* A quarter of the reads' time: the rest ran. */
+	CHECK(st.vcpu_paused_ns[0] < n * delay / 4);
+	CHECK(up_sampler_stall_pct(&st, 0) < up_sampler_stall_pct(&st, 1));
+	done(t, p, &st);
+}
+
 static void test_bad_consistency(void)
 {
 	struct up_target *t = two_vcpu_guest(false);
@@ -346,6 +371,7 @@ int main(void)
 	RUN(test_same_function_is_no_change);
 	RUN(test_no_vcpu_state);
 	RUN(test_blocked_during_walk);
+	RUN(test_read_while_running_is_no_stall);
 	RUN(test_bad_consistency);
 	TEST_MAIN_END();
 }
