@@ -9,6 +9,7 @@ OUT=/tmp/out
 mkdir -p $OUT
 tap "# dom0: $(uname -m), $(xl info | sed -n 's/^xen_caps *: //p')"
 
+section "The known split, FP"
 # --- The known split, FP (-u fp) and no-FP (-u cfi, auto, and libunwind,
 # which in an arm64 dom0 unwinds AArch64), symbols
 # found beside the Image (NAME.img.dbg) with no -s. 30 s at 97 Hz: 2910
@@ -48,6 +49,7 @@ for run in nofp:cfi nofp:auto nofp:libunwind fp:fp; do
 	stop_guest $g
 done
 
+section "--once on the live FP guest"
 # --- --once on the live FP guest: every frame from tg_start to a leaf.
 g=tg-a64-fp
 if xl domid $g >/dev/null 2>&1; then
@@ -65,11 +67,13 @@ if xl domid $g >/dev/null 2>&1; then
 	check "arm64 --once: domain running afterwards" not_paused $g
 fi
 
+section "Signals on the FP guest"
 # --- Signals on the FP guest: the profile so far is written, the domain
 # runs on.
 check_signals "arm64 " $g 5 20
 check_sigkill "arm64 " $g 4
 
+section "uniprofd in the arm64 dom0"
 # --- uniprofd in the arm64 dom0: a pull, as go tool pprof makes it, read
 # back by xl profile report and checked against the guest's clock.
 uniprofd --port 9180 > /tmp/uniprofd.log 2>&1 &
@@ -95,6 +99,7 @@ check "arm64 uniprofd: SIGTERM ends it with exit 0 ($rc)" [ $rc -eq 0 ]
 check "arm64 uniprofd: the domain running afterwards" not_paused $g
 stop_guest $g
 
+section "Two vCPUs"
 # --- Two vCPUs (vCPU 1 started by PSCI CPU_ON, its own stack and chain at
 # 80/20), paused and relaxed: one stack per vCPU each sample.
 g=tg-a64-smp
@@ -117,6 +122,7 @@ else
 	not_ok "arm64 2 vCPUs: guest starts"
 fi
 
+section "A crash kept with on_crash = preserve, no-FP"
 # --- A crash kept with on_crash = "preserve", no-FP build: --once shows
 # the panic through the hypercall stub (HYPERVISOR_sched_op, no CFI: its
 # caller is in LR) down to tg_start.

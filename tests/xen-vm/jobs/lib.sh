@@ -24,6 +24,12 @@ not_ok() {
 	done
 }
 
+# section TITLE: a TAP comment with the seconds since dom0 booted, so a
+# log shows where the suite's time goes.
+section() {
+	tap "# --- [$(cut -d. -f1 /proc/uptime) s] $*"
+}
+
 # check NAME CONDITION-COMMAND... : ok if the command succeeds.
 check() {
 	name=$1
@@ -317,5 +323,6 @@ check_sigkill() {
 }
 
 tap_plan_end() {
+	section "end"
 	tap "1..$TAP_N"
 }

@@ -34,6 +34,7 @@ check_relaxed() {
 	tap "# $label: $(grep 'vCPU stacks' $stem.txt); $(grep 'per sample' $stem.txt)"
 }
 
+section "Post-mortem, started early"
 # --- Post-mortem, started early. An admin's guest: /etc/xen/NAME.cfg with
 # on_crash = "coredump-destroy"; it crashes on purpose after 2 s and xl
 # writes its core to /var/lib/xen/dump/NAME before destroying it. Under
@@ -57,6 +58,7 @@ core_guest() {
 mkdir -p /etc/xen /var/lib/xen/dump
 core_guest tg-core-pvh tg-pvh-fp || tap "# the PVH guest for the core-file checks did not start"
 
+section "PV and PVH guests with frame pointers"
 # --- PV and PVH guests with frame pointers, symbols from the domain config.
 for t in pv pvh; do
 	g=tg-$t-fp
@@ -128,6 +130,7 @@ for t in pv pvh; do
 	stop_guest $g
 done
 
+section "Stored profiles"
 # --- Stored profiles: the pprof file re-renders what the live run wrote
 # (xl profile report, no guest needed), and two runs of the guest with
 # different splits compare (xl profile diff). The host reads the pprof
@@ -205,6 +208,7 @@ rc=$?
 check "report of a truncated pprof: exit $rc, one line" \
 	sh -c "[ $rc -eq 1 ] && [ \$(wc -l < $OUT/bad.err) -eq 1 ] && grep -q 'cut short' $OUT/bad.err"
 
+section "Without frame pointers"
 # --- Without frame pointers: the CFI table alone (-u cfi) and per frame
 # with FP fallback (-u auto), PV and PVH.
 for t in pv pvh; do
@@ -248,6 +252,7 @@ if start_guest $g; then
 fi
 stop_guest $g
 
+section "Two vCPUs, each on its own chain"
 # --- Two vCPUs, each on its own chain: vCPU 0 the known 50/35/15 split,
 # vCPU 1 its tg_ap_* chain at 80/20. Every sample takes one stack per vCPU.
 for t in pv:fp pvh:nofp; do
@@ -312,6 +317,7 @@ guest_busy() {
 	END { db = b - b0; di = id - i0 - pb; if (db + di > 0) printf "%.2f\n", 100 * db / (db + di) }' $1
 }
 
+section "Real unikernels block"
 # --- Real unikernels block: a workload like an I/O-bound unikernel's, bursts
 # of requests (tg_req_parse 60 / tg_req_crc 40 of the request work), then
 # SCHEDOP_block through the hypercall page until a timer, ~30 % busy. Every
@@ -425,6 +431,7 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	stop_guest $g
 done
 
+section "A crashed domain kept with on_crash = preserve"
 # --- A crashed domain kept with on_crash = "preserve": --once prints the
 # stack it crashed with (it panics through tg_crash_01 -> tg_crash_02 ->
 # tg_panic -> SCHEDOP_shutdown(crash)), and profiling it is refused in one
@@ -461,6 +468,7 @@ for t in pv:nofp pvh:fp; do
 	stop_guest $g
 done
 
+section "Post-mortem"
 # --- Post-mortem (issue 15): xl profile core on the core xl wrote of a
 # crashed domain, with symbols found from /etc/xen/NAME.cfg alone (NAME is
 # the core's file name), prints the crash stack whole, frame for frame the
@@ -514,6 +522,7 @@ for t in pv:nofp pvh:fp; do
 done
 cp /var/lib/xen/dump/tg-core-pv /tmp/core-pv 2>/dev/null
 
+section "A hung domain's runbook"
 # --- A hung domain's runbook: xl pause, xl dump-core, xl unpause (xl
 # dump-core itself does not pause). The core of a running 2-vCPU guest holds
 # both vCPUs' stacks whole, the same frames --once printed while it was
@@ -553,6 +562,7 @@ fi
 stop_guest $g
 rm -f /tmp/$g.core
 
+section "The unwinders against each other on the same pause"
 # --- The unwinders against each other on the same paused samples of a live
 # guest: on the frame-pointer build all three are valid, on the other the
 # CFI table and libunwind. They must agree frame by frame. The walk costs
@@ -588,16 +598,19 @@ bench_case() {
 bench_case tg-pv-fp /guests/tg-fp.elf yes
 bench_case tg-pvh-nofp /guests/tg-nofp.elf no
 
+section "Signals"
 # --- Signals: SIGINT and SIGTERM end the run with a complete profile and
 # the domain unpaused.
 g=tg-pv-fp
 start_guest $g || not_ok "signals: guest starts"
 check_signals "" $g 4 50
 
+section "SIGKILL cannot be caught"
 # --- SIGKILL cannot be caught: the crash guard's watchdog must unpause.
 check_sigkill "" $g 6
 stop_guest $g
 
+section "The guest shuts itself down mid-profile"
 # --- The guest shuts itself down mid-profile.
 g=tg-pvh-fp
 if start_guest $g 'extra="run=5 report_ms=1000"'; then
@@ -616,6 +629,7 @@ else
 fi
 stop_guest $g
 
+section "--once"
 # --- --once: one symbolized stack per vCPU, the hung-domain runbook.
 g=tg-pv-fp
 if start_guest $g; then
@@ -635,6 +649,7 @@ if start_guest $g; then
 fi
 stop_guest $g
 
+section "--wait around xl create / xl destroy"
 # --- --wait around xl create / xl destroy: profiled from start to end.
 rm -f $OUT/wait.*
 $PROF --wait tg-w -o $OUT/wait > $OUT/wait.stdout 2> $OUT/wait.stderr &
@@ -658,6 +673,7 @@ check "--wait: ${c:-0}% whole chains" within "${c:-0}" 100 1
 [ $rc -eq 0 ] || tap "# $(cat $OUT/wait.stderr)"
 stop_guest tg-w
 
+section "--paused around xl create -p"
 # --- --paused around xl create -p: boot is profiled, then the guest runs.
 xl create -p /guests/tg-pvh-fp.cfg 'name="tg-p"' 'extra="run=4 report_ms=1000"' >/dev/null 2>&1
 state=$(xl list tg-p | awk 'NR == 2 { print $5 }')
@@ -677,6 +693,7 @@ check "--paused: the guest ran (its console shows it finished)" \
 [ $rc -eq 0 ] || tap "# $(cat $OUT/paused.stderr)"
 stop_guest tg-p
 
+section "Symbols found by themselves"
 # --- Symbols found by themselves, in order, from the domain config's kernel.
 # sym_case DIR EXPECTED-VERBOSE-LINE DEBUG-DIR [options]: all stripped
 # variants share one build-id, so only the build-id case gets a debug dir.
@@ -720,6 +737,7 @@ else
 fi
 stop_guest tg-sym
 
+section "A hostile kernel image"
 # --- A hostile kernel image (issue 11, H1): the no-frame-pointer guest whose
 # CFA rule is "DW_OP_skip -3" (make-hostile-cfi.sh). libunwind would loop
 # inside the paused window: its step budget ends each walk, the watchdog
@@ -793,12 +811,14 @@ else
 	not_ok "hostile image: guest starts" "$(cat /tmp/create-$g.log)"
 fi
 
+section "The xl front"
 # --- The xl front: xl's own commands pass through, help lists ours.
 check "xl front: 'xl help' lists profile" sh -c 'xl help | grep -q "^ profile "'
 check "xl front: 'xl help' still lists xl's own commands" sh -c 'xl help | grep -q "^ create "'
 check "xl front: 'xl -v list' reaches the real xl" sh -c 'xl -v list | grep -q Domain-0'
 check "xl front: 'xl help profile' shows our usage" sh -c 'xl help profile | grep -q "Usage: xl profile"'
 
+section "Bad input"
 # --- Bad input: one clear line, non-zero exit.
 one_line_error() {
 	expect=$1
@@ -855,6 +875,7 @@ one_line_error "is truncated" core /tmp/core-cut
 rm -f /tmp/core-pv /tmp/core-cut
 stop_guest tg-pv-fp
 
+section "uniprofd, the host daemon"
 # --- uniprofd, the host daemon (jobs/daemon.sh): pull, push, safety.
 . /uniprof/jobs/daemon.sh
 daemon_scenarios
