@@ -176,6 +176,11 @@ distinct() {
 		-v t="$(json_num "$2" stacks)" \
 		'BEGIN { if (t > 0) printf "%d", k * s / t; else print k }'
 }
+# frames FILE: the "#N pc function" of each frame a --once or core print
+# holds, one per line.
+frames() {
+	awk '/^  #/ { print $1, $2, $3 }' "$1"
+}
 # crash_order FILE: the guest's functions (and the hypercall stub) of a
 # --once or core print, innermost first, on one line.
 crash_order() {
