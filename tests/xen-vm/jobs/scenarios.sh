@@ -38,11 +38,13 @@ section "Post-mortem, started early"
 # --- Post-mortem, started early. An admin's guest: /etc/xen/NAME.cfg with
 # on_crash = "coredump-destroy"; it crashes on purpose after 2 s and xl
 # writes its core to /var/lib/xen/dump/NAME before destroying it. Under
-# emulation xl takes minutes over a PVH guest's core (it tries every guest
-# frame below 4 GiB, and PVH's special pages sit just under 4 GiB; on
-# hardware, about a second), so the PVH one dumps in the background, at low
-# priority, while the scenarios below run; the PV one crashes before the
-# bad-input checks; the core checks come last. core_guest NAME CONFIG
+# emulation xl takes about 20 minutes of dom0's one CPU over a PVH guest's
+# core (it maps the guest's frames one page at a time, tens of milliseconds
+# each here, and tries every frame below the MMIO window, as PVH's special
+# pages sit in it; on hardware, about a second), so the PVH one dumps in
+# the background, at low priority, while the scenarios below run, and
+# bounds the job's time; the PV one crashes before the bad-input checks;
+# the core checks come last. core_guest NAME CONFIG
 core_guest() {
 	sed -e "s/^name = .*/name = \"$1\"/" \
 		-e 's/^on_crash = .*/on_crash = "coredump-destroy"/' \
