@@ -64,6 +64,19 @@ extern const char *test_current;
 		printf("%s - %s\n", test_failures == before_ ? "ok" : "not ok", #fn); \
 	} while (0)
 
+/* Occurrences of needle in len bytes of buf. Not a strstr loop: a
+ * sanitized strstr measures its whole haystack on every call, which makes
+ * counting in a large output quadratic (minutes, not milliseconds). */
+static inline size_t test_count(const char *buf, size_t len, const char *needle)
+{
+	size_t n = strlen(needle), count = 0;
+
+	for (size_t i = 0; buf && n && i + n <= len; i++)
+		if (buf[i] == needle[0] && memcmp(buf + i, needle, n) == 0)
+			count++;
+	return count;
+}
+
 #define TEST_MAIN_END() return test_failures ? 1 : 0
 
 #define TEST_GLOBALS                                                       \

@@ -219,19 +219,6 @@ static void test_valid_utf8_copy(void)
 	}
 }
 
-/* Occurrences of needle in len bytes. Not a strstr loop: a sanitized
- * strstr measures its whole haystack on every call, which made the wide
- * flame graph's count quadratic (minutes, not milliseconds). */
-static size_t count_in(const char *buf, size_t len, const char *needle)
-{
-	size_t n = strlen(needle), count = 0;
-
-	for (size_t i = 0; buf && n && i + n <= len; i++)
-		if (buf[i] == needle[0] && memcmp(buf + i, needle, n) == 0)
-			count++;
-	return count;
-}
-
 static char *repeat(const char *unit, unsigned times, const char *tail)
 {
 	size_t u = strlen(unit), t = strlen(tail);
@@ -302,7 +289,7 @@ static void test_long_names(void)
 	CHECK(up_profile_write_top(p, s, NULL, 10, f) == 0);
 	fclose(f);
 	/* the two x names are two lines of the table (plus a header) */
-	CHECK(count_in(buf, len, "  xxxxxxxxxx") == 2);
+	CHECK(test_count(buf, len, "  xxxxxxxxxx") == 2);
 	free(buf);
 
 	/* With offsets the offset survives the cut. */
@@ -354,7 +341,7 @@ static void test_wide_flame_graph(void)
 	printf("# %d siblings: flame graph in %.3f s CPU\n", WIDE, t);
 	CHECK(t < 5.0);
 	/* all, the parent, the leaves */
-	CHECK(count_in(buf, len, "<g class=\"f\"") == WIDE + 2);
+	CHECK(test_count(buf, len, "<g class=\"f\"") == WIDE + 2);
 	free(buf);
 	up_profile_free(p);
 }

@@ -145,15 +145,6 @@ static void test_many_stacks(void)
 	CHECK(up_profile_new(&p, 0) == UP_EINVAL);
 }
 
-static size_t count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
-		n++;
-	return n;
-}
-
 /* The flame graph: one frame per tree node (with the "all" root), names
  * XML-escaped, each frame's sample count and percentage in its tooltip,
  * and the viewer script embedded (no external resource). */
@@ -182,7 +173,7 @@ static void test_svg(void)
 	REQUIRE(buf != NULL);
 	CHECK(strncmp(buf, "<?xml", 5) == 0);
 	CHECK(strstr(buf, "</svg>\n") != NULL);
-	CHECK(count_of(buf, "<g class=\"f\"") == 4);       /* all, main, 2 leaves */
+	CHECK(test_count(buf, len, "<g class=\"f\"") == 4);       /* all, main, 2 leaves */
 	CHECK(strstr(buf, ">t&lt;1&gt;</text>") != NULL);
 	CHECK(strstr(buf, "int max&lt;int&gt;(int, int) (3 samples, 75.00%)") != NULL);
 	CHECK(strstr(buf, "a&amp;b (1 samples, 25.00%)") != NULL);
@@ -190,7 +181,7 @@ static void test_svg(void)
 	CHECK(strstr(buf, "data-total=\"4\"") != NULL);
 	CHECK(strstr(buf, "function zoom(") && strstr(buf, "function search("));
 	CHECK(strstr(buf, "http://www.w3.org/2000/svg") != NULL);
-	CHECK(count_of(buf, "http") == 1);     /* nothing fetched from anywhere */
+	CHECK(test_count(buf, len, "http") == 1);     /* nothing fetched from anywhere */
 	free(buf);
 	up_profile_free(p);
 	up_symtab_free(s);
