@@ -138,12 +138,8 @@ if create_guest $g tg-a64-nofp 'extra="crash=2"' 'on_crash="preserve"'; then
 	$PROF $g --once > $OUT/crash.once 2> $OUT/crash.once.err
 	rc=$?
 	check "arm64 crash: --once exits 0" [ $rc -eq 0 ]
-	order=$(crash_order $OUT/crash.once)
-	case "$order" in
-	"HYPERVISOR_sched_op tg_panic tg_crash_02 tg_crash_01 tg_workload tg_main tg_boot tg_start ")
-		ok "arm64 crash: --once shows the crash stack, whole: $order" ;;
-	*) not_ok "arm64 crash: --once shows the crash stack" "$(cat $OUT/crash.once $OUT/crash.once.err)" ;;
-	esac
+	check_crash_stack "arm64 crash: --once shows the crash stack" $OUT/crash.once $OUT/crash.once.err \
+		"HYPERVISOR_sched_op tg_panic tg_crash_02 tg_crash_01 tg_workload tg_main tg_boot tg_start"
 	check "arm64 crash: the walk says complete" grep -q 'vcpu0 (.*complete)' $OUT/crash.once
 	stop_guest $g
 else

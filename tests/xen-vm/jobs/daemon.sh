@@ -137,8 +137,9 @@ daemon_scenarios() {
 			fn=${pair%:*} key=${pair#*:}
 			want=$(guest_split "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
 			echo "$fn ${want:-?}" >> $OUT/daemon-pull.split
+			cse=$(guest_split_se "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
 			got=$(stat $OUT/daemon-pull.folded leaf "$fn")
-			tol=$(tolerance "${want:-50}" "${n:-1}")
+			tol=$(tolerance "${want:-50}" "${n:-1}" "$cse")
 			if within "$got" "${want:--100}" "$tol"; then
 				ok "daemon: pulled $fn share ${got}%, ${want}% of the time by the guest's clock (+-$tol, $n samples)"
 			else
