@@ -11,13 +11,16 @@
  *   io=1               the blocking workload (io.c) instead of spinning
  *   busy=PCT           its busy share (default 30)
  *   burst=N            requests per burst (default 60)
- *   crash=SECONDS      crash on purpose after this long (spin workload)
+ *   crash=SECONDS      crash on purpose after this long (spin workload);
+ *                      a PVH guest maps grant frames above RAM first, so
+ *                      that xl writes its core in one pass (core_fit.c)
  *   stall=1            the stall meter (stall.c) instead of the workload:
  *                      gaps in the clock of stall_us= (default 5) or more */
 #include <stdint.h>
 
 #include <xen/sched.h>
 
+#include "core_fit.h"
 #include "events.h"
 #include "hyp.h"
 #include "io.h"
@@ -51,6 +54,8 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 	vcpu1 = hyp_on_xen() ? tg_start_vcpu1((enum tg_mode)mode, boot_info) : -1;
 	if (hyp_on_xen() && tg_shared_info_map((enum tg_mode)mode, boot_info))
 		console_printf("tg: cannot map the shared info page\n");
+	if (hyp_on_xen() && mode == TG_PVH && crash_s)
+		tg_core_fit(boot_info);
 	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,
 		       tg_unit_iters, vcpu1 == 0 ? 2u : 1u, cmdline);
