@@ -869,13 +869,14 @@ for t in pv:nofp pvh:fp; do
 		xl domid $g > /dev/null 2>&1 || break
 		sleep 0.5
 	done
-	secs=$(( $(date +%s) - $(cat /tmp/core-start-$g 2>/dev/null || date +%s) ))
 	if xl domid $g > /dev/null 2>&1 || [ ! -s $core ]; then
 		not_ok "core $ty: xl wrote the crashed domain's core" "$(ls -la /var/lib/xen/dump; tail -n 5 /var/log/xen/xl-$g.log)"
 		stop_guest $g
 		continue
 	fi
-	ok "core $ty: xl wrote the crashed domain's core to $core ($(wc -c < $core) bytes; domain gone within ${secs}s of its start)"
+	# When xl finished the core, counted from the domain's start.
+	secs=$(( $(date -r $core +%s) - $(cat /tmp/core-start-$g 2>/dev/null || date +%s) ))
+	ok "core $ty: xl wrote the crashed domain's core to $core ($(wc -c < $core) bytes, ${secs}s after the domain's start)"
 	$PROF core $core > $OUT/$g.core 2> $OUT/$g.core.err
 	rc=$?
 	check "core $ty: xl profile core exits 0 ($(head -c 200 $OUT/$g.core.err))" [ $rc -eq 0 ]
