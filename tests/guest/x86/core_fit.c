@@ -24,6 +24,7 @@
 #include "lib.h"
 
 #define WINDOW_PFN 0xf0000UL    /* xl's MMIO window: 0xf0000000 - 4 GiB */
+#define FOUR_GIB_PFN 0x100000UL
 #define VGA_PFN 0xa0UL          /* and the VGA hole, 0xa0000 - 0xc0000 */
 #define VGA_END 0xc0UL
 #define SURPLUS 4               /* a page or two counted wrong costs nothing */
@@ -66,14 +67,17 @@ void tg_core_fit(unsigned long boot_info)
 		return;
 	}
 	map = (const struct hvm_memmap_table_entry *)si->memmap_paddr;
+	/* The RAM xl writes (all but the VGA hole and the window), and where
+	 * it ends: the frames go after it, as the last pages xl counts. */
 	for (uint32_t i = 0; i < si->memmap_entries && i < 128; i++) {
 		unsigned long s = map[i].addr >> 12, e = (map[i].addr + map[i].size) >> 12;
 
-		if (map[i].type != XEN_HVM_MEMMAP_TYPE_RAM || s >= WINDOW_PFN)
+		if (map[i].type != XEN_HVM_MEMMAP_TYPE_RAM || e <= s)
 			continue;
-		if (e > WINDOW_PFN)
+		ram += outside(s, e, VGA_PFN, VGA_END) -
+		       (e - s - outside(s, e, WINDOW_PFN, FOUR_GIB_PFN));
+		if (e > WINDOW_PFN && e <= FOUR_GIB_PFN)
 			e = WINDOW_PFN;
-		ram += outside(s, e, VGA_PFN, VGA_END);
 		if (e > top)
 			top = e;
 	}
@@ -86,7 +90,8 @@ void tg_core_fit(unsigned long boot_info)
 	want = tot - (long)ram;
 	if (want > 0)
 		want += SURPLUS;
-	for (; (long)mapped < want && mapped < MAX_FRAMES && top + mapped < WINDOW_PFN; mapped++) {
+	for (; (long)mapped < want && mapped < MAX_FRAMES &&
+	       (top >= FOUR_GIB_PFN || top + mapped < WINDOW_PFN); mapped++) {
 		struct xen_add_to_physmap xatp = {
 			.domid = DOMID_SELF, .space = XENMAPSPACE_grant_table,
 			.idx = mapped, .gpfn = top + mapped,
@@ -96,6 +101,6 @@ void tg_core_fit(unsigned long boot_info)
 			      (unsigned long)&xatp))
 			break;
 	}
-	console_printf("tg: core fit: tot_pages=%lu ram_below_window=%lu vga_pages_given_back=%lu grant_frames=%lu at pfn 0x%lx\n",
+	console_printf("tg: core fit: tot_pages=%lu ram_xl_writes=%lu vga_pages_given_back=%lu grant_frames=%lu at pfn 0x%lx\n",
 		       (unsigned long)tot, ram, given, mapped, top);
 }
