@@ -135,8 +135,8 @@ daemon_scenarios() {
 		: > $OUT/daemon-pull.split
 		for pair in tg_chain_10:chain_t tg_hot_35:hot35_t tg_hot_15:hot15_t; do
 			fn=${pair%:*} key=${pair#*:}
-			want=$(guest_split "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
-			cse=$(guest_split_se "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
+			st=$(guest_split_stats "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
+			want=${st% *} cse=${st#* }
 			# The host's go tool pprof check (pull-go.test) judges by the same rule.
 			echo "$fn ${want:-?} ${cse:-0}" >> $OUT/daemon-pull.split
 			got=$(stat $OUT/daemon-pull.folded leaf "$fn")

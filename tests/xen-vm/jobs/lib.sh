@@ -165,18 +165,21 @@ stat() {
 SHARE_MARGIN=1.5
 # busybox's awk has no math library: a square root by Newton's method.
 SQRT='function sq(x,  r, i) { if (x <= 0) return 0; r = x + 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }'
-# tolerance WANT N [CLOCK_SE]: the allowed deviation, in points; nothing
-# (which within fails) without N samples. CLOCK_SE is the guest clock's
-# own standard error (guest_split_se): a machine that stalls the emulated
+# tolerance WANT N [CLOCK_SE [WANT2 N2 CLOCK_SE2]]: the allowed deviation,
+# in points, of a share, or with the second three of a difference of two
+# shares of independent runs; nothing (which within fails) without N samples. CLOCK_SE is the guest clock's
+# own standard error (guest_split_stats): a machine that stalls the emulated
 # CPUs charges each stall whole to the part it hits, which makes the
 # reference itself noisy. It counts up to CLOCK_SE_MAX points, so that no
 # run however noisy widens a check without bound (the message shows it).
 CLOCK_SE_MAX=1
 tolerance() {
-	awk -v p="$1" -v n="$2" -v c="${3:-0}" -v cm=$CLOCK_SE_MAX -v m=$SHARE_MARGIN "$SQRT"'
-		BEGIN { if (n == "" || n < 1) exit; if (c > cm) c = cm
-			s = 100 * sq(p / 100 * (1 - p / 100) / n)
-			printf "%.1f", m + 3.5 * sq(s * s + c * c) }'
+	awk -v p="$1" -v n="$2" -v c="${3:-0}" -v q="${4:-}" -v k="${5:-}" -v d="${6:-0}" \
+		-v cm=$CLOCK_SE_MAX -v m=$SHARE_MARGIN "$SQRT"'
+		function var(p, n, c) { if (c > cm) c = cm; return 1e4 * p / 100 * (1 - p / 100) / n + c * c }
+		BEGIN { if (n == "" || n < 1) exit; v = var(p, n, c)
+			if (q != "") { if (k == "" || k < 1) exit; v += var(q, k, d) }
+			printf "%.1f", m + 3.5 * sq(v) }'
 }
 # distinct FOLDED JSON: distinct samples behind a one-vCPU folded file (its
 # stacks scaled by the share that are distinct samples; all of them when
@@ -216,31 +219,15 @@ json_num() {
 	sed -n "s/.*\"$2\": \([0-9.]*\).*/\1/p" "$1" | head -n 1
 }
 
-# guest_split LOG KIND N KEY KEYS...: KEY's % of the sum of KEYS, by the
-# guest's own counters, between its N-th "tg: KIND" report and its last
-# (tg: work: the TSC time each part of its rounds took; tg: io: busy_ms
-# idle_ms, its busy share, and parse_t crc_t, the time its request leaves
-# took).
-guest_split() {
-	_log=$1 _kind=$2 _from=$3 _key=$4
-	shift 4
-	awk -v kind="tg: $_kind " -v from="$_from" -v key="$_key" -v keys="$*" '
-	index($0, kind) {
-		n++
-		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		if (n == from) for (k in v) v0[k] = v[k]
-		for (k in v) v1[k] = v[k]
-	}
-	END {
-		nk = split(keys, ks, " ")
-		for (i = 1; i <= nk; i++) sum += v1[ks[i]] - v0[ks[i]]
-		if (n >= from && sum > 0) printf "%.2f\n", 100 * (v1[key] - v0[key]) / sum
-	}' "$_log"
-}
-# guest_split_se LOG KIND N KEY KEYS...: the standard error of guest_split,
-# in points, from how the split varied between the guest's reports (a
-# ratio estimator's batch means: each report interval is one batch).
-guest_split_se() {
+# guest_split_stats LOG KIND N KEY KEYS...: "SHARE SE": KEY's % of the sum
+# of KEYS, by the guest's own counters, between its N-th "tg: KIND" report
+# and its last (tg: work: the TSC time each part of its rounds took; tg:
+# io: busy_ms idle_ms, its busy share, and parse_t crc_t, the time its
+# request leaves took), and that share's standard error in points, from
+# how it varied between reports (a ratio estimator's batch means: each
+# report interval is one batch; 0 with fewer than two). Nothing without an
+# interval.
+guest_split_stats() {
 	_log=$1 _kind=$2 _from=$3 _key=$4
 	shift 4
 	awk -v kind="tg: $_kind " -v from="$_from" -v key="$_key" -v keys="$*" "$SQRT"'
@@ -256,11 +243,15 @@ guest_split_se() {
 		for (k in v) p[k] = v[k]
 	}
 	END {
-		if (m < 2 || sb <= 0) { print 0; exit }
+		if (m < 1 || sb <= 0) exit
 		r = sa / sb
 		for (i = 1; i <= m; i++) { d = A[i] - r * B[i]; ss += d * d }
-		printf "%.2f\n", 100 * sq(ss / (m * (m - 1))) / (sb / m)
+		printf "%.2f %.2f\n", 100 * r, m < 2 ? 0 : 100 * sq(ss / (m * (m - 1))) / (sb / m)
 	}' "$_log"
+}
+# guest_split LOG KIND N KEY KEYS...: the share alone
+guest_split() {
+	guest_split_stats "$@" | cut -d' ' -f1
 }
 # reports LOG KIND: how many "tg: KIND" reports the guest has written
 reports() {
@@ -290,8 +281,8 @@ check_split() {
 	n=$(distinct "$folded" "${folded%.folded}.json")
 	for pair in tg_chain_10:chain_t tg_hot_35:hot35_t tg_hot_15:hot15_t; do
 		fn=${pair%:*} key=${pair#*:}
-		want=$(guest_split "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
-		cse=$(guest_split_se "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
+		st=$(guest_split_stats "$glog" work $((n0 + 1)) $key chain_t hot35_t hot15_t)
+		want=${st% *} cse=${st#* }
 		got=$(stat "$folded" leaf "$fn")
 		tol=$(tolerance "${want:-50}" "$n" "$cse")
 		if within "$got" "${want:--100}" "$tol"; then
@@ -325,8 +316,8 @@ check_two_vcpus() {
 		ap*) _keys="ap80_t ap20_t" ;;
 		*) _keys="chain_t hot35_t hot15_t" ;;
 		esac
-		_want=$(guest_split $_glog work $((_n0 + 1)) $_key $_keys)
-		_cse=$(guest_split_se $_glog work $((_n0 + 1)) $_key $_keys)
+		_st=$(guest_split_stats $_glog work $((_n0 + 1)) $_key $_keys)
+		_want=${_st% *} _cse=${_st#* }
 		_got=$(stat $_f leaf $_fn)
 		_tol=$(tolerance "${_want:-50}" "$_n" "$_cse")
 		check "$_lb: $_fn ${_got:-0}% of its vCPU, ${_want:-?}% of its time by the guest's clock (+-$_tol, $_n samples, clock's own error ${_cse:-?})" \

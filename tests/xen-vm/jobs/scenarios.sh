@@ -175,8 +175,8 @@ diff_run() {
 	$PROF $name -f 199 -d 25 -q -F pprof,json,folded,txt -o $OUT/$name 2> $OUT/$name.err
 	next_report $glog work
 	for key in chain_t hot35_t hot15_t; do
-		eval "${name#tg-}_$key=$(guest_split $glog work $((n0 + 1)) $key chain_t hot35_t hot15_t)"
-		eval "${name#tg-}_${key}_se=$(guest_split_se $glog work $((n0 + 1)) $key chain_t hot35_t hot15_t)"
+		st=$(guest_split_stats $glog work $((n0 + 1)) $key chain_t hot35_t hot15_t)
+		eval "${name#tg-}_$key=\${st% *} ${name#tg-}_${key}_se=\${st#* }"
 	done
 	tap "# diff: $name: $(grep 'missed deadlines' $OUT/$name.txt)"
 	stop_guest $name
@@ -216,11 +216,7 @@ if diff_run tg-before "" && diff_run tg-after "chain=20 hot35=30 hot15=50"; then
 		# of the two profiles' sampling and of the guest's clock itself.
 		eval "b=\$before_$key a=\$after_$key bse=\$before_${key}_se ase=\$after_${key}_se"
 		want=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a - b }')
-		tol=$(awk -v a="$a" -v b="$b" -v na="$na" -v nb="$nb" -v ca="$ase" -v cb="$bse" \
-			-v cm=$CLOCK_SE_MAX -v m=$SHARE_MARGIN "$SQRT"'
-			BEGIN { if (na < 1) na = 1; if (nb < 1) nb = 1; a /= 100; b /= 100
-				if (ca > cm) ca = cm; if (cb > cm) cb = cm
-				printf "%.1f", m + 3.5 * sq(1e4 * (a * (1 - a) / na + b * (1 - b) / nb) + ca * ca + cb * cb) }')
+		tol=$(tolerance "$a" "$na" "$ase" "$b" "$nb" "$bse")
 		msg="diff: $fn changed ${got:-?} points, the guest's clock says $want (+-$tol: $SHARE_MARGIN points and 3.5 SE; $nb/$na samples, clock's own error $bse/$ase)"
 		if within "$got" "$want" "$tol"; then
 			ok "$msg"
