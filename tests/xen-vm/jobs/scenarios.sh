@@ -324,16 +324,24 @@ for t in pv:fp pvh:nofp; do
 done
 
 # The busy share is judged as a share (3.5 standard errors of the samples
-# taken, late periods not counted) within BUSY_MARGIN points: periods the
-# sampler missed while dom0 was short of CPU count as the last sample
-# (core/sampler.c), whose state they may not have had; on a loaded host
-# under emulation that moves the share a few points either way (measured
-# there, two runs of five checks: -4.1 to +3.7 points; unloaded -0.6 to
-# +0.5).
-BUSY_MARGIN=3.5
-# busy_tolerance SHARE SAMPLES: the allowed deviation, in points
+# taken, late periods not counted) within BUSY_MARGIN points plus a part of
+# the periods the sampler only inferred. A period it missed while dom0 was
+# short of CPU counts as the last sample (core/sampler.c), whose state it
+# may not have had; under emulation on a loaded host the guest's busy
+# bursts take the CPU dom0's sampler needs, so those guesses lean to
+# "blocked". The error such periods can make grows with their share of the
+# run: at most all of it, measured at up to a fifth (loaded, 22-27 % of the
+# periods inferred: -2.1 to -5.4 points; unloaded, 1 %: within 1 point).
+# BUSY_INFERRED of it is allowed.
+BUSY_MARGIN=1.5
+BUSY_INFERRED=0.3
+# busy_tolerance SHARE JSON: the allowed deviation, in points, of the busy
+# share of the profile whose JSON summary is given
 busy_tolerance() {
-	SHARE_MARGIN=$BUSY_MARGIN tolerance "$@"
+	_inf=$(awk -v c="$(json_num "$2" covered_periods)" -v k="$(json_num "$2" stacks)" \
+		-v w=$BUSY_INFERRED 'BEGIN { if (k > 0) printf "%.2f", w * 100 * c / k; else print 0 }')
+	SHARE_MARGIN=$(awk -v a=$BUSY_MARGIN -v b="$_inf" 'BEGIN { print a + b }') \
+		tolerance "$1" "$(json_num "$2" samples)"
 }
 
 # guest_busy LOG N0 PAUSED_BLOCKED_MS: the blocking workload's busy share by
@@ -356,9 +364,9 @@ section "Real unikernels block"
 # stack, idle ones too, must be whole from the entry, idle ones through the
 # hypercall stub to the function that blocked; the busy share must match
 # the guest's own figure (Xen's run-state accounting of its vCPU, read by the
-# guest, over the same window); the request split within 3 points (the
-# count makes 3 points at least 3.5 standard errors: 35 s at 499 Hz gives
-# ~5,000 request samples where 3,300 are needed).
+# guest, over the same window); the request split as every share (35 s
+# at 499 Hz gives ~5,000 request samples: a tolerance of 3.9 points or so
+# unloaded).
 for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	ty=${t%:*} b=${t#*:}
 	g=tg-io-$ty-$b
@@ -390,8 +398,8 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	# guest's blocked time, as the profile never samples inside them.
 	pb=$(json_num $OUT/$g.json paused_while_blocked_ms)
 	theirs=$(guest_busy $log $n0 $pb)
-	tol=$(busy_tolerance "${theirs:-50}" "$(json_num $OUT/$g.json samples)")
-	check "$label: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (its run-state time, less ${pb:-?} ms we held it paused while blocked; +-$tol)" \
+	tol=$(busy_tolerance "${theirs:-50}" $OUT/$g.json)
+	check "$label: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (its run-state time, less ${pb:-?} ms we held it paused while blocked; +-$tol, $(json_num $OUT/$g.json covered_periods) of $(json_num $OUT/$g.json stacks) periods inferred)" \
 		within "${mine:-}" "${theirs:--100}" $tol
 	# Xen's run time (between our samples, outside our pauses) is a
 	# lower bound of busy, which also counts waiting for a CPU: the
@@ -405,15 +413,15 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	# the share of the profile's stacks that are distinct samples.
 	n=$(awk -v r="$(stat $f requests)" -v s="$(json_num $OUT/$g.json samples)" \
 		-v k="$(json_num $OUT/$g.json stacks)" 'BEGIN { if (k > 0) printf "%d", r * s / k; else print 0 }')
-	se=$(awk -v n="${n:-0}" "$SQRT"' BEGIN { if (n > 0) printf "%.2f", 100 * sq(0.24 / n); else print 99 }')
-	check "$label: $n distinct on-CPU samples in the requests: one standard error of the split ${se} points (need <= 3/3.5)" \
-		awk -v e="$se" 'BEGIN { exit !(e <= 3 / 3.5) }'
 	# The split is judged against the time each leaf took by the guest's
-	# own clock (60/40 by work; under emulation the time differs).
-	want=$(guest_split $log io $((n0 + 1)) parse_t parse_t crc_t)
+	# own clock (60/40 by work; under emulation the time differs), by the
+	# suite's rule for shares (tolerance, lib.sh).
+	st=$(guest_split_stats $log io $((n0 + 1)) parse_t parse_t crc_t)
+	want=${st% *} cse=${st#* }
 	got=$(stat $f request tg_req_parse)
-	check "$label: tg_req_parse ${got:-?}% of the request samples, ${want:-?}% of their time by the guest's clock (within 3 points)" \
-		within "${got:-}" "${want:--100}" 3
+	tol=$(tolerance "${want:-50}" "$n" "$cse")
+	check "$label: tg_req_parse ${got:-?}% of the request samples, ${want:-?}% of their time by the guest's clock (+-${tol:-?}, $n distinct samples in the requests, clock's own error ${cse:-?})" \
+		within "${got:-}" "${want:--100}" "$tol"
 	check "$label: the flame graph shows on-CPU time only by default" \
 		sh -c "! grep -q '\[idle\]' $OUT/$g.svg && grep -q 'tg_req_parse' $OUT/$g.svg"
 	check "$label: the folded file keeps the idle stacks under [idle]" grep -q '^\[idle\];tg_entry64;' $f
@@ -443,7 +451,7 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 			awk -v c="${c:-0}" 'BEGIN { exit !(c >= 99.5) }'
 		mine=$(json_num $OUT/$g-rx.json busy_pct)
 		theirs=$(guest_busy $log $n0 $(json_num $OUT/$g-rx.json paused_while_blocked_ms))
-		tol=$(busy_tolerance "${theirs:-50}" "$(json_num $OUT/$g-rx.json samples)")
+		tol=$(busy_tolerance "${theirs:-50}" $OUT/$g-rx.json)
 		check "$label relaxed: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (+-$tol)" \
 			within "${mine:-}" "${theirs:--100}" $tol
 		tap "# $label relaxed: $(grep -e 'vCPU stacks' -e 'per sample' -e '^vcpu0' $OUT/$g-rx.txt | tr '\n' ' ')"
