@@ -483,9 +483,15 @@ void cfi_table_index(struct up_cfi_table *t)
 	if (!t->index)
 		return;
 	for (uint64_t b = 0; b <= blocks; b++) {
-		uint64_t block_start = t->index_base + (b << CFI_BLOCK_SHIFT);
+		uint64_t off = b << CFI_BLOCK_SHIFT;
 
-		while (i < t->count && t->rows[i].start + t->rows[i].len <= block_start)
+		/* A block past the top of the address space (rows in its last
+		 * block, as an image may place them): every row ends before it,
+		 * where its start would wrap to 0 and find none. */
+		if (off > UINT64_MAX - t->index_base)
+			i = t->count;
+		while (i < t->count &&
+		       t->rows[i].start + t->rows[i].len <= t->index_base + off)
 			i++;
 		t->index[b] = (uint32_t)i;
 	}

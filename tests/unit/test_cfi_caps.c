@@ -395,6 +395,35 @@ static void test_fde_cap(void)
 	free(eh.b);
 }
 
+/* Rows in the last blocks of the address space, as a hostile image's FDEs
+ * may place them (found by fuzz_cfi_table): the index's block past the top
+ * wrapped to 0 and lookups in the last block found nothing. Every row is
+ * found at both its ends, the gaps and the very top find none. */
+static void test_top_of_address_space(void)
+{
+	struct cfi_row rows[] = {
+		{ .start = 0xfffffffffffffe80ULL, .len = 0x20 },
+		{ .start = 0xffffffffffffff52ULL, .len = 12 },
+		{ .start = 0xffffffffffffff62ULL, .len = 4 },
+		{ .start = 0xffffffffffffffa6ULL, .len = 56 },
+		{ .start = 0xfffffffffffffff0ULL, .len = 15 },
+	};
+	struct up_cfi_table t = { .rows = rows, .count = 5 };
+
+	cfi_table_index(&t);
+	REQUIRE(t.index != NULL);
+	CHECK(t.blocks == 2);
+	for (size_t i = 0; i < t.count; i++) {
+		CHECK(cfi_table_find(&t, rows[i].start) == &rows[i]);
+		CHECK(cfi_table_find(&t, rows[i].start + rows[i].len - 1) == &rows[i]);
+	}
+	CHECK(cfi_table_find(&t, 0xffffffffffffff00ULL) == NULL);
+	CHECK(cfi_table_find(&t, 0xffffffffffffff5eULL) == NULL);
+	CHECK(cfi_table_find(&t, UINT64_MAX) == NULL);
+	CHECK(cfi_table_find(&t, 0) == NULL);
+	free(t.index);
+}
+
 int main(void)
 {
 	RUN(test_huge_register);
@@ -403,5 +432,6 @@ int main(void)
 	RUN(test_quadratic_fde);
 	RUN(test_remember_depth);
 	RUN(test_fde_cap);
+	RUN(test_top_of_address_space);
 	TEST_MAIN_END();
 }
