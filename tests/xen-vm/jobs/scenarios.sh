@@ -330,9 +330,9 @@ done
 # may not have had; under emulation on a loaded host the guest's busy
 # bursts take the CPU dom0's sampler needs, so those guesses lean to
 # "blocked". The error such periods can make grows with their share of the
-# run: at most all of it, measured at up to a fifth (loaded, 22-27 % of the
-# periods inferred: -2.1 to -5.4 points; unloaded, 1 %: within 1 point).
-# BUSY_INFERRED of it is allowed.
+# run: at most all of it, measured at up to 0.22 of it (loaded, 22-27 % of
+# the periods inferred: 0 to -6.1 points over three runs; unloaded, 1 %:
+# within 1 point). BUSY_INFERRED of it is allowed.
 BUSY_MARGIN=1.5
 BUSY_INFERRED=0.3
 # busy_tolerance SHARE JSON: the allowed deviation, in points, of the busy
