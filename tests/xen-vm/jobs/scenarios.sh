@@ -338,9 +338,8 @@ BUSY_INFERRED=0.3
 # busy_tolerance SHARE JSON: the allowed deviation, in points, of the busy
 # share of the profile whose JSON summary is given
 busy_tolerance() {
-	_inf=$(awk -v c="$(json_num "$2" covered_periods)" -v k="$(json_num "$2" stacks)" \
-		-v w=$BUSY_INFERRED 'BEGIN { if (k > 0) printf "%.2f", w * 100 * c / k; else print 0 }')
-	SHARE_MARGIN=$(awk -v a=$BUSY_MARGIN -v b="$_inf" 'BEGIN { print a + b }') \
+	SHARE_MARGIN=$(awk -v c="$(json_num "$2" covered_periods)" -v k="$(json_num "$2" stacks)" \
+		-v m=$BUSY_MARGIN -v w=$BUSY_INFERRED 'BEGIN { printf "%.2f", m + (k > 0 ? w * 100 * c / k : 0) }') \
 		tolerance "$1" "$(json_num "$2" samples)"
 }
 
