@@ -18,7 +18,7 @@ kver=$(apt-cache depends "linux-image-$arch:$arch" 2>/dev/null |
 [ -n "$kver" ] || { echo "fetch-debs: cannot resolve linux-image-$arch: run apt-get update" >&2; exit 1; }
 
 case $arch in
-amd64) pkgs="xen-hypervisor-4.17-amd64 xen-utils-4.17 xen-utils-common busybox-static $kver" ;;
+amd64) pkgs="xen-hypervisor-4.17-amd64 xen-utils-4.17 xen-utils-common xenstore-utils busybox-static $kver" ;;
 arm64) pkgs="xen-hypervisor-4.17-arm64:arm64 xen-utils-4.17:arm64 xen-utils-common busybox-static:arm64 dash:arm64 $kver:arm64" ;;
 *) echo "fetch-debs: no dom0 for architecture $arch (amd64 or arm64)" >&2; exit 1 ;;
 esac

@@ -36,12 +36,31 @@ for m in xen-evtchn xen-privcmd xen-gntdev xen-gntalloc xenfs/xenfs; do
 	cp "$root/lib/modules/$kver/kernel/drivers/xen/$m.ko" \
 		"$work/lib/modules/$kver/kernel/drivers/xen/$m.ko"
 done
+# A disk backend for guests tried by hand (scripts/xen-run.sh): a RAM
+# disk and blkback, loaded only when a job asks.
+for m in block/brd block/xen-blkback/xen-blkback; do
+	[ -e "$root/lib/modules/$kver/kernel/drivers/$m.ko" ] || continue
+	mkdir -p "$work/lib/modules/$kver/kernel/drivers/$(dirname $m)"
+	cp "$root/lib/modules/$kver/kernel/drivers/$m.ko" "$work/lib/modules/$kver/kernel/drivers/$m.ko"
+done
 
 bins="$work/bin/dash"
-for b in xl oxenstored xenconsoled xen-init-dom0 xenctx readnotes; do
+for b in xl oxenstored xenconsoled xen-init-dom0 xenctx readnotes xentrace; do
 	[ -e "$root/usr/lib/xen-4.17/bin/$b" ] || continue   # readnotes: x86 only
 	cp "$root/usr/lib/xen-4.17/bin/$b" "$work/usr/lib/xen-4.17/bin/$b"
 	bins="$bins $work/usr/lib/xen-4.17/bin/$b"
+done
+# Xen's own record of when each vCPU ran (xenalyze reads xentrace's
+# file), and the xenstore clients a hotplug script uses.
+mkdir -p "$work/usr/bin"
+for b in xenalyze xenstore; do
+	[ -e "$root/usr/bin/$b" ] || continue
+	cp "$root/usr/bin/$b" "$work/usr/bin/$b"
+	bins="$bins $work/usr/bin/$b"
+done
+for l in read write ls list rm exists watch chmod; do
+	[ -e "$root/usr/bin/xenstore-$l" ] || continue
+	ln -sf xenstore "$work/usr/bin/xenstore-$l"
 done
 # The distribution's xl, where Debian's wrapper puts it; our xl front in
 # /usr/local/sbin comes first in PATH and hands it what it does not handle.
