@@ -33,13 +33,12 @@
 /* 24 bytes a row: 4M rows is 96 MiB, four times a Linux kernel's table. */
 #define CFI_MAX_ROWS (1u << 22)
 
+/* One ELF file being compiled into the table; the table keeps what
+ * outlives it (capacity, the work budget, the architecture). */
 struct builder {
 	struct up_cfi_table *t;
-	size_t cap;
 	size_t sorted;     /* rows [0, sorted) are sorted: earlier sections */
-	uint64_t work_left;
 	bool rows_capped;
-	const struct arch *arch;   /* the image's: its DWARF numbers */
 	const uint8_t *img;        /* our private copy of the image */
 	size_t img_len;
 };
@@ -65,7 +64,7 @@ static int push_row(struct builder *b, const struct cfi_row *r)
 		b->rows_capped = true;
 		return 0;
 	}
-	if (grow_array(&t->rows, &b->cap, t->count + 1, sizeof(*t->rows), 1024) < 0)
+	if (grow_array(&t->rows, &t->cap, t->count + 1, sizeof(*t->rows), 1024) < 0)
 		return UP_ENOMEM;
 	t->rows[t->count++] = *r;
 	return 0;
@@ -169,6 +168,25 @@ static uint64_t fde_work(const struct fde_ref *f)
 	       f->rows * f->work;
 }
 
+/* The start of the first covered row in (a, end), or end: rows are
+ * sorted and do not overlap. */
+static uint64_t covered_from(const struct up_cfi_table *done, uint64_t a,
+			     uint64_t end)
+{
+	size_t lo = 0, hi = done->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (done->rows[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < done->count && done->rows[lo].start < end ?
+	       done->rows[lo].start : end;
+}
+
 /* Rows for every FDE range of one section's CFI. */
 static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fdes)
 {
@@ -179,12 +197,14 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 		uint64_t a = fde->pc_begin, end = fde->pc_end, work = fde_work(fde);
 		uint64_t rows_left = fde->rows;
 
-		/* Ranges already covered (by .eh_frame) are not redone. */
+		/* Ranges already covered (by .eh_frame, or by an earlier file)
+		 * are not redone, and an FDE running into one stops there. */
 		struct up_cfi_table done = { .rows = b->t->rows, .count = b->sorted };
 
 		if (done.count && cfi_table_find(&done, a))
 			continue;
-		if (work > CFI_MAX_FDE_WORK || work > b->work_left) {
+		end = covered_from(&done, a, end);
+		if (work > CFI_MAX_FDE_WORK || work > b->t->work_left) {
 			struct cfi_row r = { .start = a, .kind = CFI_ROW_UNSUPPORTED };
 
 			b->t->info.costly_fdes++;
@@ -195,7 +215,7 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			}
 			continue;
 		}
-		b->work_left -= work;
+		b->t->work_left -= work;
 		bool fp_based = false;
 
 		b->t->info.fdes++;
@@ -217,7 +237,7 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			}
 			r.start = a;
 			r.len = (uint32_t)(e - a);
-			classify(b->arch, f, ra, sig, &r);
+			classify(b->t->arch, f, ra, sig, &r);
 			free(f);
 			if (r.kind == CFI_ROW_UNSUPPORTED)
 				b->t->info.unsupported++;
@@ -361,48 +381,46 @@ static int add_section(struct builder *b, Elf *elf, const char *name,
 	return rc;
 }
 
-int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
-			  size_t len, const char *what)
+/* Compile one ELF file's .eh_frame and .debug_frame into the table, for
+ * the code it does not cover yet. */
+static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
+		     const char *what)
 {
-	struct up_cfi_table *t = calloc(1, sizeof(*t));
-	struct builder b = { .t = t, .work_left = CFI_MAX_TOTAL_WORK };
+	struct builder b = { .t = t, .sorted = t->count };
+	const struct arch *arch;
 	Dwarf_CFI *eh = NULL;
 	Dwarf *dw = NULL;
 	char *copy = NULL;
 	Elf *elf = NULL;
+	GElf_Ehdr eh_hdr;
+	size_t costly = t->info.costly_fdes;
 	int rc = 0;
 
-	if (!t)
-		return up_fail(UP_ENOMEM, "out of memory");
 	elf_version(EV_CURRENT);
 	copy = malloc(len ? len : 1);      /* libelf may write to the image */
-	if (!copy) {
-		rc = up_fail(UP_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!copy)
+		return up_fail(UP_ENOMEM, "out of memory");
 	memcpy(copy, buf, len);
 	b.img = (const uint8_t *)copy;
 	b.img_len = len;
 	elf = elf_memory(copy, len);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh_hdr)) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 		goto out;
 	}
-	{
-		GElf_Ehdr eh_hdr;
-
-		if (!gelf_getehdr(elf, &eh_hdr)) {
-			rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
-			goto out;
-		}
-		b.arch = arch_of_elf_machine(eh_hdr.e_machine);
-		if (!b.arch) {
-			rc = up_fail(UP_EUNSUPP,
-				     "%s is for ELF machine %u, which uniprof cannot unwind by CFI: use -u fp",
-				     what, (unsigned)eh_hdr.e_machine);
-			goto out;
-		}
+	arch = arch_of_elf_machine(eh_hdr.e_machine);
+	if (!arch) {
+		rc = up_fail(UP_EUNSUPP,
+			     "%s is for ELF machine %u, which uniprof cannot unwind by CFI: use -u fp",
+			     what, (unsigned)eh_hdr.e_machine);
+		goto out;
 	}
+	if (t->arch && arch != t->arch) {
+		rc = up_fail(UP_EINVAL, "%s is for another architecture than the image",
+			     what);
+		goto out;
+	}
+	t->arch = arch;
 	hide_eh_frame_hdr(elf);
 	eh = dwarf_getcfi_elf(elf);
 	rc = add_section(&b, elf, ".eh_frame", true, eh);
@@ -411,21 +429,11 @@ int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 		if (dw)
 			rc = add_section(&b, elf, ".debug_frame", false, dwarf_getcfi(dw));
 	}
-	if (rc == 0 && t->count == 0 && t->info.warning[0])
-		rc = up_fail(UP_ENOENT, "%s has no usable unwind information (%s): use -u fp",
-			     what, t->info.warning);
-	if (rc == 0 && t->count == 0)
-		rc = up_fail(UP_ENOENT,
-			     "%s has no unwind information (.eh_frame or .debug_frame): build it with -fasynchronous-unwind-tables, or use -u fp",
-			     what);
 	if (b.rows_capped)
 		warn(&b, "more than %u CFI rows, the rest not compiled", CFI_MAX_ROWS);
-	if (t->info.costly_fdes)
+	if (t->info.costly_fdes > costly)
 		warn(&b, "%zu FDEs too costly to compile (unsupported rows)",
-		     t->info.costly_fdes);
-	t->info.rows = t->count;
-	if (rc == 0)
-		cfi_table_index(t);
+		     t->info.costly_fdes - costly);
 out:
 	if (dw)
 		dwarf_end(dw);
@@ -434,12 +442,51 @@ out:
 	if (elf)
 		elf_end(elf);
 	free(copy);
+	return rc;
+}
+
+/* The table's figures and lookup index after a file was added. */
+static void finish(struct up_cfi_table *t)
+{
+	t->info.rows = t->count;
+	cfi_table_index(t);
+}
+
+int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
+			  size_t len, const char *what)
+{
+	struct up_cfi_table *t = calloc(1, sizeof(*t));
+	int rc;
+
+	if (!t)
+		return up_fail(UP_ENOMEM, "out of memory");
+	t->work_left = CFI_MAX_TOTAL_WORK;
+	rc = add_image(t, buf, len, what);
+	if (rc == 0 && t->count == 0 && t->info.warning[0])
+		rc = up_fail(UP_ENOENT, "%s has no usable unwind information (%s): use -u fp",
+			     what, t->info.warning);
+	if (rc == 0 && t->count == 0)
+		rc = up_fail(UP_ENOENT,
+			     "%s has no unwind information (.eh_frame or .debug_frame): build it with -fasynchronous-unwind-tables, or use -u fp",
+			     what);
 	if (rc < 0) {
 		up_cfi_table_free(t);
 		return rc;
 	}
+	finish(t);
 	*out = t;
 	return 0;
+}
+
+int up_cfi_table_add_mem(struct up_cfi_table *t, const void *buf, size_t len,
+			 const char *what, size_t *fdes_added)
+{
+	size_t fdes = t->info.fdes;
+	int rc = add_image(t, buf, len, what);
+
+	*fdes_added = t->info.fdes - fdes;
+	finish(t);
+	return rc;
 }
 
 int up_cfi_table_load(struct up_cfi_table **out, const char *path)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include "uniprof/unwind.h"
 
+struct arch;
+
 enum cfi_row_kind {
 	CFI_ROW_NORMAL = 0,
 	CFI_ROW_OUTERMOST = 1,     /* return address undefined: stack ends */
@@ -61,6 +63,10 @@ struct up_cfi_table {
 	uint32_t *index;           /* blocks + 1 entries, or NULL */
 	uint64_t index_base;
 	size_t blocks;
+	/* For compiling more files into it: */
+	size_t cap;                /* rows allocated */
+	uint64_t work_left;        /* libdw's budget, for all files */
+	const struct arch *arch;   /* the files': their DWARF numbers */
 };
 
 /* Build the lookup index (rows sorted); without memory, lookups still

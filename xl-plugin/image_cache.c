@@ -84,6 +84,12 @@ int xlp_cfi_table_load(struct up_cfi_table **out, const char *path)
 	LOAD(up_cfi_table_load_mem(out, s->buf, s->len, path));
 }
 
+int xlp_cfi_table_add(struct up_cfi_table *t, const char *path, size_t *added)
+{
+	*added = 0;
+	LOAD(up_cfi_table_add_mem(t, s->buf, s->len, path, added));
+}
+
 int xlp_libunwind_load(struct up_libunwind **out, const char *path)
 {
 	LOAD(up_libunwind_load_mem(out, s->buf, s->len, path));

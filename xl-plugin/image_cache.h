@@ -12,6 +12,7 @@
 int xlp_elf_identify(const char *path, struct up_elf_identity *id);
 int xlp_symtab_load(struct up_symtab **out, const char *path);
 int xlp_cfi_table_load(struct up_cfi_table **out, const char *path);
+int xlp_cfi_table_add(struct up_cfi_table *t, const char *path, size_t *added);
 int xlp_libunwind_load(struct up_libunwind **out, const char *path);
 int xlp_kernel_map_read(struct up_kernel_map **out, const char *path,
 			const struct up_symtab *symtab);

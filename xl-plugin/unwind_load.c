@@ -7,6 +7,23 @@
 #include "image_cache.h"
 #include "unwind_load.h"
 
+/* The symbol file's CFI for the code the image's does not cover. Not an
+ * ELF file (a System.map): nothing to add. */
+static void add_symbol_file_cfi(struct up_cfi_table *t, const char *path,
+				int verbose)
+{
+	size_t added;
+	int rc = xlp_cfi_table_add(t, path, &added);
+
+	if (rc == UP_EFORMAT)
+		return;
+	if (rc < 0)
+		fprintf(stderr, "xl profile: unwind: %s: %s\n", path, up_error_last());
+	else if (verbose)
+		fprintf(stderr, "xl profile: unwind: %s: %zu FDEs more, for code the image's CFI does not cover\n",
+			path, added);
+}
+
 int xlp_unwind_load(enum up_unwinder want, const char *kernel,
 		    const char *symbols_file, int verbose, struct xlp_unwind *u)
 {
@@ -33,8 +50,17 @@ int xlp_unwind_load(enum up_unwinder want, const char *kernel,
 			const struct up_cfi_info *ci = up_cfi_table_info(u->cfi);
 
 			if (verbose)
-				fprintf(stderr, "xl profile: unwind: %s: %zu CFI rows from %zu FDEs (%zu not expressible)\n",
-					tried[i], ci->rows, ci->fdes, ci->unsupported);
+				fprintf(stderr, "xl profile: unwind: %s: %zu FDEs\n",
+					tried[i], ci->fdes);
+			/* A stripped image's build may have left its unwind
+			 * tables in the debug file only (Unikraft keeps them
+			 * in .debug_frame): that file fills what the image's
+			 * own CFI does not cover. */
+			if (i == 0 && tried[1] && strcmp(tried[0], tried[1]) != 0)
+				add_symbol_file_cfi(u->cfi, tried[1], verbose);
+			if (verbose)
+				fprintf(stderr, "xl profile: unwind: %zu CFI rows from %zu FDEs (%zu not expressible)\n",
+					ci->rows, ci->fdes, ci->unsupported);
 			if (ci->warning[0])     /* caps hit: said even without -v */
 				fprintf(stderr, "xl profile: unwind: %s: %s\n", tried[i], ci->warning);
 			/* Rows the table cannot express: libunwind takes

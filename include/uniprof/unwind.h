@@ -96,6 +96,12 @@ struct up_cfi_info {
 int up_cfi_table_load(struct up_cfi_table **out, const char *path);
 int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 			  size_t len, const char *what);
+/* Compile a second ELF file's CFI into the table, for the code the table
+ * does not cover yet: a stripped image's debug file often holds the
+ * unwind tables (.debug_frame) its build left out of .eh_frame. The file
+ * must be of the image's architecture; *fdes_added says what it gave. */
+int up_cfi_table_add_mem(struct up_cfi_table *t, const void *buf, size_t len,
+			 const char *what, size_t *fdes_added);
 void up_cfi_table_free(struct up_cfi_table *t);
 const struct up_cfi_info *up_cfi_table_info(const struct up_cfi_table *t);
 
