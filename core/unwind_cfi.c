@@ -6,7 +6,8 @@
  * return addresses must be in the kernel's code, the depth is limited, a
  * stop says why. A stack is whole only by the code's own word: undefined
  * return address in the CFI, a zero return address, an outermost function,
- * or rbp == 0 where frame pointers are kept. */
+ * rbp == 0 where frame pointers are kept, or rbp == 0 as the CFI below
+ * recovered it in a frame without CFI (a thread trampoline's mark). */
 #include "config.h"
 
 #include "cfi_table.h"
@@ -104,6 +105,9 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 	bool fp_chain = fp_fallback &&
 			up_kernel_map_frame_pointers(k) != UP_FP_OMITTED;
 	struct up_unwind_counts dummy;
+	/* The walk reached this frame through CFI: its registers are the
+	 * caller's as the call left them, not a leaf's at any instruction. */
+	bool recovered = false;
 
 	if (!counts)
 		counts = &dummy;
@@ -136,6 +140,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		} else if (r && r->kind == CFI_ROW_NORMAL) {
 			rc = cfi_step(&w, r, out->depth == 1, &trunc);
 			counts->cfi += rc == 0;
+			recovered = true;
 		} else if (r && opts && opts->cfi_fallback) {
 			/* A rule the table cannot express: libunwind reads it
 			 * from .eh_frame, for this frame only. */
@@ -150,12 +155,20 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 				rc = -1;
 			}
 			counts->libunwind += rc == 0;
+			recovered = true;
+		} else if (!r && recovered && w.fp == 0) {
+			/* No CFI here, and the frame pointer register, as the
+			 * CFI of the frames below recovered it, is zero: what a
+			 * thread trampoline sets before it calls the thread's
+			 * function, the psABI's mark of the outermost frame. */
+			return 0;
 		} else {
 			if (r)
 				counts->unsupported++;
 			if (fp_chain) {
 				rc = fp_step(&w, &trunc);
 				counts->fp += rc == 0;
+				recovered = false;
 			} else {
 				/* No CFI, and rbp says nothing here: an honest
 				 * truncation rather than a guess. */

@@ -263,10 +263,74 @@ static void test_return_outside_text(void)
 	up_kernel_map_add_text(f.k, 0x1000, 0x4000);
 	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
 	tg_poke64(&f.g, STACK + 8, 0x2011);
-	open_guest(&f, 0x1010, STACK, 0);
+	open_guest(&f, 0x1010, STACK, 0x77);
 	o = opts(&f, UP_DOMAIN_HVM);
 	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
 	CHECK(f.st.depth == 2 && f.st.trunc == UP_TRUNC_NO_UNWIND_INFO);
+	teardown(&f);
+}
+
+/* A thread trampoline (Mini-OS's thread_starter: no CFI, rbp zeroed
+ * before it calls the thread's function) ends the walk whole when the CFI
+ * below it recovered rbp as zero; anything else without CFI stays cut. */
+static void test_trampoline_rbp_zero(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+	const uint64_t saved_fp = STACK + 16 + 16;
+
+	/* rbp restored from the stack: zero ends it whole (-u cfi and auto),
+	 * anything else cuts it, as before. */
+	for (int zero = 1; zero >= 0; zero--) {
+		setup(&f, UP_DOMAIN_PV);
+		up_kernel_map_add_text(f.k, 0x1000, 0x4000);
+		up_kernel_map_set_frame_pointers(f.k, UP_FP_OMITTED);
+		row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);   /* rbp untouched */
+		row(&f, 0x2000, 0x100, CFI_ROW_NORMAL, 32);   /* saves rbp */
+		f.rows[1].fp_rule = CFI_FP_AT_CFA;
+		f.rows[1].fp_off = -16;
+		tg_poke64(&f.g, STACK + 8, 0x2011);           /* leaf -> 0x2000 */
+		tg_poke64(&f.g, saved_fp, zero ? 0 : 0x1234);
+		tg_poke64(&f.g, STACK + 16 + 24, 0x3011);     /* -> trampoline */
+		open_guest(&f, 0x1010, STACK, 0x55);
+		o = opts(&f, UP_DOMAIN_PV);
+		for (int fallback = 0; fallback < 2; fallback++) {
+			CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, fallback, &f.st, NULL) == 0);
+			CHECK(f.st.trunc == (zero ? UP_TRUNC_NONE : UP_TRUNC_NO_UNWIND_INFO));
+			CHECK(f.st.depth == 3);
+			CHECK_U64(f.frames[2], 0x3011);
+		}
+		teardown(&f);
+	}
+
+	/* rbp carried through "same value" rules from the registers. */
+	setup(&f, UP_DOMAIN_PV);
+	up_kernel_map_add_text(f.k, 0x1000, 0x4000);
+	up_kernel_map_set_frame_pointers(f.k, UP_FP_OMITTED);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
+	tg_poke64(&f.g, STACK + 8, 0x3011);
+	open_guest(&f, 0x1010, STACK, 0);
+	o = opts(&f, UP_DOMAIN_PV);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 2);
+	teardown(&f);
+
+	/* The interrupted frame itself without CFI: its rbp is whatever the
+	 * code there holds, not a mark; and a rule the table cannot express
+	 * is no trampoline. */
+	setup(&f, UP_DOMAIN_PV);
+	up_kernel_map_add_text(f.k, 0x1000, 0x4000);
+	up_kernel_map_set_frame_pointers(f.k, UP_FP_OMITTED);
+	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
+	row(&f, 0x3000, 0x100, CFI_ROW_UNSUPPORTED, 0);
+	tg_poke64(&f.g, STACK + 8, 0x3011);
+	open_guest(&f, 0x2010, STACK, 0);
+	o = opts(&f, UP_DOMAIN_PV);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 1);
+	f.r.ip = 0x1010;
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_UNSUPPORTED && f.st.depth == 2);
 	teardown(&f);
 }
 
@@ -438,6 +502,7 @@ int main(void)
 	RUN(test_hypercall_libunwind);
 	RUN(test_rbp_zero_without_frame_pointers);
 	RUN(test_return_outside_text);
+	RUN(test_trampoline_rbp_zero);
 	RUN(test_entry_function);
 	RUN(test_kernel_map_of_guest);
 	RUN(test_idle_in_profile);
