@@ -314,8 +314,10 @@ static int parse(struct up_kernel_map *k, Elf *elf, const char *what,
 	}
 	/* Xen fills a whole page: anything else is not a hypercall page. */
 	k->hypercall_page = hypercall % UP_PAGE_SIZE == 0 ? hypercall : 0;
-	/* The entry points' functions are outermost frames. */
-	if (eh.e_entry && function_at(symtab, eh.e_entry, &lo, &hi) &&
+	/* The entry points' functions are outermost frames. Entry 0 is one
+	 * too where code is linked at 0 (Mini-OS's and Unikraft's _start). */
+	if ((eh.e_entry || (k->nr_text && in_ranges(k->text, k->nr_text, 0))) &&
+	    function_at(symtab, eh.e_entry, &lo, &hi) &&
 	    (rc = up_kernel_map_add_entry(k, lo, hi)) < 0)
 		return rc;
 	if (xen_entry && xen_entry != eh.e_entry &&
