@@ -135,6 +135,8 @@ int up_image_serialize(const struct up_image *img, void **buf, size_t *len)
 		up_put64(p + 56, r->tcr);
 		up_put64(p + 64, r->lr);
 		up_put32(p + 72, r->arch);
+		up_put64(p + 80, r->arg0);
+		up_put64(p + 88, r->x16);
 	}
 	for (size_t i = 0; i < img->nr_frames; i++, p += UP_IMAGE_FRAME_SIZE) {
 		up_put64(p, img->frames[i]->number);

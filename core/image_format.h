@@ -5,10 +5,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#define UP_IMAGE_VERSION 2
+#define UP_IMAGE_VERSION 3
 #define UP_IMAGE_HEADER_SIZE 24   /* magic 8 + 4 x u32 */
 #define UP_IMAGE_VCPU_SIZE_V1 48  /* 4 x u64 + 4 x u32 */
-#define UP_IMAGE_VCPU_SIZE 80     /* v1 + 3 x u64 + 2 x u32 */
+#define UP_IMAGE_VCPU_SIZE_V2 80  /* v1 + 3 x u64 + 2 x u32 */
+#define UP_IMAGE_VCPU_SIZE 96     /* v2 + 2 x u64 */
 #define UP_IMAGE_FRAME_HDR 16     /* u64 number + u32 kind + u32 reserved */
 #define UP_IMAGE_FRAME_SIZE (UP_IMAGE_FRAME_HDR + 4096)
 

@@ -389,6 +389,14 @@ bool kernel_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 	return a && a->in_hypercall && a->in_hypercall(m, regs, k, ip);
 }
 
+bool kernel_at_block(struct up_mem *m, const struct up_regs *regs,
+		     const struct up_kernel_map *k, enum up_domain_type type)
+{
+	const struct arch *a = arch_get(regs->arch);
+
+	return k && a && a->at_block && a->at_block(m, regs, k, type);
+}
+
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,
 			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,

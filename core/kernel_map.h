@@ -36,6 +36,12 @@ static inline bool kernel_in_hypercall_page(const struct up_kernel_map *k,
 bool kernel_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 			 const struct up_kernel_map *k, uint64_t ip);
 
+/* Whether the vCPU stopped just after the trap of SCHEDOP_block or poll
+ * (the architecture's test): it ran no guest code since, whatever Xen
+ * says of it a moment later. */
+bool kernel_at_block(struct up_mem *m, const struct up_regs *regs,
+		     const struct up_kernel_map *k, enum up_domain_type type);
+
 /* Keep a return address the walk found: a zero one ends the stack whole,
  * one outside the kernel's code or past the depth limit ends it truncated
  * (not kept), one inside an outermost function is kept and ends it whole.

@@ -13,6 +13,7 @@
 
 #include "error_impl.h"
 #include "grow.h"
+#include "kernel_map.h"
 #include "sampler_impl.h"
 #include "target_impl.h"
 
@@ -201,6 +202,14 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 			vs[v].status = sampler_walk(mem, &regs, c, uo,
 						    &vs[v].stack, counts) < 0 ?
 				       VCPU_NO_REGS : VCPU_STACK;
+		/* Stopped just after blocking's trap: blocked at the instant
+		 * of the pause even when Xen says otherwise now, as it does
+		 * of a vCPU an event woke during the pause (a backend in
+		 * dom0 completing a request meanwhile), or one woken before
+		 * that had not run yet: neither is CPU time. */
+		if (!c->no_activity && vs[v].status == VCPU_STACK &&
+		    kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
+			vs[v].activity = UP_VCPU_BLOCKED;
 	}
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
 		urc = target_end_pause(t, abandoned);

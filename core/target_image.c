@@ -261,11 +261,12 @@ static int parse(struct image_target *it)
 	type = up_le32(b + 12);
 	nv = up_le32(b + 16);
 	nf = up_le32(b + 20);
-	if (version != 1 && version != UP_IMAGE_VERSION)
+	if (version < 1 || version > UP_IMAGE_VERSION)
 		return up_fail(UP_EFORMAT, "guest image version %u, expected 1 to %u",
 			       version, UP_IMAGE_VERSION);
-	/* Version 1 has x86 registers only. */
-	vcpu_size = version == 1 ? UP_IMAGE_VCPU_SIZE_V1 : UP_IMAGE_VCPU_SIZE;
+	/* Version 1 has x86 registers only, version 2 no argument ones. */
+	vcpu_size = version == 1 ? UP_IMAGE_VCPU_SIZE_V1 :
+		    version == 2 ? UP_IMAGE_VCPU_SIZE_V2 : UP_IMAGE_VCPU_SIZE;
 	if (type > UP_DOMAIN_HVM)
 		return up_fail(UP_EFORMAT, "guest image: bad domain type %u", type);
 	if (nv == 0 || nv > UP_IMAGE_MAX_VCPUS || nf > UP_IMAGE_MAX_FRAMES)
@@ -307,6 +308,10 @@ static int parse(struct image_target *it)
 			r->lr = up_le64(p + 64);
 			/* Kept as read: an unknown one is refused by the walk. */
 			r->arch = (enum up_arch)(up_le32(p + 72) & 0xff);
+		}
+		if (version >= 3) {
+			r->arg0 = up_le64(p + 80);
+			r->x16 = up_le64(p + 88);
 		}
 	}
 	for (uint32_t i = 0; i < nf; i++, p += UP_IMAGE_FRAME_SIZE)

@@ -39,6 +39,11 @@ struct arch {
 			      const struct up_kernel_map *k,
 			      enum up_domain_type type, uint64_t *ip,
 			      uint64_t *sp, enum up_trunc *trunc);
+	/* Whether the vCPU stopped where one that blocks in Xen stops: just
+	 * after the trap of SCHEDOP_block or SCHEDOP_poll. Such a vCPU ran
+	 * no guest code since: blocked, or woken and not yet run. */
+	bool (*at_block)(struct up_mem *m, const struct up_regs *regs,
+			 const struct up_kernel_map *k, enum up_domain_type type);
 	/* Where a boot header at the ELF entry point jumps (len bytes of it
 	 * at va): the real entry, also an outermost function. 0: none (or
 	 * NULL: this architecture has no such header). */

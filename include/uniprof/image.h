@@ -2,12 +2,12 @@
  * so tests can build guests with known page tables and stacks.
  *
  * Format (little-endian):
- *   header   "UPIMAGE1", u32 version (2; 1 is read too), u32 domain type,
- *            u32 nr_vcpus, u32 nr_frames
+ *   header   "UPIMAGE1", u32 version (3; 1 and 2 are read too), u32
+ *            domain type, u32 nr_vcpus, u32 nr_frames
  *   vcpu     u64 ip, sp, fp, cr3; u32 paging, frame_kind, guest_width,
  *            flags (1: online, 2: kernel mode, 4: blocked); version 2 goes
- *            on: u64 ttbr1, tcr, lr; u32 arch, u32 reserved -- nr_vcpus
- *            times
+ *            on: u64 ttbr1, tcr, lr; u32 arch, u32 reserved; version 3:
+ *            u64 arg0, x16 -- nr_vcpus times
  *   frame    u64 number, u32 kind, u32 reserved, 4096 data -- nr_frames times
  */
 #ifndef UNIPROF_IMAGE_H

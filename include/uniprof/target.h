@@ -87,6 +87,11 @@ struct up_regs {
 	uint64_t ttbr1;
 	uint64_t tcr;
 	uint64_t lr;
+	/* A hypercall's first argument register (rdi, 32-bit PV's ebx,
+	 * AArch64's x0) and AArch64's hypercall number register (x16): a
+	 * vCPU stopped just after SCHEDOP_block's trap blocked there. */
+	uint64_t arg0;
+	uint64_t x16;
 };
 
 /* What a vCPU was doing when the domain was paused: Xen keeps a blocked

@@ -95,12 +95,15 @@ static void test_malformed(void)
 	CHECK(open_mem(buf, len) == UP_EFORMAT);              /* magic */
 	CHECK(strstr(up_error_last(), "not a uniprof guest image") != NULL);
 	buf[0] = 'U';
-	buf[8] = 3;                                            /* version */
+	buf[8] = 4;                                            /* version */
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	buf[8] = 1;              /* version 1's vCPU records are shorter */
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	CHECK(strstr(up_error_last(), "size") != NULL);
-	buf[8] = 2;
+	buf[8] = 2;              /* and version 2's */
+	CHECK(open_mem(buf, len) == UP_EFORMAT);
+	CHECK(strstr(up_error_last(), "size") != NULL);
+	buf[8] = 3;
 	buf[16] = 0;                                           /* 0 vCPUs */
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	buf[16] = 1;
@@ -108,7 +111,7 @@ static void test_malformed(void)
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	buf[23] = 0;
 	/* Second frame numbered like the first: duplicate. */
-	buf[24 + 80 + 4112] = 1;             /* after one vCPU record */
+	buf[24 + 96 + 4112] = 1;             /* after one vCPU record */
 	CHECK(open_mem(buf, len) == UP_EFORMAT);
 	CHECK(strstr(up_error_last(), "twice") != NULL);
 	free(buf);

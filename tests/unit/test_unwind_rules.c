@@ -489,6 +489,51 @@ static void test_sampler_activity(void)
 	tg_release(&g);
 }
 
+/* A vCPU stopped just after SCHEDOP_block's trap is blocked at the
+ * instant of the pause even when Xen says it is not (an event woke it
+ * while we held the domain paused): paused and relaxed alike. Yield
+ * from the same stub is CPU time. */
+static void test_sampler_at_block(void)
+{
+	for (int relaxed = 0; relaxed < 2; relaxed++) {
+		struct test_guest g;
+		struct up_target *t;
+		struct up_profile *p;
+		struct up_sampler_config c;
+		struct up_sampler_stats st;
+		struct up_kernel_map *k;
+		struct up_regs r;
+
+		tg_init(&g, UP_DOMAIN_HVM);
+		tg_map_fresh(&g, STACK, 1);
+		tg_poke64(&g, STACK, 0x1035);             /* the stub's caller */
+		r = tg_regs(&g, SCHED_OP_HVM, STACK, 0);
+		r.arg0 = 1;                               /* SCHEDOP_block */
+		up_image_add_vcpu(g.img, &r);
+		r.arg0 = 0;                               /* SCHEDOP_yield */
+		up_image_add_vcpu(g.img, &r);
+		t = tg_open(&g);
+		REQUIRE(up_kernel_map_new(&k) == 0);
+		up_kernel_map_set_hypercall_page(k, HC);
+		up_sampler_config_init(&c);
+		c.unwinder = UP_UNWINDER_FP;
+		c.unwind.kernel = k;
+		c.consistency = relaxed ? UP_CONSISTENCY_RELAXED : UP_CONSISTENCY_PAUSED;
+		c.hz = 10000;
+		c.max_samples = 5;
+		c.drop_late = true;
+		REQUIRE(up_profile_new(&p, 2) == 0);
+		CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+		CHECK_U64(up_profile_vcpu_blocked(p, 0), 5);
+		CHECK_U64(up_profile_vcpu_busy(p, 1), 5);
+		up_sampler_stats_release(&st);
+		up_profile_free(p);
+		up_kernel_map_free(k);
+		up_target_close(t);
+		tg_release(&g);
+	}
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -507,5 +552,6 @@ int main(void)
 	RUN(test_kernel_map_of_guest);
 	RUN(test_idle_in_profile);
 	RUN(test_sampler_activity);
+	RUN(test_sampler_at_block);
 	TEST_MAIN_END();
 }

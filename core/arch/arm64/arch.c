@@ -23,5 +23,6 @@ const struct arch arch_aarch64 = {
 	.translate = arm64_translate,
 	.in_hypercall = arm64_in_hypercall,
 	.hypercall_step = arm64_hypercall_step,
+	.at_block = arm64_at_block,
 	.boot_header_target = arm64_image_header_target,
 };

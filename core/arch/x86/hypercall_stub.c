@@ -9,6 +9,9 @@
 #include "x86.h"
 
 #define HYPERCALL_IRET 23     /* jumped to, never returns */
+#define HYPERCALL_SCHED_OP 29
+#define SCHEDOP_BLOCK 1
+#define SCHEDOP_POLL 3
 
 /* Where the return address is, from sp, at each offset of a 64-bit PV
  * stub: push %rcx (1 byte), push %r11 (2), mov $N,%eax (5), syscall (2),
@@ -38,6 +41,20 @@ bool x86_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 	(void)m;
 	(void)regs;
 	return kernel_in_hypercall_page(k, ip);
+}
+
+/* Just after sched_op's syscall (PV) or vmcall (HVM/PVH), with block or
+ * poll asked: Xen returns there when the vCPU runs again. */
+bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
+		  const struct up_kernel_map *k, enum up_domain_type type)
+{
+	uint64_t after_trap = type == UP_DOMAIN_PV ? 10 : 8;
+
+	(void)m;
+	return kernel_in_hypercall_page(k, regs->ip) &&
+	       regs->ip == k->hypercall_page +
+			   HYPERCALL_SCHED_OP * HYPERCALL_STUB_SIZE + after_trap &&
+	       (regs->arg0 == SCHEDOP_BLOCK || regs->arg0 == SCHEDOP_POLL);
 }
 
 int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,

@@ -10,6 +10,8 @@ int x86_translate(struct frame_cache *c, const struct up_regs *regs,
 bool x86_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 		      const struct up_kernel_map *k, uint64_t ip);
 
+bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
+		  const struct up_kernel_map *k, enum up_domain_type type);
 int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 		       const struct up_kernel_map *k, enum up_domain_type type,
 		       uint64_t *ip, uint64_t *sp, enum up_trunc *trunc);

@@ -37,6 +37,7 @@ void xen_context_pv_regs(const void *ctx, unsigned width, struct up_regs *r)
 		r->ip = c64->user_regs.rip;
 		r->sp = c64->user_regs.rsp;
 		r->fp = c64->user_regs.rbp;
+		r->arg0 = c64->user_regs.rdi;
 		r->kernel_mode = flags & X86_VGCF_IN_KERNEL;
 		r->online = flags & X86_VGCF_ONLINE;
 		/* 64-bit PV keeps user-mode page tables in ctrlreg[1]. */
@@ -50,6 +51,7 @@ void xen_context_pv_regs(const void *ctx, unsigned width, struct up_regs *r)
 		r->ip = c32->user_regs.eip;
 		r->sp = c32->user_regs.esp;
 		r->fp = c32->user_regs.ebp;
+		r->arg0 = c32->user_regs.ebx;
 		r->kernel_mode = c32->flags & X86_VGCF_IN_KERNEL;
 		r->online = c32->flags & X86_VGCF_ONLINE;
 		/* 32-bit PV packs the frame's high bits into the low ones. */
@@ -75,6 +77,7 @@ void xen_context_hvm_regs(const struct vcpu_guest_context_x86_64 *c,
 	r->ip = c->user_regs.rip;
 	r->sp = c->user_regs.rsp;
 	r->fp = c->user_regs.rbp;
+	r->arg0 = c->user_regs.rdi;
 	r->cr3 = c->ctrlreg[3];
 	r->frame_kind = UP_FRAME_GFN;
 	r->online = c->flags & X86_VGCF_ONLINE;
@@ -95,6 +98,7 @@ void xen_context_hvm_cpu_regs(const struct hvm_hw_cpu *c, struct up_regs *r)
 	r->ip = c->rip;
 	r->sp = c->rsp;
 	r->fp = c->rbp;
+	r->arg0 = c->rdi;
 	r->cr3 = c->cr3;
 	r->frame_kind = UP_FRAME_GFN;
 	r->kernel_mode = ((c->cs_arbytes >> 5) & 3) == 0;
