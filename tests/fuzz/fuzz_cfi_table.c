@@ -2,7 +2,9 @@
  * .eh_frame and .debug_frame (eh_frame.c lists the FDEs, libdw evaluates
  * them, cfi_table.c turns them into rows and indexes them). The table must
  * come out sorted, its counts must agree, and a lookup at each row's first
- * and last address must find a row holding it. */
+ * and last address must find a row holding it; the same again after the
+ * image is added to its own table as a second file (a debug file's CFI
+ * for the code not covered yet), which must not add an FDE twice. */
 #include "config.h"
 
 #include <stdbool.h>
@@ -67,6 +69,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	up_error_clear();
 	if (up_cfi_table_load_mem(&t, data, size, "fuzz input") == 0) {
+		size_t fdes, added = 0;
+
+		check_table(t);
+		fdes = up_cfi_table_info(t)->fdes;
+		up_cfi_table_add_mem(t, data, size, "fuzz input again", &added);
+		if (added != up_cfi_table_info(t)->fdes - fdes)
+			abort();
 		check_table(t);
 		up_cfi_table_free(t);
 	} else if (!up_error_last()[0]) {
