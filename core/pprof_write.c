@@ -35,6 +35,7 @@ struct rec {
 	enum up_vcpu_activity act;
 	enum up_trunc trunc;
 	uint64_t count;
+	bool unseen;
 };
 
 struct loc {
@@ -143,7 +144,8 @@ static int visit(const struct up_stack_record *s, void *arg)
 {
 	struct writer *w = arg;
 	char name[PROFILE_NAME_MAX];
-	struct rec r = { w->nids, 0, s->vcpu, s->activity, s->trunc, s->count };
+	struct rec r = { w->nids, 0, s->vcpu, s->activity, s->trunc, s->count,
+			 s->unseen };
 	int rc = 0;
 
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
@@ -156,7 +158,7 @@ static int visit(const struct up_stack_record *s, void *arg)
 	/* The folded writer's pseudo-frames, at the root, as flame graph
 	 * views of pprof files show them. */
 	if (rc == 0 && s->depth == 0)
-		rc = add_id(w, loc_idx(w, 0, UP_PROFILE_DROPPED_NAME, true, true));
+		rc = add_id(w, loc_idx(w, 0, up_stack_record_pseudo(s), true, true));
 	else if (rc == 0 && s->trunc != UP_TRUNC_NONE)
 		rc = add_id(w, loc_idx(w, 0, "[truncated]", true, true));
 	if (rc == 0 && grow_array(&w->recs, &w->recs_cap, w->nrecs + 1,
@@ -321,6 +323,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		b->labels[nlabels++] = label(w, "vcpu", num);
 		if (r->act != UP_VCPU_UNKNOWN)
 			b->labels[nlabels++] = label(w, "state",
+						     r->unseen ? "unseen" :
 						     r->act == UP_VCPU_BLOCKED ? "idle" : "busy");
 		if (r->trunc != UP_TRUNC_NONE)
 			b->labels[nlabels++] = label(w, "truncated", up_trunc_name(r->trunc));

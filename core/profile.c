@@ -37,6 +37,7 @@ struct up_profile {
 	size_t max_stacks, max_bytes, bytes;   /* bytes: stack_cost() summed */
 	uint64_t *dropped_by;   /* [vcpu * NR_ACTIVITIES + activity] */
 	uint64_t dropped;
+	uint64_t *vcpu_unseen;
 };
 
 #define NR_ACTIVITIES (UP_VCPU_BLOCKED + 1)
@@ -67,9 +68,10 @@ int up_profile_new(struct up_profile **out, unsigned nr_vcpus)
 	p->vcpu_samples = calloc(nr_vcpus, sizeof(*p->vcpu_samples));
 	p->vcpu_blocked = calloc(nr_vcpus, sizeof(*p->vcpu_blocked));
 	p->vcpu_busy = calloc(nr_vcpus, sizeof(*p->vcpu_busy));
+	p->vcpu_unseen = calloc(nr_vcpus, sizeof(*p->vcpu_unseen));
 	p->slots = calloc(p->nslots, sizeof(*p->slots));
 	if (!p->vcpu_samples || !p->vcpu_blocked || !p->vcpu_busy || !p->slots ||
-	    !p->dropped_by) {
+	    !p->dropped_by || !p->vcpu_unseen) {
 		up_profile_free(p);
 		return up_fail(UP_ENOMEM, "out of memory");
 	}
@@ -84,6 +86,7 @@ void up_profile_free(struct up_profile *p)
 	free(p->vcpu_samples);
 	free(p->vcpu_blocked);
 	free(p->vcpu_busy);
+	free(p->vcpu_unseen);
 	free(p->dropped_by);
 	free(p->entries);
 	free(p->slots);
@@ -222,12 +225,26 @@ int profile_add_dropped(struct up_profile *p, unsigned vcpu,
 	return 0;
 }
 
+int up_profile_add_unseen(struct up_profile *p, unsigned vcpu, uint64_t n)
+{
+	if (vcpu >= p->nr_vcpus || n > UINT32_MAX ||
+	    p->vcpu_unseen[vcpu] > UINT64_MAX - n)
+		return up_fail(UP_EINVAL, "bad unseen count (vCPU %u)", vcpu);
+	p->vcpu_unseen[vcpu] += n;
+	return 0;
+}
+
+uint64_t up_profile_vcpu_unseen(const struct up_profile *p, unsigned vcpu)
+{
+	return vcpu < p->nr_vcpus ? p->vcpu_unseen[vcpu] : 0;
+}
+
 int profile_set_nr_vcpus(struct up_profile *p, unsigned n)
 {
 	if (n == 0 || n > p->nr_vcpus)
 		return up_fail(UP_EINVAL, "bad vCPU count %u", n);
 	for (unsigned v = n; v < p->nr_vcpus; v++)
-		if (p->vcpu_samples[v])
+		if (p->vcpu_samples[v] || p->vcpu_unseen[v])
 			return up_fail(UP_EINVAL, "vCPU %u has samples", v);
 	p->nr_vcpus = n;
 	return 0;
@@ -319,6 +336,18 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 			.depth = 0, .trunc = UP_TRUNC_NONE,
 			.activity = (enum up_vcpu_activity)(i % NR_ACTIVITIES),
 			.count = p->dropped_by[i],
+		};
+		int rc = r.count ? fn(&r, arg) : 0;
+
+		if (rc)
+			return rc;
+	}
+	for (unsigned v = 0; v < p->nr_vcpus; v++) {
+		static const uint64_t no_frame;
+		struct up_stack_record r = {
+			.vcpu = v, .frames = &no_frame, .depth = 0,
+			.trunc = UP_TRUNC_NONE, .activity = UP_VCPU_BUSY,
+			.count = p->vcpu_unseen[v], .unseen = true,
 		};
 		int rc = r.count ? fn(&r, arg) : 0;
 

@@ -134,8 +134,8 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 		rc = line_append(a, &len, "[idle]");
 	if (rc == 0 && s->trunc != UP_TRUNC_NONE)
 		rc = line_append(a, &len, "[truncated]");
-	if (rc == 0 && s->depth == 0)   /* past the unique-stack cap */
-		rc = line_append(a, &len, UP_PROFILE_DROPPED_NAME);
+	if (rc == 0 && s->depth == 0)   /* [dropped] or [unseen] */
+		rc = line_append(a, &len, up_stack_record_pseudo(s));
 	for (unsigned i = s->depth; rc == 0 && i-- > 0;) {
 		frame_name(a->symtab, s->frames[i], i > 0, a->opts->with_offsets,
 			   name);
@@ -251,8 +251,8 @@ static int visit_top(const struct up_stack_record *s, void *arg)
 	if (!kept(a->opts, s))
 		return 0;
 	a->gen++;
-	if (s->depth == 0)               /* past the unique-stack cap */
-		return top_count(a, UP_PROFILE_DROPPED_NAME, true, s->count);
+	if (s->depth == 0)               /* [dropped] or [unseen] */
+		return top_count(a, up_stack_record_pseudo(s), true, s->count);
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
 		frame_name(a->symtab, s->frames[i], i > 0, false, name);
 		rc = top_count(a, name, i == 0, s->count);

@@ -99,10 +99,12 @@ static int point_name(struct up_stored *s, uint64_t addr, bool is_return,
 	return 0;
 }
 
+/* dropped: a pseudo-stack of depth 0, [unseen] if unseen, else
+ * [dropped]. */
 static int add_frames_stack(struct up_stored *s, const char *what,
 			    unsigned vcpu, enum up_vcpu_activity act,
-			    enum up_trunc trunc, bool dropped, size_t depth,
-			    uint64_t count)
+			    enum up_trunc trunc, bool dropped, bool unseen,
+			    size_t depth, uint64_t count)
 {
 	int rc;
 
@@ -114,7 +116,9 @@ static int add_frames_stack(struct up_stored *s, const char *what,
 		return bad(what, "a vCPU number past 4095");
 	if (vcpu > s->max_vcpu_seen)
 		s->max_vcpu_seen = vcpu;
-	if (dropped || depth == 0)
+	if (unseen)
+		rc = up_profile_add_unseen(s->profile, vcpu, count);
+	else if (dropped || depth == 0)
 		rc = profile_add_dropped(s->profile, vcpu, act, count);
 	else
 		rc = up_profile_add_activity(s->profile, vcpu, s->frames,
@@ -156,13 +160,13 @@ static bool folded_has_idle(const char *text, size_t n)
 }
 
 /* One line, "root;...;leaf COUNT", the root perhaps our pseudo-frames
- * [idle], [truncated], [dropped]. */
+ * [idle], [truncated], [dropped], [unseen]. */
 static int folded_line(struct up_stored *s, char *line, const char *where,
 		       bool any_idle)
 {
 	enum up_vcpu_activity act = any_idle ? UP_VCPU_BUSY : UP_VCPU_UNKNOWN;
 	enum up_trunc trunc = UP_TRUNC_NONE;
-	bool dropped = false;
+	bool dropped = false, unseen = false;
 	char *sp = strrchr(line, ' '), *end, *frame, *save = NULL;
 	unsigned long long count;
 	size_t depth = 0, skip = 0;
@@ -196,6 +200,11 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 				dropped = true;
 				continue;
 			}
+			if (act != UP_VCPU_BLOCKED && trunc == UP_TRUNC_NONE &&
+			    strcmp(frame, UP_PROFILE_UNSEEN_NAME) == 0) {
+				dropped = unseen = true;
+				continue;
+			}
 		}
 		if (skip) {
 			skip--;
@@ -217,13 +226,16 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 	if (rc < 0)
 		return rc;
 	if (dropped && depth) {
-		/* A function that happens to be named [dropped]. */
-		dropped = false;
+		/* A function that happens to be named [dropped] or [unseen]. */
+		const char *name = unseen ? UP_PROFILE_UNSEEN_NAME :
+			UP_PROFILE_DROPPED_NAME;
+
+		dropped = unseen = false;
 		if (grow_array(&s->frames, &s->frames_cap, depth + 1,
 			       sizeof(*s->frames), 64) < 0)
 			return UP_ENOMEM;
 		memmove(s->frames + 1, s->frames, depth * sizeof(*s->frames));
-		rc = name_frame(s, UP_PROFILE_DROPPED_NAME, &s->frames[0]);
+		rc = name_frame(s, name, &s->frames[0]);
 		depth++;
 	}
 	if (depth == 0 && !dropped)
@@ -235,7 +247,8 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 		s->frames[depth - 1 - i] = t;
 	}
 	return rc < 0 ? rc :
-	       add_frames_stack(s, where, 0, act, trunc, dropped, depth, count);
+	       add_frames_stack(s, where, 0, act, trunc, dropped, unseen, depth,
+				count);
 }
 
 static int load_folded(struct up_stored *s, char *text, size_t n,
@@ -478,7 +491,7 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 		enum up_vcpu_activity act = UP_VCPU_UNKNOWN;
 		enum up_trunc trunc = UP_TRUNC_NONE;
 		size_t nloc = sm->n_location_id, depth;
-		bool dropped = false, deep = false;
+		bool dropped = false, unseen = false, deep = false;
 		int64_t v;
 		int rc;
 
@@ -514,7 +527,9 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 		if (nloc == 1) {
 			const PbLocation *l = location(p, sm->location_id[0]);
 
-			dropped = l && is_pseudo(p, l, UP_PROFILE_DROPPED_NAME);
+			unseen = l && is_pseudo(p, l, UP_PROFILE_UNSEEN_NAME);
+			dropped = unseen ||
+				  (l && is_pseudo(p, l, UP_PROFILE_DROPPED_NAME));
 		}
 		if (!dropped && trunc != UP_TRUNC_NONE && nloc) {
 			const PbLocation *l = location(p, sm->location_id[nloc - 1]);
@@ -534,7 +549,7 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 				continue;       /* nothing to attribute it to */
 		}
 		rc = add_frames_stack(s, p->what, (unsigned)vcpu, act, trunc,
-				      dropped, depth, (uint64_t)v);
+				      dropped, unseen, depth, (uint64_t)v);
 		if (rc < 0)
 			return rc;
 	}
@@ -594,7 +609,8 @@ static bool addresses_consistent(const struct pp *p)
 		 * for our own pseudo-frames. */
 		if (l->n_line == 1 && l->address == 0 && l->mapping_id == 0 &&
 		    !is_pseudo(p, l, "[truncated]") &&
-		    !is_pseudo(p, l, UP_PROFILE_DROPPED_NAME))
+		    !is_pseudo(p, l, UP_PROFILE_DROPPED_NAME) &&
+		    !is_pseudo(p, l, UP_PROFILE_UNSEEN_NAME))
 			return false;
 	}
 	return true;

@@ -128,6 +128,8 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	}
 	if (stats.stop == UP_STOP_ERROR)
 		upd_log("sampling %s stopped early: %s", p->dom->name, stats.error);
+	if (xlp_account_unseen(profile, &stats) < 0)
+		upd_log("%s: %s", p->dom->name, up_error_last());
 	rc = write_pprof(p, sym, profile, &stats, hypercalls, r);
 out:
 	up_target_close(t);

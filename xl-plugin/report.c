@@ -18,11 +18,13 @@ double xlp_busy_pct(const struct up_profile *p, unsigned v)
 	return known ? 100.0 * (double)busy / (double)known : -1;
 }
 
-enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
+static enum xlp_busy_check busy_check(const struct up_profile *profile,
+				      const struct up_sampler_stats *s,
+				      unsigned v)
 {
-	double sampled = xlp_busy_pct(r->profile, v);
-	double running = up_sampler_running_pct(r->stats, v);
-	double n = (double)r->stats->samples, p, tol;
+	double sampled = xlp_busy_pct(profile, v);
+	double running = up_sampler_running_pct(s, v);
+	double n = (double)s->samples, p, tol;
 
 	if (sampled < 0 || running < 0 || n < 1)
 		return XLP_BUSY_UNKNOWN;
@@ -36,6 +38,36 @@ enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
 	tol = 1.5 + 3.5 * 100 * sqrt(p * (1 - p) / n);
 	return sampled < running - tol ? XLP_BUSY_SAMPLES_LOW :
 					 XLP_BUSY_CONSISTENT;
+}
+
+enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
+{
+	return busy_check(r->profile, r->stats, v);
+}
+
+/* The samples a vCPU's run time by Xen is worth beyond those that found
+ * it busy, when they fell short beyond sampling error; else 0. */
+static uint64_t unseen_samples(const struct up_profile *p,
+			       const struct up_sampler_stats *s, unsigned v)
+{
+	uint64_t busy = up_profile_vcpu_busy(p, v);
+	double known = (double)(busy + up_profile_vcpu_blocked(p, v));
+	double worth = up_sampler_running_pct(s, v) / 100 * known;
+
+	if (busy_check(p, s, v) != XLP_BUSY_SAMPLES_LOW || worth <= (double)busy)
+		return 0;
+	return (uint64_t)llround(worth - (double)busy);
+}
+
+int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s)
+{
+	for (unsigned v = 0; v < up_profile_nr_vcpus(p) && v < s->nr_vcpus; v++) {
+		uint64_t n = unseen_samples(p, s, v);
+
+		if (n && up_profile_add_unseen(p, v, n) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 const char *xlp_busy_check_name(enum xlp_busy_check c)
@@ -52,7 +84,7 @@ void xlp_busy_warnings(const struct xlp_report *r, FILE *out)
 {
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
 		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
-			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: the sampler ran late while the guest ran (dom0 short of CPU, or sharing a CPU with the guest); take the busy share from the running figure\n",
+			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: its CPU time came in bursts the sampler could not catch (work driven by backends that share dom0's CPU with the sampler, or the guest on dom0's CPU); [unseen] in the flame graph and top list stands for it; give the sampler a dom0 vCPU that neither the guest nor its backends use (dom0_max_vcpus=2 or more, the guest's cpus= elsewhere, taskset -c N xl profile)\n",
 				v, xlp_busy_pct(r->profile, v),
 				up_sampler_running_pct(r->stats, v));
 }
@@ -124,7 +156,9 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 			fprintf(out, ", stood still %.2f%% of the time for samples",
 				up_sampler_stall_pct(s, v));
 		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
-			fputs(" (samples low: the sampler ran late while it ran)", out);
+			fprintf(out, " (samples low: CPU time worth %" PRIu64
+				" samples no sample saw, shown as [unseen])",
+				up_profile_vcpu_unseen(r->profile, v));
 		fputc('\n', out);
 	}
 	fprintf(out, "flame graph and top list: %s\n", r->opt->with_idle ?
@@ -295,6 +329,8 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 			yajl_gen_null(g);
 		key(g, "busy_check");
 		str(g, xlp_busy_check_name(xlp_busy_check(r, v)));
+		key(g, "unseen");
+		yajl_gen_integer(g, (long long)up_profile_vcpu_unseen(r->profile, v));
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -367,7 +403,10 @@ int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kma
 	for (unsigned v = 0; v < nv; v++) {
 		double busy = xlp_busy_pct(r->profile, v), run = up_sampler_running_pct(s, v);
 
-		if (busy >= 0 && run >= 0)
+		if (busy >= 0 && run >= 0 && up_profile_vcpu_unseen(r->profile, v))
+			LINE("vcpu%u: busy %.1f%% of the samples, ran %.1f%% by Xen's accounting: CPU time worth %" PRIu64 " samples unseen ([unseen])",
+			     v, busy, run, up_profile_vcpu_unseen(r->profile, v));
+		else if (busy >= 0 && run >= 0)
 			LINE("vcpu%u: busy %.1f%% of the samples, ran %.1f%% by Xen's accounting", v, busy, run);
 		else if (busy >= 0)
 			LINE("vcpu%u: busy %.1f%% of the samples", v, busy);

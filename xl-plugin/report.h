@@ -27,6 +27,12 @@ struct xlp_report {
 	unsigned nr_files;
 };
 
+/* Count, for each vCPU whose samples found it busy well below Xen's run
+ * time (XLP_BUSY_SAMPLES_LOW), the CPU time no sample saw as [unseen]
+ * samples in the profile (up_profile_add_unseen): the flame graph and
+ * top list then show the share they cannot attribute. 0 or -1. */
+int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s);
+
 /* Busy share of a vCPU's samples whose state is known, or -1. */
 double xlp_busy_pct(const struct up_profile *p, unsigned v);
 

@@ -388,6 +388,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	if (xlp_account_unseen(r.profile, &r.stats) < 0)
+		fprintf(stderr, "xl profile: %s\n", up_error_last());
+
 	struct xlp_report rep = {
 		.opt = &opt, .dom = &r.dom, .arch = r.arch,
 		.symtab = r.symtab,

@@ -44,6 +44,16 @@ size_t up_profile_max_bytes(const struct up_profile *p);
 /* Samples counted as dropped, all vCPUs. */
 uint64_t up_profile_dropped(const struct up_profile *p);
 
+/* CPU time of a vCPU that no sample saw, in samples' worth: what Xen's
+ * run clock says it ran beyond what the samples found it busy (a guest
+ * whose work comes in bursts shorter than dom0 takes to wake the
+ * sampler). Written as a stack of one frame named [unseen], so the flame
+ * graph and top list show the share they cannot attribute; not counted in
+ * the samples, busy or blocked figures. */
+#define UP_PROFILE_UNSEEN_NAME "[unseen]"
+int up_profile_add_unseen(struct up_profile *p, unsigned vcpu, uint64_t n);
+uint64_t up_profile_vcpu_unseen(const struct up_profile *p, unsigned vcpu);
+
 uint64_t up_profile_samples(const struct up_profile *p);  /* all vCPUs */
 uint64_t up_profile_vcpu_samples(const struct up_profile *p, unsigned vcpu);
 uint64_t up_profile_truncated(const struct up_profile *p);
@@ -63,11 +73,18 @@ struct up_stack_record {
 	enum up_trunc trunc;
 	enum up_vcpu_activity activity;
 	uint64_t count;
+	bool unseen;                     /* depth 0: [unseen], else [dropped] */
 };
 
+/* The pseudo-frame a stack of depth 0 is written as. */
+static inline const char *up_stack_record_pseudo(const struct up_stack_record *s)
+{
+	return s->unseen ? UP_PROFILE_UNSEEN_NAME : UP_PROFILE_DROPPED_NAME;
+}
+
 /* Visit every distinct raw stack, then each vCPU's dropped samples (per
- * activity), if any, as a stack of depth 0; a non-zero return stops the
- * walk. */
+ * activity) and its unseen CPU time, if any, as stacks of depth 0; a
+ * non-zero return stops the walk. */
 typedef int (*up_profile_visit_fn)(const struct up_stack_record *s, void *arg);
 int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 		       void *arg);

@@ -120,6 +120,8 @@ static struct up_profile *sample_profile(void)
 	/* Past the stack cap: counted in the [dropped] stack. */
 	up_profile_set_limits(p, up_profile_unique_stacks(p), 0);
 	up_profile_add_activity(p, 1, other, 3, UP_TRUNC_NONE, UP_VCPU_BUSY, 2);
+	/* CPU time no sample saw, written as [unseen]. */
+	up_profile_add_unseen(p, 1, 6);
 	return p;
 }
 
@@ -164,6 +166,7 @@ static void test_pprof_round_trip(void)
 		CHECK(strstr(live, "[idle];[truncated];") != NULL);
 		CHECK(strstr(live, "semi_colon") != NULL);
 		CHECK(strstr(live, "[dropped] 2") != NULL);
+		CHECK(strstr(live, "\n[unseen] 6\n") != NULL);
 		CHECK(strstr(live, "ends_with_call;next_func 3") != NULL);
 		CHECK(strstr(live, "...#") != NULL);          /* the long name, cut */
 		free(live);
@@ -175,6 +178,8 @@ static void test_pprof_round_trip(void)
 	CHECK_U64(up_profile_vcpu_busy(q, 1), 8);
 	CHECK_U64(up_profile_vcpu_blocked(q, 0), 11);
 	CHECK_U64(up_profile_dropped(q), 2);
+	CHECK_U64(up_profile_vcpu_unseen(q, 1), 6);
+	CHECK_U64(up_profile_vcpu_unseen(q, 0), 0);
 	CHECK_U64(up_profile_truncated_by(q, UP_TRUNC_LOOP), 4);
 	CHECK_U64(up_profile_truncated_by(q, UP_TRUNC_OUTSIDE_TEXT), 1);
 	CHECK(up_stored_hz(st) > 96.99 && up_stored_hz(st) < 97.01);

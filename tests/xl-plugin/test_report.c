@@ -103,7 +103,7 @@ static void test_busy_check(void)
 	};
 	struct xlp_report r = { .opt = &opt, .dom = &dom, .stats = &stats };
 	uint64_t st[] = { 0x1001 };
-	char buf[512] = "";
+	char buf[1024] = "";
 	FILE *f;
 
 	REQUIRE(up_profile_new(&p, 1) == 0);
@@ -120,9 +120,17 @@ static void test_busy_check(void)
 	xlp_busy_warnings(&r, f);
 	fclose(f);
 	CHECK(strstr(buf, "vCPU 0 was busy in 30.0% of the samples but ran 37.0%") != NULL);
+	CHECK(strstr(buf, "[unseen]") != NULL && strstr(buf, "taskset") != NULL);
 	CHECK(strchr(buf, '\n') == buf + strlen(buf) - 1);   /* one line */
+	/* What no sample saw: 37 % of the 1000 samples is 370, 300 seen. */
+	CHECK(xlp_account_unseen(p, &stats) == 0);
+	CHECK_U64(up_profile_vcpu_unseen(p, 0), 70);
+	CHECK_U64(up_profile_vcpu_busy(p, 0), 300);       /* not a sample */
+	CHECK_U64(up_profile_samples(p), 1000);
 	run[0] = 2300;                  /* 23 %: waited for a CPU */
 	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_CONSISTENT);
+	CHECK(xlp_account_unseen(p, &stats) == 0);        /* nothing more */
+	CHECK_U64(up_profile_vcpu_unseen(p, 0), 70);
 	unpaused[0] = 0;                /* no run clock */
 	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_UNKNOWN);
 	up_profile_free(p);
