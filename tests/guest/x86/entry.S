@@ -119,6 +119,29 @@ tg_ap_entry64:
 	.cfi_endproc
 	.size tg_ap_entry64, . - tg_ap_entry64
 
+/* A thread's first frame, as Mini-OS's thread_starter: no unwind
+ * information; it pops the argument and the function tg_thread_run left,
+ * pushes a zero, zeroes rbp and calls the function: the x86-64 psABI's
+ * mark of the outermost frame, which an unwinder without frame pointers
+ * reads from rbp as the CFI below recovers it. */
+	.globl tg_thread_starter, tg_thread_run
+tg_thread_starter:
+	pop %rdi
+	pop %rbx
+	push $0
+	xor %ebp, %ebp
+	call *%rbx
+5:	hlt
+	jmp 5b
+
+/* tg_thread_run(fn, arg, stack_top): fn(arg) on a stack of its own,
+ * entered through tg_thread_starter; never returns. */
+tg_thread_run:
+	lea -8(%rdx), %rsp
+	push %rdi
+	push %rsi
+	jmp tg_thread_starter
+
 /* PV event upcall (registered by events.c). Xen enters it on the kernel
  * stack with rcx and r11 pushed over an iret frame (rip, cs, rflags, rsp,
  * ss), events masked. Like Mini-OS's, it has no unwind information: a

@@ -58,7 +58,8 @@ static void load_idt(void)
 }
 
 static volatile struct shared_info *shared;
-static uint32_t timer_port;
+static uint32_t timer_port, watched_port;
+static int watching;
 unsigned long tg_upcalls;
 
 static long set_hvm_param(uint32_t index, uint64_t value)
@@ -202,6 +203,28 @@ void tg_upcall(void)
 	__atomic_exchange_n(&vi->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
 	__atomic_and_fetch(&shared->evtchn_pending[timer_port / 64],
 			   ~(1UL << (timer_port % 64)), __ATOMIC_SEQ_CST);
+	/* A bit left set would swallow the port's next event. */
+	if (watching)
+		__atomic_and_fetch(&shared->evtchn_pending[watched_port / 64],
+				   ~(1UL << (watched_port % 64)), __ATOMIC_SEQ_CST);
+}
+
+long tg_events_watch(uint32_t port)
+{
+	struct evtchn_unmask unmask = { .port = port };
+
+	watched_port = port;
+	watching = 1;
+	return hypercall(__HYPERVISOR_event_channel_op, EVTCHNOP_unmask,
+			 (unsigned long)&unmask);
+}
+
+void tg_notify(uint32_t port)
+{
+	struct evtchn_send send = { .port = port };
+
+	hypercall(__HYPERVISOR_event_channel_op, EVTCHNOP_send,
+		  (unsigned long)&send);
 }
 
 /* The frame a blocked vCPU's stack shows under the hypercall page. */
@@ -209,6 +232,16 @@ TG_FN void tg_block(void)
 {
 	hypercall(__HYPERVISOR_sched_op, SCHEDOP_block, 0);
 	AFTER_CALL();
+}
+
+void tg_block_for(uint64_t ns)
+{
+	struct vcpu_set_singleshot_timer t = { .timeout_abs_ns = tg_xen_time() + ns };
+
+	hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer, 0,
+		   (unsigned long)&t);
+	tg_block();
+	tg_upcall();
 }
 
 void tg_sleep_until(uint64_t deadline)

@@ -30,4 +30,14 @@ void tg_sleep_until(uint64_t deadline);
  * events. */
 void tg_upcall(void);
 
+/* Unmask port and clear its event with the timer's at each upcall (the
+ * xenstore ring's). 0 or Xen's error. */
+long tg_events_watch(uint32_t port);
+
+/* Block until an event or, at the latest, after ns (a one-shot timer). */
+void tg_block_for(uint64_t ns);
+
+/* Notify the other end of port. */
+void tg_notify(uint32_t port);
+
 #endif

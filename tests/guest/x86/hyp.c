@@ -106,7 +106,7 @@ _Noreturn void hyp_shutdown(unsigned reason)
 			  (unsigned long)&sd);
 }
 
-static uint64_t hvm_param(uint32_t index)
+uint64_t hvm_param(uint32_t index)
 {
 	struct xen_hvm_param p = { .domid = DOMID_SELF, .index = index };
 

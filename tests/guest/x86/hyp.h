@@ -70,6 +70,9 @@ static inline _Noreturn void hyp_crash(void)
 			  (unsigned long)&sd);
 }
 
+/* An HVM parameter of ours (PVH), 0 if Xen refuses. */
+uint64_t hvm_param(uint32_t index);
+
 /* Whether a hypervisor is there (0 under plain QEMU). */
 int hyp_on_xen(void);
 

@@ -1,4 +1,4 @@
-/* The blocking workload (io=1), like an I/O-bound unikernel: a burst of
+/* The blocking workloads. io=1, like an I/O-bound unikernel: a burst of
  * requests (tg_req_handle, busy 60/40 between two leaves), then a wait in
  * SCHEDOP_block until a timer, sized so the vCPU is busy about BUSY % of
  * the time by its clock. The guest reports its own busy share, for the
@@ -15,6 +15,7 @@
 #include "hyp.h"
 #include "io.h"
 #include "workload.h"
+#include "xenstore.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
 #define AFTER_CALL() __asm__ volatile("" ::: "memory")
@@ -24,6 +25,54 @@ TG_FN void tg_io_wait(uint64_t ns)
 {
 	tg_sleep_until(tg_xen_time() + ns);
 	AFTER_CALL();
+}
+
+/* The dom0-driven workload (io=2), as a unikernel whose I/O a backend in
+ * dom0 serves: each round trip to xenstored (a read of our own name)
+ * blocks until dom0 answers; then work requests of the guest's own work.
+ * Its CPU time comes in bursts right after dom0 worked. The report is the
+ * blocking workload's, plus the round trips. */
+TG_FN void tg_xs_loop(uint64_t run_ns, uint64_t report_ns, unsigned work)
+{
+	uint64_t start = now_ns(), next_report = start + report_ns, busy = 0;
+	uint64_t rs_busy0 = 0, rs_idle0 = 0, trips = 0;
+	char name[64];
+
+	tg_runstate(&rs_busy0, &rs_idle0);
+	for (;;) {
+		uint64_t t0, t1;
+
+		if (tg_xs_read("name", name, sizeof(name)) < 0) {
+			console_printf("tg: xenstore read failed\n");
+			return;
+		}
+		trips++;
+		t0 = now_ns();
+		for (unsigned i = 0; i < work; i++)
+			tg_req_handle();
+		t1 = now_ns();
+		busy += t1 - t0;
+		if (report_ns && t1 >= next_report) {
+			uint64_t rb = 0, ri = 0;
+
+			tg_runstate(&rb, &ri);
+			rb -= rs_busy0;
+			ri -= rs_idle0;
+			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu parse_t=%lu crc_t=%lu xs=%lu\n",
+				       (unsigned long)((t1 - start) / 1000000),
+				       (unsigned long)(rb / 1000000),
+				       (unsigned long)(ri / 1000000),
+				       (unsigned long)(rb + ri ? rb * 10000 / (rb + ri) : 0),
+				       (unsigned long)(busy * 10000 / (t1 - start)),
+				       (unsigned long)(tg_req_ticks[0] / 1000),
+				       (unsigned long)(tg_req_ticks[1] / 1000),
+				       (unsigned long)trips);
+			next_report += report_ns;
+		}
+		if (run_ns && t1 - start >= run_ns)
+			break;
+	}
+	console_printf("tg: done io\n");
 }
 
 TG_FN void tg_io_loop(uint64_t run_ns, uint64_t report_ns, unsigned busy_pct,

@@ -11,6 +11,9 @@
  *   io=1               the blocking workload (io.c) instead of spinning
  *   busy=PCT           its busy share (default 30)
  *   burst=N            requests per burst (default 60)
+ *   io=2               the dom0-driven one: round trips to xenstored in
+ *                      dom0, each followed by work= requests (default 1),
+ *                      on a thread started as Mini-OS starts its threads
  *   crash=SECONDS      crash on purpose after this long (spin workload);
  *                      a PVH guest maps grant frames above RAM first, so
  *                      that xl writes its core in one pass (core_fit.c)
@@ -28,6 +31,7 @@
 #include "smp.h"
 #include "stall.h"
 #include "workload.h"
+#include "xenstore.h"
 
 #define TG_FN __attribute__((noinline, noipa, used))
 
@@ -40,6 +44,18 @@ _Noreturn void tg_failsafe(void)
 }
 
 void tg_main(unsigned long boot_info, unsigned long mode);
+
+/* The dom0-driven workload's thread (io=2): its stack, and its knobs. */
+static char xs_stack[65536] __attribute__((aligned(16)));
+static uint64_t xs_run_ns, xs_report_ns;
+static unsigned xs_work;
+
+TG_FN static void tg_xs_thread(void *arg)
+{
+	(void)arg;
+	tg_xs_loop(xs_run_ns, xs_report_ns, xs_work);
+	hyp_shutdown(SHUTDOWN_poweroff);
+}
 
 TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 {
@@ -71,6 +87,16 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 		}
 		console_printf("tg: events up, xen time %lu ns\n",
 			       (unsigned long)tg_xen_time());
+		if (io == 2) {
+			if (tg_xs_init((enum tg_mode)mode, boot_info)) {
+				console_printf("tg: no xenstore ring\n");
+				hyp_shutdown(SHUTDOWN_crash);
+			}
+			xs_run_ns = run_s * 1000000000ULL;
+			xs_report_ns = report_ms * 1000000ULL;
+			xs_work = (unsigned)tg_cmdline_u64(cmdline, "work", 1);
+			tg_thread_run(tg_xs_thread, NULL, xs_stack + sizeof(xs_stack));
+		}
 		tg_io_loop(run_s * 1000000000ULL, report_ms * 1000000ULL,
 			   (unsigned)tg_cmdline_u64(cmdline, "busy", 30),
 			   (unsigned)tg_cmdline_u64(cmdline, "burst", 60));
