@@ -40,6 +40,11 @@ done
 build=${BUILD_DIR:-$top/build/xen-run/build}
 cache=${UNIPROF_CACHE:-$top/build/cache/xen-vm}
 run=$top/build/xen-run/run
+# One emulated machine at a time: two on two cores make both crawl, and
+# they would share this run directory.
+mkdir -p "$top/build/xen-run"
+exec 9>"$top/build/xen-run/lock"
+flock -n 9 || { echo "xen-run: another xen-run is booting or running a VM; wait for it to end" >&2; exit 1; }
 "$top/scripts/build.sh" "$build"
 rm -rf "$run" "$out"
 mkdir -p "$run/extra/by-hand" "$out"
