@@ -278,6 +278,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	struct up_unwind_opts uo = c->unwind;
 	size_t pause_cap = 0, late_cap = 0;
 	bool have_last = false;     /* vs holds the last sample's stacks */
+	bool early_done = !c->early;
 	uint64_t resumed_before = 0; /* the last kept sample's resume */
 	int rc;
 
@@ -463,6 +464,10 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		}
 		s->samples++;
 		have_last = true;
+		if (!early_done && sampler_now_ns() - start >= c->early_ns) {
+			early_done = true;
+			c->early(p, s, c->early_arg);
+		}
 	}
 	s->elapsed_s = (double)(sampler_now_ns() - start) / 1e9;
 	up_mem_get_stats(mem, &s->mem);

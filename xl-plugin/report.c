@@ -89,6 +89,15 @@ void xlp_busy_warnings(const struct xlp_report *r, FILE *out)
 				up_sampler_running_pct(r->stats, v));
 }
 
+void xlp_busy_warnings_early(const struct xlp_report *r, double secs, FILE *out)
+{
+	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
+		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
+			fprintf(out, "xl profile: after %.0f s: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: most of its CPU time is going unseen (the warning at the end says why and what to change in dom0; Ctrl-C keeps what was sampled)\n",
+				secs, v, xlp_busy_pct(r->profile, v),
+				up_sampler_running_pct(r->stats, v));
+}
+
 void xlp_report_text(const struct xlp_report *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;

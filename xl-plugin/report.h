@@ -58,6 +58,8 @@ const char *xlp_busy_check_name(enum xlp_busy_check c);
 
 /* One warning line per vCPU whose samples read busy low. */
 void xlp_busy_warnings(const struct xlp_report *r, FILE *out);
+/* The same, shorter, while sampling goes on (after secs). */
+void xlp_busy_warnings_early(const struct xlp_report *r, double secs, FILE *out);
 
 /* Plain text: domain, symbols, samples, pause times, per-vCPU counts. */
 void xlp_report_text(const struct xlp_report *r, FILE *out);

@@ -62,6 +62,21 @@ struct run {
 	bool realtime;            /* sampled SCHED_FIFO with memory locked */
 };
 
+/* After the first seconds: a guest whose CPU time the samples cannot
+ * see is said now, while the admin can still stop and fix dom0's
+ * configuration, not only at the end. */
+#define EARLY_NS (3ULL * 1000 * 1000 * 1000)
+
+static void early_warning(const struct up_profile *p,
+			  const struct up_sampler_stats *s, void *arg)
+{
+	const struct run *r = arg;
+	struct xlp_report rep = { .opt = r->opt, .dom = &r->dom,
+				  .profile = p, .stats = s };
+
+	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -346,6 +361,11 @@ int main(int argc, char **argv)
 	xlp_unwind_configure(&r.uw, r.kmap, &cfg);
 	cfg.no_activity = opt.no_vcpu_state;
 	cfg.consistency = opt.consistency;
+	if (!opt.quiet && !opt.once && !opt.no_vcpu_state) {
+		cfg.early = early_warning;
+		cfg.early_arg = &r;
+		cfg.early_ns = EARLY_NS;
+	}
 	if (opt.once) {
 		cfg.max_samples = 1;
 		cfg.stopped_ok = true;

@@ -45,6 +45,8 @@ enum up_consistency {
 
 const char *up_consistency_name(enum up_consistency c);
 
+struct up_sampler_stats;
+
 struct up_sampler_config {
 	double hz;               /* samples per second; 0: default */
 	double duration_s;       /* 0: until *stop or the domain ends */
@@ -71,6 +73,14 @@ struct up_sampler_config {
 	 * and that sample is abandoned. */
 	uint64_t max_pause_ns;
 	enum up_consistency consistency;
+	/* Called once, between two samples (never while the domain is
+	 * paused), when early_ns of sampling have passed: the profile and
+	 * figures so far, for a caller to warn early of what it will say at
+	 * the end (a guest whose CPU time the samples cannot see). */
+	void (*early)(const struct up_profile *p,
+		      const struct up_sampler_stats *s, void *arg);
+	void *early_arg;
+	uint64_t early_ns;
 };
 
 #define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)

@@ -57,6 +57,58 @@ static void test_samples_all_vcpus(void)
 	up_target_close(t);
 }
 
+struct early_seen {
+	struct up_target *t;
+	unsigned calls;
+	uint64_t samples;
+	bool paused;
+};
+
+static void early_cb(const struct up_profile *p,
+		     const struct up_sampler_stats *s, void *arg)
+{
+	struct early_seen *e = arg;
+
+	e->calls++;
+	e->samples = s->samples;
+	e->paused |= up_target_paused_by_us(e->t);
+	(void)p;
+}
+
+/* The early callback: once, between samples (the domain running), with
+ * the figures so far; never without its time having come. */
+static void test_early_callback(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	struct early_seen e = { .t = t };
+
+	up_sampler_config_init(&c);
+	c.hz = 2000;
+	c.drop_late = true;
+	c.max_samples = 40;
+	c.early = early_cb;
+	c.early_arg = &e;
+	c.early_ns = 5 * 1000 * 1000;          /* 5 ms: ~10 samples */
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(e.calls == 1);
+	CHECK(e.samples >= 1 && e.samples < 40);
+	CHECK(!e.paused);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	e.calls = 0;
+	c.early_ns = 3600ull * 1000000000;     /* an hour: never */
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(e.calls == 0);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
 static void test_one_vcpu_and_offline(void)
 {
 	struct up_target *t = two_vcpu_guest(false);
@@ -241,6 +293,7 @@ static void test_late_periods_counted(void)
 int main(void)
 {
 	RUN(test_samples_all_vcpus);
+	RUN(test_early_callback);
 	RUN(test_one_vcpu_and_offline);
 	RUN(test_bad_config);
 	RUN(test_stops_on_shutdown_and_gone);
