@@ -169,6 +169,16 @@ int tg_runstate(uint64_t *busy, uint64_t *blocked)
 	return 0;
 }
 
+uint64_t tg_running(void)
+{
+	struct vcpu_runstate_info r;
+
+	if (hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_get_runstate_info, 0,
+		       (unsigned long)&r))
+		return 0;
+	return r.time[RUNSTATE_running];
+}
+
 uint64_t tg_xen_time(void)
 {
 	volatile struct vcpu_time_info *t = &shared->vcpu_info[0].time;

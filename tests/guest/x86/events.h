@@ -22,6 +22,10 @@ uint64_t tg_xen_time(void);
  * neither ("offline"). 0 or Xen's error. */
 int tg_runstate(uint64_t *busy, uint64_t *blocked);
 
+/* vCPU 0's time running alone (not waiting for a CPU): CPU time, what an
+ * on-CPU profile samples. 0 if unknown. */
+uint64_t tg_running(void);
+
 /* Sleep in SCHEDOP_block until Xen's system time reaches deadline (a
  * one-shot timer wakes us; other events may wake us earlier). */
 void tg_sleep_until(uint64_t deadline);

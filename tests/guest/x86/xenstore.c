@@ -40,7 +40,7 @@ long tg_xs_init(enum tg_mode mode, unsigned long boot_info)
 }
 
 /* The frame a sample finds while the request is with dom0. */
-TG_FN static void xs_wait(void)
+TG_FN static void tg_xs_wait(void)
 {
 	tg_block_for(WAIT_NS);
 	AFTER_CALL();
@@ -52,7 +52,7 @@ static void put(const void *data, uint32_t len)
 	XENSTORE_RING_IDX prod = ring->req_prod;
 
 	while (prod + len - ring->req_cons > XENSTORE_RING_SIZE)
-		xs_wait();                  /* full: xenstored is behind */
+		tg_xs_wait();                  /* full: xenstored is behind */
 	for (uint32_t i = 0; i < len; i++)
 		ring->req[MASK_XENSTORE_IDX(prod + i)] = d[i];
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -65,7 +65,7 @@ static void get(void *data, uint32_t len)
 	XENSTORE_RING_IDX cons = ring->rsp_cons;
 
 	while (ring->rsp_prod - cons < len)
-		xs_wait();
+		tg_xs_wait();
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < len; i++)
 		if (d)

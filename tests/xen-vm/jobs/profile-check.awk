@@ -1,6 +1,7 @@
 # Reads a folded profile of the test unikernel and prints, one per line:
 #   samples N
 #   complete PCT     -- samples whose stack is whole from its entry symbol
+#                       (or the thread trampoline, tg_thread_starter)
 #   vcpu1 PCT        -- samples from vCPU 1's chain (rooted at tg_ap_entry64,
 #                       or tg_ap_start on AArch64)
 #   leaf NAME PCT    -- share of NAME as the leaf, among the samples of its
@@ -11,6 +12,8 @@
 #                       samples in its two request leaves (60/40)
 #   requests N       -- busy samples in those two leaves
 #   idle_caller_ok PCT -- idle samples blocked in sched_op from tg_block
+#   unseen N         -- samples' worth of CPU time no sample saw ([unseen]),
+#                       not counted in the others
 # A stack is whole when it starts at the entry symbol, is not truncated,
 # and every caller -> callee step between the guest's tg_* functions is a
 # call the guest really makes (so a skipped frame shows); a hypercall
@@ -24,6 +27,13 @@ function callee_ok(a, b,    n) {
 	if (a == "tg_start") return b == "tg_boot"           # AArch64
 	if (a == "tg_boot") return b == "tg_main"
 	if (a == "tg_main") return b == "tg_workload" || b == "tg_io_loop"
+	# The dom0-driven workload, on its thread.
+	if (a == "tg_thread_starter") return b == "tg_xs_thread"
+	if (a == "tg_xs_thread") return b == "tg_xs_loop"
+	if (a == "tg_xs_loop") return b == "tg_xs_read" || b == "tg_req_handle" || b == "tg_runstate" || b == "tg_running"
+	if (a == "tg_xs_read") return b == "tg_xs_wait" || b == "tg_notify"
+	if (a == "tg_xs_wait") return b == "tg_block_for"
+	if (a == "tg_block_for") return b == "tg_block" || b == "tg_xen_time" || b == "tg_upcall"
 	if (a == "tg_io_loop") return b == "tg_req_handle" || b == "tg_io_wait" || b == "tg_runstate"
 	if (a == "tg_req_handle") return b == "tg_req_parse" || b == "tg_req_crc"
 	if (a == "tg_io_wait") return b == "tg_sleep_until" || b == "tg_xen_time"
@@ -45,6 +55,8 @@ function callee_ok(a, b,    n) {
 	if (a == "tg_ap_mid") return b == "tg_ap_leaf_80"
 	return 0
 }
+# CPU time no sample saw ([unseen]) is not a sample: counted apart.
+/^\[unseen\] [0-9]+$/ { unseen += $NF; next }
 {
 	count = $NF
 	stack = $0
@@ -66,7 +78,7 @@ function callee_ok(a, b,    n) {
 		}
 	}
 	ap = (f[1] == "tg_ap_entry64" || f[1] == "tg_ap_start")
-	good = (f[1] == "tg_entry64" || f[1] == "tg_start" || ap)
+	good = (f[1] == "tg_entry64" || f[1] == "tg_start" || f[1] == "tg_thread_starter" || ap)
 	for (i = 1; i < n && good; i++)
 		if (!callee_ok(f[i], f[i + 1])) good = 0
 	if (good) complete += count
@@ -76,6 +88,7 @@ function callee_ok(a, b,    n) {
 }
 END {
 	printf "samples %d\n", total
+	printf "unseen %d\n", unseen
 	if (total == 0) exit
 	printf "complete %.2f\n", 100 * complete / total
 	printf "vcpu1 %.2f\n", 100 * group[1] / total
