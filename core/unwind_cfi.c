@@ -6,8 +6,9 @@
  * return addresses must be in the kernel's code, the depth is limited, a
  * stop says why. A stack is whole only by the code's own word: undefined
  * return address in the CFI, a zero return address, an outermost function,
- * rbp == 0 where frame pointers are kept, or rbp == 0 as the CFI below
- * recovered it in a frame without CFI (a thread trampoline's mark). */
+ * rbp == 0 where frame pointers are kept, or a thread trampoline's mark in
+ * a frame without CFI (rbp as the CFI below recovered it, and the slot
+ * above its return address, zero). */
 #include "config.h"
 
 #include "cfi_table.h"
@@ -47,6 +48,22 @@ static int fp_step(struct walk *w, enum up_trunc *trunc)
 	w->ip = ret;
 	w->fp = next;
 	return 0;
+}
+
+/* A frame without CFI, reached through CFI, that is a thread trampoline:
+ * rbp, as the CFI below recovered it, zero (the psABI's mark of the
+ * outermost frame) and the trampoline's own return address slot, just
+ * above the one it called with, zero too (Mini-OS's thread_starter
+ * pushes it). rbp alone is a general register in code without frame
+ * pointers: an event upcall's stub passes on whatever the code it
+ * interrupted held there, zero included, and its slot holds a saved
+ * register or the interrupted frame, not a pushed zero. */
+static bool trampoline(struct walk *w)
+{
+	uint64_t slot;
+
+	return w->fp == 0 &&
+	       up_mem_read_u64(w->m, w->regs, w->sp, &slot) == 0 && slot == 0;
 }
 
 static int cfi_step(struct walk *w, const struct cfi_row *r, bool first,
@@ -141,7 +158,8 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 			rc = cfi_step(&w, r, out->depth == 1, &trunc);
 			counts->cfi += rc == 0;
 			recovered = true;
-		} else if (r && opts && opts->cfi_fallback) {
+		} else if (r && r->kind == CFI_ROW_UNSUPPORTED && opts &&
+			   opts->cfi_fallback) {
 			/* A rule the table cannot express: libunwind reads it
 			 * from .eh_frame, for this frame only. */
 			uint64_t sp = w.sp;
@@ -156,11 +174,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 			}
 			counts->libunwind += rc == 0;
 			recovered = true;
-		} else if (!r && recovered && w.fp == 0) {
-			/* No CFI here, and the frame pointer register, as the
-			 * CFI of the frames below recovered it, is zero: what a
-			 * thread trampoline sets before it calls the thread's
-			 * function, the psABI's mark of the outermost frame. */
+		} else if (!r && recovered && trampoline(&w)) {
 			return 0;
 		} else {
 			if (r)

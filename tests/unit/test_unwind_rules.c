@@ -270,9 +270,11 @@ static void test_return_outside_text(void)
 	teardown(&f);
 }
 
-/* A thread trampoline (Mini-OS's thread_starter: no CFI, rbp zeroed
- * before it calls the thread's function) ends the walk whole when the CFI
- * below it recovered rbp as zero; anything else without CFI stays cut. */
+/* A thread trampoline (Mini-OS's thread_starter: no CFI; it pushes a
+ * zero and zeroes rbp before it calls the thread's function) ends the
+ * walk whole when the CFI below it recovered rbp as zero and the slot
+ * above its return address is zero; anything else without CFI stays cut,
+ * an event upcall's stub passing on a zero rbp above all. */
 static void test_trampoline_rbp_zero(void)
 {
 	struct fx f;
@@ -292,6 +294,7 @@ static void test_trampoline_rbp_zero(void)
 		tg_poke64(&f.g, STACK + 8, 0x2011);           /* leaf -> 0x2000 */
 		tg_poke64(&f.g, saved_fp, zero ? 0 : 0x1234);
 		tg_poke64(&f.g, STACK + 16 + 24, 0x3011);     /* -> trampoline */
+		tg_poke64(&f.g, STACK + 16 + 32, 0);          /* its pushed 0 */
 		open_guest(&f, 0x1010, STACK, 0x55);
 		o = opts(&f, UP_DOMAIN_PV);
 		for (int fallback = 0; fallback < 2; fallback++) {
@@ -303,17 +306,23 @@ static void test_trampoline_rbp_zero(void)
 		teardown(&f);
 	}
 
-	/* rbp carried through "same value" rules from the registers. */
-	setup(&f, UP_DOMAIN_PV);
-	up_kernel_map_add_text(f.k, 0x1000, 0x4000);
-	up_kernel_map_set_frame_pointers(f.k, UP_FP_OMITTED);
-	row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
-	tg_poke64(&f.g, STACK + 8, 0x3011);
-	open_guest(&f, 0x1010, STACK, 0);
-	o = opts(&f, UP_DOMAIN_PV);
-	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
-	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 2);
-	teardown(&f);
+	/* rbp carried through "same value" rules from the registers: whole
+	 * with the trampoline's zero slot; without it (an upcall stub, a
+	 * saved register above the return address), cut. */
+	for (int zero_slot = 1; zero_slot >= 0; zero_slot--) {
+		setup(&f, UP_DOMAIN_PV);
+		up_kernel_map_add_text(f.k, 0x1000, 0x4000);
+		up_kernel_map_set_frame_pointers(f.k, UP_FP_OMITTED);
+		row(&f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);
+		tg_poke64(&f.g, STACK + 8, 0x3011);
+		tg_poke64(&f.g, STACK + 16, zero_slot ? 0 : 0xe033);
+		open_guest(&f, 0x1010, STACK, 0);
+		o = opts(&f, UP_DOMAIN_PV);
+		CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+		CHECK(f.st.trunc == (zero_slot ? UP_TRUNC_NONE : UP_TRUNC_NO_UNWIND_INFO));
+		CHECK(f.st.depth == 2);
+		teardown(&f);
+	}
 
 	/* The interrupted frame itself without CFI: its rbp is whatever the
 	 * code there holds, not a mark; and a rule the table cannot express
@@ -332,6 +341,29 @@ static void test_trampoline_rbp_zero(void)
 	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
 	CHECK(f.st.trunc == UP_TRUNC_UNSUPPORTED && f.st.depth == 2);
 	teardown(&f);
+}
+
+/* An image linked at 0 and entered there (Mini-OS's and Unikraft's
+ * _start): entry 0 is an outermost function, not "no entry". */
+static void test_entry_at_zero(void)
+{
+	struct up_kernel_map *k;
+	struct up_symtab *s;
+	char path[512];
+	const char *b = getenv("top_builddir");
+	unsigned long helper;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/fixture_entry0", b ? b : ".");
+	helper = tg_elf_symbol(path, "helper");
+	REQUIRE(helper != 0);
+	REQUIRE(up_symtab_load(&s, path) == 0);
+	REQUIRE(up_kernel_map_load(&k, path, s) == 0);
+	CHECK(up_kernel_map_entries(k) == 1);
+	CHECK(up_kernel_map_is_entry(k, 0));
+	CHECK(up_kernel_map_is_entry(k, 1));
+	CHECK(!up_kernel_map_is_entry(k, helper));
+	up_kernel_map_free(k);
+	up_symtab_free(s);
 }
 
 /* A thread entry without CFI (--entry) ends the walk whole. */
@@ -548,6 +580,7 @@ int main(void)
 	RUN(test_rbp_zero_without_frame_pointers);
 	RUN(test_return_outside_text);
 	RUN(test_trampoline_rbp_zero);
+	RUN(test_entry_at_zero);
 	RUN(test_entry_function);
 	RUN(test_kernel_map_of_guest);
 	RUN(test_idle_in_profile);
