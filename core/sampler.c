@@ -207,7 +207,8 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 		 * of a vCPU an event woke during the pause (a backend in
 		 * dom0 completing a request meanwhile), or one woken before
 		 * that had not run yet: neither is CPU time. */
-		if (!c->no_activity && vs[v].status == VCPU_STACK &&
+		if (!c->no_activity && !vs[v].activity_failed &&
+		    vs[v].status == VCPU_STACK &&
 		    kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
 			vs[v].activity = UP_VCPU_BLOCKED;
 	}

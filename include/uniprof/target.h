@@ -88,8 +88,9 @@ struct up_regs {
 	uint64_t tcr;
 	uint64_t lr;
 	/* A hypercall's first argument register (rdi, 32-bit PV's ebx,
-	 * AArch64's x0) and AArch64's hypercall number register (x16): a
-	 * vCPU stopped just after SCHEDOP_block's trap blocked there. */
+	 * AArch64's x0) and AArch64's hypercall number register (x16): on
+	 * x86, a vCPU stopped just after SCHEDOP_block's trap blocked there
+	 * (Xen preserves rdi/ebx, returns in rax). */
 	uint64_t arg0;
 	uint64_t x16;
 };

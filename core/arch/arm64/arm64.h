@@ -10,8 +10,6 @@ int arm64_translate(struct frame_cache *c, const struct up_regs *regs,
 bool arm64_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 			const struct up_kernel_map *k, uint64_t ip);
 
-bool arm64_at_block(struct up_mem *m, const struct up_regs *regs,
-		    const struct up_kernel_map *k, enum up_domain_type type);
 int arm64_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			 const struct up_kernel_map *k, enum up_domain_type type,
 			 uint64_t *ip, uint64_t *sp, enum up_trunc *trunc);

@@ -24,15 +24,6 @@ bool arm64_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 	       insn == HVC_XEN;
 }
 
-/* Just after an hvc #0xea1 for sched_op (x16), block or poll asked. */
-bool arm64_at_block(struct up_mem *m, const struct up_regs *regs,
-		    const struct up_kernel_map *k, enum up_domain_type type)
-{
-	(void)type;
-	return regs->x16 == 29 && (regs->arg0 == 1 || regs->arg0 == 3) &&
-	       arm64_in_hypercall(m, regs, k, regs->ip);
-}
-
 int arm64_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			 const struct up_kernel_map *k, enum up_domain_type type,
 			 uint64_t *ip, uint64_t *sp, enum up_trunc *trunc)

@@ -31,7 +31,7 @@ int xen_context_arm64_regs(const struct vcpu_guest_context_arm64 *c,
 	r->ip = u->pc64;
 	r->fp = u->x29;
 	r->lr = u->x30;
-	r->arg0 = u->x0;
+	r->arg0 = u->x0;         /* a hypercall's result once it returned */
 	r->x16 = u->x16;
 	r->kernel_mode = PSR_EL(cpsr) == 1;
 	/* EL1h runs on SP_EL1; EL1t and EL0 on SP_EL0. */

@@ -43,12 +43,14 @@ bool x86_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 	return kernel_in_hypercall_page(k, ip);
 }
 
-/* Just after sched_op's syscall (PV) or vmcall (HVM/PVH), with block or
- * poll asked: Xen returns there when the vCPU runs again. */
+/* Just after sched_op's trap, with block or poll asked: Xen returns there
+ * when the vCPU runs again. 64-bit PV: push, push, mov, syscall (10
+ * bytes); 32-bit PV: mov, int $0x82 (7); HVM/PVH: mov, vmcall (8). */
 bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
 		  const struct up_kernel_map *k, enum up_domain_type type)
 {
-	uint64_t after_trap = type == UP_DOMAIN_PV ? 10 : 8;
+	uint64_t after_trap = type != UP_DOMAIN_PV ? 8 :
+			      regs->guest_width == 4 ? 7 : 10;
 
 	(void)m;
 	return kernel_in_hypercall_page(k, regs->ip) &&
