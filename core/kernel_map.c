@@ -77,6 +77,11 @@ int up_kernel_map_add_text(struct up_kernel_map *k, uint64_t lo, uint64_t hi)
 
 int up_kernel_map_add_entry(struct up_kernel_map *k, uint64_t lo, uint64_t hi)
 {
+	/* An unsized entry symbol runs to the next symbol, which may be past
+	 * the hypercall page (Mini-OS's and Unikraft's follow _start): the
+	 * page is never an outermost function. */
+	if (k->hypercall_page && lo < k->hypercall_page && hi > k->hypercall_page)
+		hi = k->hypercall_page;
 	return add_range(k->entry, &k->nr_entry, UP_KERNEL_MAX_ENTRIES, lo, hi,
 			 "entry");
 }
