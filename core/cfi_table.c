@@ -37,6 +37,7 @@
  * outlives it (capacity, the work budget, the architecture). */
 struct builder {
 	struct up_cfi_table *t;
+	uint8_t unsupported;       /* the kind of rows beyond the table */
 	size_t sorted;     /* rows [0, sorted) are sorted: earlier sections */
 	bool rows_capped;
 	const uint8_t *img;        /* our private copy of the image */
@@ -205,7 +206,7 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			continue;
 		end = covered_from(&done, a, end);
 		if (work > CFI_MAX_FDE_WORK || work > b->t->work_left) {
-			struct cfi_row r = { .start = a, .kind = CFI_ROW_UNSUPPORTED };
+			struct cfi_row r = { .start = a, .kind = b->unsupported };
 
 			b->t->info.costly_fdes++;
 			if (end - a <= UINT32_MAX) {
@@ -239,8 +240,10 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			r.len = (uint32_t)(e - a);
 			classify(b->t->arch, f, ra, sig, &r);
 			free(f);
-			if (r.kind == CFI_ROW_UNSUPPORTED)
+			if (r.kind == CFI_ROW_UNSUPPORTED) {
+				r.kind = b->unsupported;
 				b->t->info.unsupported++;
+			}
 			fp_based |= r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
 			rc = push_row(b, &r);
 			a = e;
@@ -375,7 +378,9 @@ static int add_section(struct builder *b, Elf *elf, const char *name,
 		     EH_MAX_FDES);
 	rc = compile(b, cfi, &fdes);
 	fde_list_release(&fdes);
-	if (rc == 0 && b->t->count)
+	/* Sorted whatever happened: a table that failed to grow in a second
+	 * file is still in use with the rows it has. */
+	if (b->t->count)
 		qsort(b->t->rows, b->t->count, sizeof(*b->t->rows), row_cmp);
 	b->sorted = b->t->count;
 	return rc;
@@ -386,7 +391,11 @@ static int add_section(struct builder *b, Elf *elf, const char *name,
 static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 		     const char *what)
 {
-	struct builder b = { .t = t, .sorted = t->count };
+	/* Rows after the first file's come from a file libunwind does not
+	 * read (see CFI_ROW_UNSUPPORTED_ELSEWHERE). */
+	struct builder b = { .t = t, .sorted = t->count,
+			     .unsupported = t->count ? CFI_ROW_UNSUPPORTED_ELSEWHERE :
+						       CFI_ROW_UNSUPPORTED };
 	const struct arch *arch;
 	Dwarf_CFI *eh = NULL;
 	Dwarf *dw = NULL;

@@ -16,6 +16,10 @@ enum cfi_row_kind {
 	CFI_ROW_NORMAL = 0,
 	CFI_ROW_OUTERMOST = 1,     /* return address undefined: stack ends */
 	CFI_ROW_UNSUPPORTED = 2,   /* a rule the table cannot express */
+	/* The same, compiled from a second file (the symbol file's CFI):
+	 * libunwind reads only the image's .eh_frame and would guess there
+	 * through rbp, so the walk does not hand it these. */
+	CFI_ROW_UNSUPPORTED_ELSEWHERE = 3,
 };
 
 /* Where the return address is: saved at CFA + ra_off, or still in the

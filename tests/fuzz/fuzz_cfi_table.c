@@ -42,9 +42,9 @@ static void check_table(const struct up_cfi_table *t)
 	for (size_t i = 0; i < t->count; i++) {
 		const struct cfi_row *r = &t->rows[i];
 
-		if (r->len == 0 || r->kind > CFI_ROW_UNSUPPORTED)
+		if (r->len == 0 || r->kind > CFI_ROW_UNSUPPORTED_ELSEWHERE)
 			abort();
-		unsupported += r->kind == CFI_ROW_UNSUPPORTED;
+		unsupported += r->kind >= CFI_ROW_UNSUPPORTED;
 		if (i && r->start < t->rows[i - 1].start)
 			abort();
 		/* A row's first and last address find a row holding them. */

@@ -194,6 +194,20 @@ static void test_fallback_to_libunwind(void)
 	CHECK(st.depth == 2 && frames[0] == body && frames[1] == ret);
 	CHECK(c.unsupported == 1 && c.libunwind == 1 && c.cfi == 1);
 
+	/* A row compiled from a second file (the symbol file's CFI) is not
+	 * libunwind's: it reads only the image's .eh_frame. */
+	{
+		struct cfi_row *w = (struct cfi_row *)cfi_table_find(t, body);
+
+		w->kind = CFI_ROW_UNSUPPORTED_ELSEWHERE;
+		memset(&c, 0, sizeof(c));
+		up_mem_new_sample(m);
+		CHECK(up_unwind_cfi(m, &r, t, &o, false, &st, &c) == 0);
+		CHECK(st.depth == 1 && st.trunc == UP_TRUNC_UNSUPPORTED);
+		CHECK(c.unsupported == 1 && c.libunwind == 0);
+		w->kind = CFI_ROW_UNSUPPORTED;
+	}
+
 	up_mem_free(m);
 	up_target_close(tgt);
 	tg_release(&g);
