@@ -113,6 +113,8 @@ static bool kept(const struct up_output_opts *o, const struct up_stack_record *s
 {
 	if (o->vcpu >= 0 && (unsigned)o->vcpu != s->vcpu)
 		return false;
+	if (s->unseen)
+		return o->raw || !o->with_idle;
 	return o->with_idle || s->activity != UP_VCPU_BLOCKED;
 }
 

@@ -130,6 +130,11 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 		upd_log("sampling %s stopped early: %s", p->dom->name, stats.error);
 	if (xlp_account_unseen(profile, &stats) < 0)
 		upd_log("%s: %s", p->dom->name, up_error_last());
+	for (unsigned v = 0; v < up_profile_nr_vcpus(profile); v++)
+		if (up_profile_vcpu_unseen(profile, v))
+			upd_log("%s: vCPU %u ran %.1f%% of the time but was seen busy in %.1f%% of the samples: its profile holds [unseen] (a guest driven by dom0's backends; give the sampler a dom0 vCPU of its own)",
+				p->dom->name, v, up_sampler_running_pct(&stats, v),
+				xlp_busy_pct(profile, v));
 	rc = write_pprof(p, sym, profile, &stats, hypercalls, r);
 out:
 	up_target_close(t);

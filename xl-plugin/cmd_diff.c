@@ -62,9 +62,22 @@ static const char *side_name(const struct diff *d, int i)
 	return dom ? dom : d->path[i];
 }
 
+/* The samples' worth of CPU time no sample saw ([unseen]) in one side. */
+static uint64_t unseen_of(const struct up_profile *p, int vcpu)
+{
+	uint64_t n = 0;
+
+	for (unsigned v = 0; v < up_profile_nr_vcpus(p); v++)
+		if (vcpu < 0 || (unsigned)vcpu == v)
+			n += up_profile_vcpu_unseen(p, v);
+	return n;
+}
+
 static void text(const struct diff *d, FILE *out)
 {
 	for (int i = 0; i < 2; i++) {
+		uint64_t u = unseen_of(up_stored_profile(d->s[i]), d->view.vcpu);
+
 		fputs(i ? "after:  " : "before: ", out);
 		up_text_print_escaped(out, d->path[i]);
 		fprintf(out, " (%" PRIu64 " %s samples", d->kept[i],
@@ -73,6 +86,9 @@ static void text(const struct diff *d, FILE *out)
 			fputs(", build-id ", out);
 			up_text_print_escaped(out, up_stored_build_id(d->s[i]));
 		}
+		/* A share of [unseen] dilutes every other share of its side. */
+		if (u && !d->view.with_idle)
+			fprintf(out, ", %" PRIu64 " of them [unseen]: CPU time no sample saw", u);
 		fputs(")\n", out);
 	}
 	fputc('\n', out);

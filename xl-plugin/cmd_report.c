@@ -108,6 +108,9 @@ static void summary_text(const struct report *r, FILE *out)
 		if (busy >= 0)
 			fprintf(out, ", busy %.1f%% (%" PRIu64 " on-CPU, %" PRIu64 " blocked)",
 				busy, up_profile_vcpu_busy(p, v), up_profile_vcpu_blocked(p, v));
+		if (up_profile_vcpu_unseen(p, v))
+			fprintf(out, ", CPU time worth %" PRIu64 " samples no sample saw ([unseen])",
+				up_profile_vcpu_unseen(p, v));
 		fputc('\n', out);
 	}
 	if (up_stored_nr_comments(r->s)) {
@@ -218,7 +221,8 @@ static int write_format(unsigned format, FILE *out, void *ctx)
 	const struct report *r = ctx;
 	const struct up_profile *p = up_stored_profile(r->s);
 	/* The folded file is the data: every state, as the live run's. */
-	struct up_output_opts all = { .vcpu = r->view.vcpu, .with_idle = true };
+	struct up_output_opts all = { .vcpu = r->view.vcpu, .with_idle = true,
+				      .raw = true };
 	char title[512];
 	int rc = 0;
 

@@ -62,9 +62,10 @@ static uint64_t unseen_samples(const struct up_profile *p,
 int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s)
 {
 	for (unsigned v = 0; v < up_profile_nr_vcpus(p) && v < s->nr_vcpus; v++) {
-		uint64_t n = unseen_samples(p, s, v);
+		uint64_t n = unseen_samples(p, s, v), had = up_profile_vcpu_unseen(p, v);
 
-		if (n && up_profile_add_unseen(p, v, n) < 0)
+		/* Once: asked again, nothing more is missing. */
+		if (n > had && up_profile_add_unseen(p, v, n - had) < 0)
 			return -1;
 	}
 	return 0;
@@ -80,22 +81,36 @@ const char *xlp_busy_check_name(enum xlp_busy_check c)
 	return "unknown";
 }
 
+/* One line per vCPU whose samples found it busy well below Xen's run
+ * time: after secs of sampling (secs > 0), or at the end. */
+static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
+{
+	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
+		if (xlp_busy_check(r, v) != XLP_BUSY_SAMPLES_LOW)
+			continue;
+		if (secs > 0)
+			fprintf(out, "xl profile: after %.0f s: ", secs);
+		else
+			fputs("xl profile: warning: ", out);
+		fprintf(out, "vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: ",
+			v, xlp_busy_pct(r->profile, v), up_sampler_running_pct(r->stats, v));
+		if (secs > 0)
+			fputs("most of its CPU time is going unseen (the warning at the end says why and what to change in dom0; Ctrl-C keeps what was sampled)\n",
+			      out);
+		else
+			fputs("its CPU time came in bursts the sampler could not catch (work driven by backends that share dom0's CPU with the sampler, or the guest on dom0's CPU); [unseen] in the flame graph and top list stands for it; give the sampler a dom0 vCPU that neither the guest nor its backends use (dom0_max_vcpus=2 or more, the guest's cpus= elsewhere, taskset -c N xl profile)\n",
+			      out);
+	}
+}
+
 void xlp_busy_warnings(const struct xlp_report *r, FILE *out)
 {
-	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
-		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
-			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: its CPU time came in bursts the sampler could not catch (work driven by backends that share dom0's CPU with the sampler, or the guest on dom0's CPU); [unseen] in the flame graph and top list stands for it; give the sampler a dom0 vCPU that neither the guest nor its backends use (dom0_max_vcpus=2 or more, the guest's cpus= elsewhere, taskset -c N xl profile)\n",
-				v, xlp_busy_pct(r->profile, v),
-				up_sampler_running_pct(r->stats, v));
+	busy_lines(r, 0, out);
 }
 
 void xlp_busy_warnings_early(const struct xlp_report *r, double secs, FILE *out)
 {
-	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++)
-		if (xlp_busy_check(r, v) == XLP_BUSY_SAMPLES_LOW)
-			fprintf(out, "xl profile: after %.0f s: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: most of its CPU time is going unseen (the warning at the end says why and what to change in dom0; Ctrl-C keeps what was sampled)\n",
-				secs, v, xlp_busy_pct(r->profile, v),
-				up_sampler_running_pct(r->stats, v));
+	busy_lines(r, secs, out);
 }
 
 void xlp_report_text(const struct xlp_report *r, FILE *out)
@@ -171,7 +186,7 @@ void xlp_report_text(const struct xlp_report *r, FILE *out)
 		fputc('\n', out);
 	}
 	fprintf(out, "flame graph and top list: %s\n", r->opt->with_idle ?
-		"busy and blocked (idle) stacks, blocked ones under [idle]" :
+		"busy and blocked (idle) stacks as sampled, blocked ones under [idle] ([unseen] CPU time in the on-CPU view only)" :
 		"on-CPU time only (--idle adds blocked stacks)");
 }
 
@@ -202,6 +217,7 @@ void xlp_json_vcpu_counts(yajl_gen g, const struct up_profile *p, unsigned v)
 	xlp_json_key(g, "stacks"); yajl_gen_integer(g, (long long)up_profile_vcpu_samples(p, v));
 	xlp_json_key(g, "busy"); yajl_gen_integer(g, (long long)up_profile_vcpu_busy(p, v));
 	xlp_json_key(g, "blocked"); yajl_gen_integer(g, (long long)up_profile_vcpu_blocked(p, v));
+	xlp_json_key(g, "unseen"); yajl_gen_integer(g, (long long)up_profile_vcpu_unseen(p, v));
 }
 
 void xlp_json_busy_pct(yajl_gen g, const struct up_profile *p, unsigned v)
@@ -338,8 +354,6 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 			yajl_gen_null(g);
 		key(g, "busy_check");
 		str(g, xlp_busy_check_name(xlp_busy_check(r, v)));
-		key(g, "unseen");
-		yajl_gen_integer(g, (long long)up_profile_vcpu_unseen(r->profile, v));
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

@@ -108,7 +108,8 @@ static int write_one(struct run *r, struct xlp_report *rep, unsigned format,
 {
 	/* The folded file is the data: every stack, blocked ones under
 	 * [idle]. The views show on-CPU time unless --idle. */
-	const struct up_output_opts all = { .vcpu = -1, .with_idle = true };
+	const struct up_output_opts all = { .vcpu = -1, .with_idle = true,
+					    .raw = true };
 	const struct up_output_opts view = { .vcpu = -1,
 					     .with_idle = r->opt->with_idle };
 	char title[256];

@@ -96,6 +96,11 @@ struct up_output_opts {
 	/* Stacks of blocked vCPUs: left out (on-CPU time only, as perf's
 	 * cpu-clock), or kept under an "[idle]" root frame. */
 	bool with_idle;
+	/* Every stack as recorded (the folded file): [unseen] kept even with
+	 * idle stacks. A view with idle stacks leaves [unseen] out: it shows
+	 * samples as taken, and the unseen CPU time is already in the idle
+	 * ones there (the on-CPU view shows it). */
+	bool raw;
 };
 
 /* Folded stacks, root first, "a;b;c count\n", as flamegraph.pl reads them.

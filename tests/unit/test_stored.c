@@ -49,7 +49,8 @@ static char *render(writer_fn fn, const struct up_profile *p,
 	return buf;
 }
 
-static const struct up_output_opts all = { .vcpu = -1, .with_idle = true };
+static const struct up_output_opts all = { .vcpu = -1, .with_idle = true,
+					    .raw = true };
 static const struct up_output_opts busy_only = { .vcpu = -1 };
 
 static int w_folded(FILE *f, const struct up_profile *p, const struct up_symtab *s)
