@@ -522,8 +522,13 @@ for t in pv:nofp pvh:fp; do
 		# its register copy and the walk, thousands of times a second.
 		cut=$(awk '/^\[unseen\] / { next } { n += $NF; s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[idle\];/, "", s)
 			if (s ~ /^\[truncated\];[^;]*$/) c += $NF } END { if (n) printf "%.2f", 100 * c / n }' $f)
-		check "$label: ${c:-0}% of $(stat $f samples) stacks whole from tg_thread_starter or the entry, ${cut:-?}% cut at the interrupted frame (need >= 97 whole, >= 99.5 together)" \
-			awk -v c="${c:-0}" -v d="${cut:-0}" 'BEGIN { exit !(c >= 97 && c + d >= 99.5) }'
+		# Relaxed, the race cut 1.6 to 8.3 % of the stacks in runs here
+		# (the most beside a fuzzer on the other core); paused, only the
+		# upcall's stub does, a few in a thousand.
+		need=97
+		[ $mode = relaxed ] && need=80
+		check "$label: ${c:-0}% of $(stat $f samples) stacks whole from tg_thread_starter or the entry, ${cut:-?}% cut at the interrupted frame (need >= $need whole, >= 99.5 together)" \
+			awk -v c="${c:-0}" -v d="${cut:-0}" -v w=$need 'BEGIN { exit !(c >= w && c + d >= 99.5) }'
 		busy=$(json_num $s.json busy) blocked=$(json_num $s.json blocked)
 		unseen=$(json_num $s.json unseen)
 		theirs=$(guest_running $log $n0 $(json_num $s.json paused_ms))
