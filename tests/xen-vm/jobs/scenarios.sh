@@ -416,11 +416,16 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	# Xen's run time (between our samples, outside our pauses) is a
 	# lower bound of busy, which also counts waiting for a CPU: the
 	# guest's figure is not below it, and the samples are not said to
-	# be low against it.
+	# be low against it. Unless the sampler, short of CPU, inferred a
+	# good part of the periods (over 5 %: a loaded host), whose guesses
+	# lean to blocked (above): then the samples may fall short of Xen's
+	# figure, and the profile must say so and show the rest as
+	# [unseen] (measured: 2.9 points short with 31 % inferred).
 	running=$(json_num $OUT/$g.json running_pct)
 	bc=$(sed -n 's/.*"busy_check": "\([^"]*\)".*/\1/p' $OUT/$g.json | head -n 1)
-	check "$label: ran ${running:-?}% of the time per the profile (Xen's accounting), no more than busy ${theirs:-?}% per the guest (+0.5); samples '${bc:-?}'" \
-		sh -c "[ '$bc' = consistent ] && awk -v r='${running:-101}' -v b='${theirs:--1}' 'BEGIN { exit !(r > 0 && r <= b + 0.5) }'"
+	inf=$(awk -v c="$(json_num $OUT/$g.json covered_periods)" -v k="$(json_num $OUT/$g.json stacks)" 'BEGIN { if (k > 0) printf "%.1f", 100 * c / k }')
+	check "$label: ran ${running:-?}% of the time per the profile (Xen's accounting), no more than busy ${theirs:-?}% per the guest (+0.5); samples '${bc:-?}' (${inf:-?}% of the periods inferred, $(json_num $OUT/$g.json unseen) samples' worth [unseen])" \
+		sh -c "{ [ '$bc' = consistent ] || { [ '$bc' = 'samples low' ] && awk -v i='${inf:-0}' 'BEGIN { exit !(i > 5) }' && grep -q '^\[unseen\] [1-9]' $f; }; } && awk -v r='${running:-101}' -v b='${theirs:--1}' 'BEGIN { exit !(r > 0 && r <= b + 0.5) }'"
 	# Distinct samples in the two request leaves: their count scaled by
 	# the share of the profile's stacks that are distinct samples.
 	n=$(awk -v r="$(stat $f requests)" -v s="$(json_num $OUT/$g.json samples)" \
