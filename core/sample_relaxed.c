@@ -167,9 +167,9 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 	add_counts(&s->frames, &counts);
 	if (!ask || vs->activity_failed || !after_ok)
 		vs->activity = UP_VCPU_UNKNOWN;
-	else if ((before == UP_VCPU_BLOCKED &&
-		  (still || after == UP_VCPU_BLOCKED)) ||
-		 kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
+	else if (before == UP_VCPU_BLOCKED &&
+		 (still || after == UP_VCPU_BLOCKED ||
+		  kernel_at_block(mem, &regs, uo->kernel, uo->domain_type)))
 		vs->activity = UP_VCPU_BLOCKED;   /* see take_sample */
 	else
 		vs->activity = UP_VCPU_BUSY;

@@ -171,9 +171,22 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 		       uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
 		       struct up_unwind_counts *counts, bool *abandoned)
 {
-	uint64_t t0 = sampler_now_ns();
-	int rc = up_target_pause(t), urc = -1;
+	uint64_t t0;
+	int rc, urc = -1;
 
+	/* Just before the window, outside it: which vCPUs are blocked (see
+	 * the at_block test below). */
+	for (unsigned v = first; v <= last; v++) {
+		enum up_vcpu_activity a = UP_VCPU_UNKNOWN;
+		uint64_t run;
+		bool online;
+
+		vs[v].blocked_before = !c->no_activity &&
+				       up_target_get_activity(t, v, &a, &online, &run) == 0 &&
+				       a == UP_VCPU_BLOCKED;
+	}
+	t0 = sampler_now_ns();
+	rc = up_target_pause(t);
 	if (rc < 0)
 		return rc;
 	*stopped = sampler_now_ns();
@@ -202,13 +215,14 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 			vs[v].status = sampler_walk(mem, &regs, c, uo,
 						    &vs[v].stack, counts) < 0 ?
 				       VCPU_NO_REGS : VCPU_STACK;
-		/* Stopped just after blocking's trap: blocked at the instant
-		 * of the pause even when Xen says otherwise now, as it does
-		 * of a vCPU an event woke during the pause (a backend in
-		 * dom0 completing a request meanwhile), or one woken before
-		 * that had not run yet: neither is CPU time. */
+		/* Blocked just before the pause and stopped, after it, just
+		 * after blocking's trap: it has not run since, so it was
+		 * blocked at the pause's instant, whatever Xen says now of a
+		 * vCPU an event woke during the pause (a backend in dom0
+		 * completing a request meanwhile). One woken before the pause
+		 * and not run yet was waiting for a CPU: busy, as Xen says. */
 		if (!c->no_activity && !vs[v].activity_failed &&
-		    vs[v].status == VCPU_STACK &&
+		    vs[v].blocked_before && vs[v].status == VCPU_STACK &&
 		    kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
 			vs[v].activity = UP_VCPU_BLOCKED;
 	}

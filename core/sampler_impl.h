@@ -18,6 +18,7 @@ struct vcpu_sample {
 	enum vcpu_status status;
 	enum up_vcpu_activity activity;
 	bool activity_failed;
+	bool blocked_before;   /* blocked just before the pause began */
 	/* The hypervisor's run clock of the vCPU at this sample, and at the
 	 * previous one if that sample read it too (run_known_before). */
 	uint64_t run_ns, run_ns_before;

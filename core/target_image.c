@@ -131,7 +131,7 @@ static int image_activity(struct up_target *t, unsigned vcpu,
 
 	if (it->block_on_read && vcpu == it->block_vcpu &&
 	    ++it->block_reads == it->block_on_read)
-		it->blocked[vcpu] = true;
+		it->blocked[vcpu] = !it->blocked[vcpu];
 	*activity = it->blocked[vcpu] ? UP_VCPU_BLOCKED : UP_VCPU_BUSY;
 	*online = it->vcpus[vcpu].online;
 	*run_ns = it->run_ns[vcpu];

@@ -71,8 +71,8 @@ void up_target_image_set_scribble(struct up_target *t, unsigned vcpu,
 				  unsigned offset, uint64_t flip,
 				  uint64_t from, uint64_t count);
 
-/* Test hook: vCPU vcpu blocks when its state is read for the n-th time
- * (numbered as for the scribble hook). */
+/* Test hook: vCPU vcpu blocks, or wakes if it was blocked, when its state
+ * is read for the n-th time (numbered as for the scribble hook). */
 void up_target_image_block_on_read(struct up_target *t, unsigned vcpu,
 				   uint64_t n);
 

@@ -521,10 +521,11 @@ static void test_sampler_activity(void)
 	tg_release(&g);
 }
 
-/* A vCPU stopped just after SCHEDOP_block's trap is blocked at the
- * instant of the pause even when Xen says it is not (an event woke it
- * while we held the domain paused): paused and relaxed alike. Yield
- * from the same stub is CPU time. */
+/* A vCPU stopped just after SCHEDOP_block's trap that was blocked just
+ * before the pause is blocked at its instant even when Xen says it is not
+ * (an event woke it while we held the domain paused); one woken before
+ * the pause and not run yet was waiting for a CPU (busy, as Xen says);
+ * yield from the same stub is CPU time. Paused and relaxed alike. */
 static void test_sampler_at_block(void)
 {
 	for (int relaxed = 0; relaxed < 2; relaxed++) {
@@ -541,23 +542,33 @@ static void test_sampler_at_block(void)
 		tg_poke64(&g, STACK, 0x1035);             /* the stub's caller */
 		r = tg_regs(&g, SCHED_OP_HVM, STACK, 0);
 		r.arg0 = 1;                               /* SCHEDOP_block */
-		up_image_add_vcpu(g.img, &r);
+		up_image_add_vcpu(g.img, &r);             /* woken in the pause */
+		up_image_add_vcpu(g.img, &r);             /* woken before it */
 		r.arg0 = 0;                               /* SCHEDOP_yield */
 		up_image_add_vcpu(g.img, &r);
+		up_image_set_blocked(g.img, 0, true);
 		t = tg_open(&g);
+		/* Its state's second read (in the pause; relaxed: after the
+		 * walk) finds it woken. */
+		up_target_image_block_on_read(t, 0, 2);
 		REQUIRE(up_kernel_map_new(&k) == 0);
 		up_kernel_map_set_hypercall_page(k, HC);
 		up_sampler_config_init(&c);
 		c.unwinder = UP_UNWINDER_FP;
 		c.unwind.kernel = k;
 		c.consistency = relaxed ? UP_CONSISTENCY_RELAXED : UP_CONSISTENCY_PAUSED;
-		c.hz = 10000;
-		c.max_samples = 5;
-		c.drop_late = true;
-		REQUIRE(up_profile_new(&p, 2) == 0);
+		c.max_samples = 1;
+		REQUIRE(up_profile_new(&p, 3) == 0);
 		CHECK(up_sample(t, &c, p, NULL, &st) == 0);
-		CHECK_U64(up_profile_vcpu_blocked(p, 0), 5);
-		CHECK_U64(up_profile_vcpu_busy(p, 1), 5);
+		/* Relaxed, the state that changed across the walk makes it
+		 * walk again, and that walk's first read finds it woken and
+		 * not run: waiting for a CPU, busy. */
+		if (relaxed)
+			CHECK_U64(up_profile_vcpu_busy(p, 0), 1);
+		else
+			CHECK_U64(up_profile_vcpu_blocked(p, 0), 1);
+		CHECK_U64(up_profile_vcpu_busy(p, 1), 1);
+		CHECK_U64(up_profile_vcpu_busy(p, 2), 1);
 		up_sampler_stats_release(&st);
 		up_profile_free(p);
 		up_kernel_map_free(k);
