@@ -343,17 +343,21 @@ busy_tolerance() {
 		tolerance "$1" "$(json_num "$2" samples)"
 }
 
-# guest_running LOG N0 PAUSED_MS: the dom0-driven workload's share of the
-# time it ran (alone: CPU time) after its N0-th report, by its own
-# run-state time, of the time we did not hold it paused.
+# guest_running LOG N0 N1 PAUSED_MS PROFILED_MS: the dom0-driven
+# workload's share of the time it ran (alone: CPU time) between its
+# reports N0 + 1 and N1 (those the profile's run spans), by its own
+# run-state time, of the time we did not hold it paused (PAUSED_MS over
+# the PROFILED_MS the profile ran, for the reports' part of it).
 guest_running() {
-	awk -v from=$(($2 + 1)) -v p="${3:-0}" '/tg: io / {
+	awk -v from=$(($2 + 1)) -v to=$3 -v p="${4:-0}" -v pt="${5:-0}" '/tg: io / {
 		n++
+		if (n > to) exit
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 		if (n == from) { r0 = v["run_ms"]; t0 = v["t_ms"] }
 		r = v["run_ms"]; t = v["t_ms"]
 	}
-	END { dt = t - t0 - p; if (dt > 0 && r != "") printf "%.2f\n", 100 * (r - r0) / dt }' $1
+	END { dt = t - t0; if (pt > 0) dt -= p * dt / pt
+	      if (dt > 0 && r != "") printf "%.2f\n", 100 * (r - r0) / dt }' $1
 }
 
 # guest_busy LOG N0 PAUSED_BLOCKED_MS: the blocking workload's busy share by
@@ -517,6 +521,7 @@ for t in pv:nofp pvh:fp; do
 		n0=$(reports $log io)
 		$PROF $g -f 97 -d 13 --consistency $mode -o $s > $s.stdout 2> $s.stderr
 		rc=$?
+		n1=$(reports $log io)
 		sleep 1
 		check "$label: xl-profile exits 0" [ $rc -eq 0 ]
 		f=$s.folded
@@ -540,7 +545,9 @@ for t in pv:nofp pvh:fp; do
 			while read -r l; do tap "$l"; done
 		busy=$(json_num $s.json busy) blocked=$(json_num $s.json blocked)
 		unseen=$(json_num $s.json unseen)
-		theirs=$(guest_running $log $n0 $(json_num $s.json paused_ms))
+		# Over the same window: the guest runs otherwise without us.
+		theirs=$(guest_running $log $n0 $n1 $(json_num $s.json paused_ms) \
+			$(awk -v e="$(json_num $s.json duration_s)" 'BEGIN { printf "%d", e * 1000 }'))
 		seen=$(awk -v b="${busy:-0}" -v i="${blocked:-0}" 'BEGIN { if (b + i) printf "%.2f", 100 * b / (b + i) }')
 		shown=$(awk -v b="${busy:-0}" -v i="${blocked:-0}" -v u="${unseen:-0}" 'BEGIN { if (b + i) printf "%.2f", 100 * (b + u) / (b + i) }')
 		tol=$(tolerance "${theirs:-50}" "$(json_num $s.json samples)")
