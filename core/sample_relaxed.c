@@ -173,6 +173,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		vs->activity = UP_VCPU_BLOCKED;   /* see take_sample */
 	else
 		vs->activity = UP_VCPU_BUSY;
+	vs->xen_blocked = vs->activity == UP_VCPU_BLOCKED;
 }
 
 void sample_relaxed(struct up_target *t, struct up_mem *mem,

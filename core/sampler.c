@@ -221,6 +221,7 @@ static int take_sample(struct up_target *t, struct up_mem *mem,
 		 * vCPU an event woke during the pause (a backend in dom0
 		 * completing a request meanwhile). One woken before the pause
 		 * and not run yet was waiting for a CPU: busy, as Xen says. */
+		vs[v].xen_blocked = vs[v].activity == UP_VCPU_BLOCKED;
 		if (!c->no_activity && !vs[v].activity_failed &&
 		    vs[v].blocked_before && vs[v].status == VCPU_STACK &&
 		    kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
@@ -457,7 +458,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		resumed_before = resumed;
 		for (unsigned v = first; v <= last; v++) {
 			s->vcpu_paused_ns[v] += vs[v].stall_ns;
-			if (vs[v].activity == UP_VCPU_BLOCKED)
+			if (vs[v].xen_blocked)
 				s->vcpu_paused_blocked_ns[v] += vs[v].stall_ns;
 			if (vs[v].status == VCPU_OFFLINE)
 				s->offline_vcpus++;

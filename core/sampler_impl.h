@@ -19,6 +19,10 @@ struct vcpu_sample {
 	enum up_vcpu_activity activity;
 	bool activity_failed;
 	bool blocked_before;   /* blocked just before the pause began */
+	/* Blocked by Xen's state as read in the sample (relaxed: the
+	 * sample's verdict): what Xen's run-state accounting did with the
+	 * time we held it paused, whatever the sample's instant was. */
+	bool xen_blocked;
 	/* The hypervisor's run clock of the vCPU at this sample, and at the
 	 * previous one if that sample read it too (run_known_before). */
 	uint64_t run_ns, run_ns_before;

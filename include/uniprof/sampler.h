@@ -125,10 +125,11 @@ struct up_sampler_stats {
 	uint64_t *wake_late_ns;
 	size_t nr_pause;
 	/* Per vCPU (max_vcpus entries): time it stood paused by us, in all
-	 * and while blocked (relaxed: its register reads, less what its run
-	 * clock says it ran around them; an upper bound, as Xen pauses it only
-	 * inside them). Xen's run-state accounting counts
-	 * a blocked vCPU's paused time as blocked, a busy one's as neither. */
+	 * and while blocked by Xen's state in the pause (relaxed: its register
+	 * reads, less what its run clock says it ran around them; an upper
+	 * bound, as Xen pauses it only inside them). Xen's run-state
+	 * accounting counts a blocked vCPU's paused time as blocked, a busy
+	 * one's (or one an event woke in the pause) as neither. */
 	uint64_t *vcpu_paused_ns, *vcpu_paused_blocked_ns;
 	/* Per vCPU, summed over consecutive samples that both read its run
 	 * clock: the time it ran by the hypervisor's accounting, and the
