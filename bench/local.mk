@@ -1,0 +1,21 @@
+# The benchmarks (included by the top Makefile.am: one non-recursive make).
+# Installed beside the plugins so the real-Xen harness carries them into dom0.
+pkglibexec_PROGRAMS += bench/uniprof-walk-bench
+bench_uniprof_walk_bench_SOURCES = bench/walk_bench.c
+bench_uniprof_walk_bench_LDADD = core/libuniprof-core.la
+
+# make check-arm64: the same proof on Xen on Arm (tests/xen-vm/xen-arm64.test:
+# an arm64 cross build of uniprof for dom0, Debian's Xen/arm64 in
+# qemu-system-aarch64, the AArch64 test unikernel). Apart from make check,
+# which stays x86-only, as it cross-builds and boots a second hypervisor;
+# scripts/check.sh runs both.
+check-arm64: all
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/xen-vm/xen-arm64.test
+.PHONY: check-arm64
+
+# make bench: the overhead benchmark on real Xen in QEMU (not part of make
+# check's verdict). Table in bench/overhead.txt, JSON in bench/overhead.json.
+bench: all $(GUEST_ELFS)
+	top_srcdir='$(top_srcdir)' top_builddir='$(top_builddir)' \
+		$(SHELL) $(top_srcdir)/bench/run-overhead.sh
+.PHONY: bench

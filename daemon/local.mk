@@ -1,0 +1,36 @@
+# uniprofd, the host daemon (included by the top Makefile.am: one non-recursive make).
+sbin_PROGRAMS += daemon/uniprofd
+UPD_SOURCES = \
+	daemon/settings.c daemon/settings.h \
+	daemon/request.c daemon/request.h \
+	daemon/log.c daemon/log.h \
+	daemon/domains.c daemon/domains.h \
+	daemon/symbol_cache.c daemon/symbol_cache.h \
+	daemon/profile_run.c daemon/profile_run.h \
+	daemon/cpu_budget.c daemon/cpu_budget.h \
+	daemon/push.c daemon/push.h \
+	daemon/http_api.c daemon/http_api.h \
+	daemon/backend.c daemon/backend.h
+daemon_uniprofd_SOURCES = daemon/uniprofd.c $(UPD_SOURCES)
+UPD_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+UPD_CFLAGS = $(AM_CFLAGS) -pthread $(MHD_CFLAGS) $(CURL_CFLAGS) $(YAJL_CFLAGS) \
+	$(XENLIGHT_CFLAGS)
+UPD_LIBS = $(XLP_LIBS) $(MHD_LIBS) $(CURL_LIBS) -lpthread
+daemon_uniprofd_CPPFLAGS = $(UPD_CPPFLAGS)
+daemon_uniprofd_CFLAGS = $(UPD_CFLAGS)
+daemon_uniprofd_LDADD = $(UPD_LIBS)
+# A stand-in for Pyroscope's /ingest that checks what it is sent: the
+# real-Xen push scenarios use it in dom0 (installed beside the plugins for
+# that, as the walk benchmark is), and it checks a push setup by hand.
+pkglibexec_PROGRAMS += tests/daemon/uniprof-ingest-receiver
+tests_daemon_uniprof_ingest_receiver_SOURCES = tests/daemon/ingest_receiver.c
+tests_daemon_uniprof_ingest_receiver_CFLAGS = $(AM_CFLAGS) -pthread $(MHD_CFLAGS)
+tests_daemon_uniprof_ingest_receiver_LDADD = core/libuniprof.la $(MHD_LIBS) -lpthread
+# An example configuration and a systemd unit, for the admin to install.
+dist_pkgdata_DATA = daemon/dist/uniprofd.conf
+pkgdata_DATA = daemon/dist/uniprofd.service
+daemon/dist/uniprofd.service: $(srcdir)/daemon/dist/uniprofd.service.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) daemon/dist && \
+	sed 's|@sbindir[@]|$(sbindir)|g' $(srcdir)/daemon/dist/uniprofd.service.in > $@
+CLEANFILES += daemon/dist/uniprofd.service
+EXTRA_DIST += daemon/dist/uniprofd.service.in tests/daemon

@@ -1,0 +1,111 @@
+# Unit tests (tests/unit, tests/xl-plugin, tests/daemon) and their fixtures (included by the top Makefile.am: one non-recursive make).
+UNIT_TESTS = \
+	tests/unit/test_paging \
+	tests/unit/test_paging_arm64 \
+	tests/unit/test_unwind_arm64 \
+	tests/unit/test_cfi_arm64 \
+	tests/unit/test_xen_context_arm64 \
+	tests/unit/test_image_header_arm64 \
+	tests/unit/test_unwind_fp \
+	tests/unit/test_symbols \
+	tests/unit/test_profile \
+	tests/unit/test_image \
+	tests/unit/test_core \
+	tests/unit/test_sampler \
+	tests/unit/test_sample_relaxed \
+	tests/unit/test_pause_deadline \
+	tests/unit/test_hostile_images \
+	tests/unit/test_eh_frame \
+	tests/unit/test_cfi_caps \
+	tests/unit/test_symbol_caps \
+	tests/unit/test_unwind_cfi \
+	tests/unit/test_unwind_compare \
+	tests/unit/test_unwind_rules \
+	tests/unit/test_unwind_budget \
+	tests/unit/test_stored \
+	tests/xl-plugin/test_symbols_find \
+	tests/xl-plugin/test_image_cache \
+	tests/xl-plugin/test_unwind_load \
+	tests/unit/test_output_names \
+	tests/xl-plugin/test_report \
+	tests/daemon/test_settings \
+	tests/daemon/test_http_api
+
+check_PROGRAMS = $(UNIT_TESTS)
+check_LTLIBRARIES = tests/unit/libtestguest.la
+tests_unit_libtestguest_la_SOURCES = tests/unit/guest.c tests/unit/guest.h \
+	tests/unit/guest_arm64.c tests/unit/guest_arm64.h \
+	tests/unit/xen_core_build.c tests/unit/xen_core_build.h tests/unit/test.h
+tests_unit_libtestguest_la_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
+tests_unit_libtestguest_la_LIBADD = core/libuniprof-core.la
+tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
+
+LDADD = tests/unit/libtestguest.la core/libuniprof-core.la
+
+tests_xl_plugin_test_symbols_find_SOURCES = tests/xl-plugin/test_symbols_find.c \
+	xl-plugin/symbols_find.c xl-plugin/symbols_find.h \
+	xl-plugin/image_cache.c xl-plugin/image_cache.h
+tests_xl_plugin_test_symbols_find_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+tests_xl_plugin_test_image_cache_SOURCES = tests/xl-plugin/test_image_cache.c \
+	xl-plugin/image_cache.c xl-plugin/image_cache.h
+tests_xl_plugin_test_image_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+tests_xl_plugin_test_unwind_load_SOURCES = tests/xl-plugin/test_unwind_load.c \
+	xl-plugin/unwind_load.c xl-plugin/unwind_load.h \
+	xl-plugin/image_cache.c xl-plugin/image_cache.h
+tests_xl_plugin_test_unwind_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+# It reads the test guests (noinst_DATA: built before any test runs).
+tests_xl_plugin_test_report_SOURCES = tests/xl-plugin/test_report.c \
+	xl-plugin/report.c xl-plugin/report.h \
+	xl-plugin/json_write.c xl-plugin/json_write.h
+tests_xl_plugin_test_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+tests_xl_plugin_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_xl_plugin_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
+
+# The daemon's parts, tested as the daemon links them.
+tests_daemon_test_settings_SOURCES = tests/daemon/test_settings.c $(UPD_SOURCES)
+tests_daemon_test_settings_CPPFLAGS = $(UPD_CPPFLAGS) -I$(top_srcdir)/daemon -I$(top_srcdir)/tests/unit
+tests_daemon_test_settings_CFLAGS = $(UPD_CFLAGS)
+tests_daemon_test_settings_LDADD = $(UPD_LIBS)
+tests_daemon_test_http_api_SOURCES = tests/daemon/test_http_api.c \
+	daemon/http_api.c daemon/http_api.h daemon/request.c daemon/request.h \
+	daemon/log.c daemon/log.h
+tests_daemon_test_http_api_CPPFLAGS = $(UPD_CPPFLAGS) -I$(top_srcdir)/daemon -I$(top_srcdir)/tests/unit
+tests_daemon_test_http_api_CFLAGS = $(UPD_CFLAGS)
+tests_daemon_test_http_api_LDADD = $(UPD_LIBS)
+
+# x86_64 images the tests read, never run here: built by TG_CC (the test
+# unikernel's x86_64 compiler), so a cross build has them too; with the
+# build's CFLAGS after our own, as automake's rules had them.
+# A small program with known functions for the symbol tests.
+X86_FIXTURES = tests/unit/fixture_symbols tests/unit/fixture_cfi_far \
+	tests/unit/fixture_cfi_loop tests/unit/fixture_entry0
+tests/unit/fixture_symbols: $(srcdir)/tests/unit/fixture_symbols.c
+	$(AM_V_CC)$(MKDIR_P) tests/unit && \
+	$(TG_CC) -O1 -g0 $(CFLAGS) -Wl,--build-id=sha1 -o $@ $(srcdir)/tests/unit/fixture_symbols.c
+# An image with one CFI rule beyond the table, for the libunwind fallback.
+tests/unit/fixture_cfi_far: $(srcdir)/tests/unit/fixture_cfi_far.c
+	$(AM_V_CC)$(MKDIR_P) tests/unit && \
+	$(TG_CC) -O1 -g0 $(CFLAGS) -no-pie -o $@ $(srcdir)/tests/unit/fixture_cfi_far.c
+# An image whose CFA rule loops forever in a DWARF expression evaluator.
+tests/unit/fixture_cfi_loop: $(srcdir)/tests/unit/fixture_cfi_loop.c
+	$(AM_V_CC)$(MKDIR_P) tests/unit && \
+	$(TG_CC) -O1 -g0 $(CFLAGS) -no-pie -o $@ $(srcdir)/tests/unit/fixture_cfi_loop.c
+# An image linked at 0 and entered there, as Mini-OS and Unikraft are.
+tests/unit/fixture_entry0: $(srcdir)/tests/unit/fixture_entry0.c
+	$(AM_V_CC)$(MKDIR_P) tests/unit && \
+	$(TG_CC) -O1 -g0 -ffreestanding -fno-pie -no-pie -nostdlib -static \
+		-Wl,-Ttext=0 -o $@ $(srcdir)/tests/unit/fixture_entry0.c
+CLEANFILES += $(X86_FIXTURES)
+
+# An AArch64 image with the CFI GCC writes for it (leaves, frame records,
+# a function without frame pointer), for the AArch64 CFI tests.
+check_DATA = $(X86_FIXTURES)
+if HAVE_AARCH64_CC
+check_DATA += tests/unit/fixture_arm64.elf
+tests/unit/fixture_arm64.elf: $(srcdir)/tests/unit/fixture_arm64.c
+	$(AM_V_CC)$(MKDIR_P) tests/unit && \
+	$(AARCH64_CC) -O2 -g0 -ffreestanding -nostdlib -static \
+		-fasynchronous-unwind-tables -fno-omit-frame-pointer \
+		-fno-optimize-sibling-calls -Wl,--build-id=sha1 -o $@ $(srcdir)/tests/unit/fixture_arm64.c
+CLEANFILES += tests/unit/fixture_arm64.elf
+endif
