@@ -5,37 +5,43 @@
 noinst_LTLIBRARIES = core/libuniprof-core.la
 lib_LTLIBRARIES = core/libuniprof.la
 
-core_libuniprof_core_la_SOURCES = \
-	core/error.c core/error_impl.h core/version.c core/grow.c core/grow.h \
-	core/target.c core/target_impl.h \
-	core/target_xen.c core/xen_domctl.c core/xen_domctl.h \
-	core/target_core.c \
-	core/target_image.c core/image.c core/image_format.h \
-	core/crash_guard.c core/pause_state.c core/pause_state.h \
-	core/frame_cache.c core/frame_cache.h \
-	core/paging.c core/paging.h \
-	core/arch/arch.c core/arch/arch.h \
+# One folder per stage of the data's way (docs/ARCHITECTURE.md): a target
+# gives registers and guest memory, the unwinders walk it, the sampler
+# loops, the profile counts, the writers render.
+CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c \
+	core/util/grow.c core/util/grow.h core/util/file_read.c core/util/file_read.h \
+	core/util/strmap.c core/util/strmap.h
+CORE_TARGET = core/target/target.c core/target/target_impl.h \
+	core/target/xen.c core/target/xen_domctl.c core/target/xen_domctl.h \
+	core/target/dump_core.c core/target/image.c core/target/image_build.c \
+	core/target/image_format.h
+CORE_GUARD = core/guard/crash_guard.c core/guard/pause_state.c core/guard/pause_state.h
+CORE_ARCH = core/arch/arch.c core/arch/arch.h \
 	core/arch/x86/arch.c core/arch/x86/x86.h core/arch/x86/paging.c \
-	core/arch/x86/hypercall_stub.c \
+	core/arch/x86/hypercall_stub.c core/arch/x86/xen_context.c core/arch/x86/xen_context.h \
 	core/arch/arm64/arch.c core/arch/arm64/arm64.h core/arch/arm64/paging.c \
 	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c \
-	core/arch/arm64/xen_context.c core/arch/arm64/xen_context.h \
-	core/arch/x86/xen_context.c core/arch/x86/xen_context.h \
-	core/memory.c core/memory_log.h \
-	core/unwind_fp.c core/unwind_cfi.c core/unwind_libunwind.c \
-	core/kernel_map.c core/kernel_map.h \
-	core/symtab_hypercall.c \
-	core/eh_frame.c core/eh_frame.h core/cfi_table.c core/cfi_table.h \
-	core/symtab.c core/symtab_impl.h \
-	core/symbols_elf.c core/symbols_nm.c core/demangle.c \
-	core/strmap.c core/strmap.h \
-	core/utf8.c core/utf8.h core/text_terminal.c core/name_fit.c core/name_fit.h \
-	core/profile.c core/profile_output.c core/profile_fold.h \
-	core/flamegraph_svg.c core/profile_impl.h \
-	core/file_read.c core/file_read.h \
-	core/pprof_write.c core/stored_load.c core/profile_diff.c \
-	core/sampler.c core/sampler_impl.h \
-	core/sample_relaxed.c
+	core/arch/arm64/xen_context.c core/arch/arm64/xen_context.h
+CORE_MEM = core/mem/memory.c core/mem/memory_log.h core/mem/paging.c core/mem/paging.h \
+	core/mem/frame_cache.c core/mem/frame_cache.h
+CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \
+	core/unwind/kernel_map.c core/unwind/kernel_map.h \
+	core/unwind/eh_frame.c core/unwind/eh_frame.h \
+	core/unwind/cfi_table.c core/unwind/cfi_table.h
+CORE_SYMBOLS = core/symbols/table.c core/symbols/table_impl.h \
+	core/symbols/elf.c core/symbols/nm.c core/symbols/demangle.c \
+	core/symbols/hypercall.c
+CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
+	core/sampler/relaxed.c
+CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
+	core/profile/diff.c core/profile/stored_load.c
+CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/flamegraph_svg.c \
+	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
+	core/output/utf8.c core/output/utf8.h
+CORE_PPROF = core/pprof/write.c
+core_libuniprof_core_la_SOURCES = $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \
+	$(CORE_ARCH) $(CORE_MEM) $(CORE_UNWIND) $(CORE_SYMBOLS) $(CORE_SAMPLER) \
+	$(CORE_PROFILE) $(CORE_OUTPUT) $(CORE_PPROF)
 nodist_core_libuniprof_core_la_SOURCES = core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h
 
 # pprof's message definitions, compiled from our own .proto by protoc-c.
@@ -44,7 +50,7 @@ core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h: $(srcdir)/core/pprof/profil
 	$(PROTOC_C) --c_out=core/pprof -I$(srcdir)/core/pprof $(srcdir)/core/pprof/profile.proto
 BUILT_SOURCES = core/pprof/profile.pb-c.h
 # BUILT_SOURCES covers make all/check only: a single target (make fuzz) too.
-core/libuniprof_core_la-pprof_write.lo core/libuniprof_core_la-stored_load.lo: \
+core/pprof/libuniprof_core_la-write.lo core/profile/libuniprof_core_la-stored_load.lo: \
 	core/pprof/profile.pb-c.h
 CLEANFILES = core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h
 core_libuniprof_core_la_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -76,6 +82,6 @@ pkgconfig_DATA = uniprof.pc
 
 # The crash guard's watchdog, spawned by libuniprof (never forked).
 pkglibexec_PROGRAMS = core/uniprof-guard
-core_uniprof_guard_SOURCES = core/guard_main.c core/pause_state.c core/pause_state.h
+core_uniprof_guard_SOURCES = core/guard/watchdog.c core/guard/pause_state.c core/guard/pause_state.h
 core_uniprof_guard_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 core_uniprof_guard_LDADD = $(XENCTRL_LIBS)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_impl.h"
+#include "util/error_impl.h"
 #include "image_cache.h"
 
 #define SLOTS 2

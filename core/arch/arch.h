@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "frame_cache.h"
+#include "mem/frame_cache.h"
 #include "uniprof/target.h"
 #include "uniprof/unwind.h"
 

@@ -73,7 +73,7 @@ struct up_stack {
 int up_unwind_fp(struct up_mem *m, const struct up_regs *regs,
 		 const struct up_unwind_opts *opts, struct up_stack *out);
 
-/* A precompiled CFI table (see core/cfi_table.h): built once, before
+/* A precompiled CFI table (see core/unwind/cfi_table.h): built once, before
  * sampling, from an ELF image's .eh_frame and .debug_frame. */
 struct up_cfi_table;
 

@@ -17,13 +17,13 @@ trap 'rm -rf "$tmp"' EXIT
 	tests/fuzz/fuzz_cfi_table tests/fuzz/fuzz_image tests/fuzz/fuzz_output >/dev/null)
 files_of() {
 	case $1 in
-	fuzz_symbols) echo core/symtab.c core/symbols_elf.c core/symbols_nm.c core/demangle.c ;;
-	fuzz_eh_frame) echo core/eh_frame.c ;;
-	fuzz_cfi_table) echo core/cfi_table.c core/eh_frame.c ;;
-	fuzz_image) echo core/target_image.c core/target.c core/memory.c core/paging.c core/arch/x86/paging.c \
-		core/frame_cache.c core/unwind_fp.c core/unwind_cfi.c ;;
-	fuzz_output) echo core/profile.c core/profile_output.c core/flamegraph_svg.c \
-		core/strmap.c xl-plugin/report.c ;;
+	fuzz_symbols) echo core/symbols/table.c core/symbols/elf.c core/symbols/nm.c core/symbols/demangle.c ;;
+	fuzz_eh_frame) echo core/unwind/eh_frame.c ;;
+	fuzz_cfi_table) echo core/unwind/cfi_table.c core/unwind/eh_frame.c ;;
+	fuzz_image) echo core/target/image.c core/target/target.c core/mem/memory.c core/mem/paging.c core/arch/x86/paging.c \
+		core/mem/frame_cache.c core/unwind/fp.c core/unwind/cfi.c ;;
+	fuzz_output) echo core/profile/profile.c core/output/fold.c core/output/flamegraph_svg.c \
+		core/util/strmap.c xl-plugin/report.c ;;
 	esac
 }
 for t in fuzz_symbols fuzz_eh_frame fuzz_cfi_table fuzz_image fuzz_output; do

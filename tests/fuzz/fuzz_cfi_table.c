@@ -1,6 +1,6 @@
 /* libFuzzer target: compiling the CFI table from an untrusted ELF image's
- * .eh_frame and .debug_frame (eh_frame.c lists the FDEs, libdw evaluates
- * them, cfi_table.c turns them into rows and indexes them). The table must
+ * .eh_frame and .debug_frame (unwind/eh_frame.c lists the FDEs, libdw evaluates
+ * them, unwind/cfi_table.c turns them into rows and indexes them). The table must
  * come out sorted, its counts must agree, and a lookup at each row's first
  * and last address must find a row holding it; the same again after the
  * image is added to its own table as a second file (a debug file's CFI
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "known_open.h"
 #include "uniprof/uniprof.h"
 

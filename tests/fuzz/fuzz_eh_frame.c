@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eh_frame.h"
+#include "unwind/eh_frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

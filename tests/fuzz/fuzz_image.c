@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "uniprof/uniprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,7 +34,7 @@ static int row_cmp(const void *x, const void *y)
 	return a->start < b->start ? -1 : a->start > b->start;
 }
 
-/* Rows as cfi_table.c makes them: sorted, not overlapping, not wrapping,
+/* Rows as unwind/cfi_table.c makes them: sorted, not overlapping, not wrapping,
  * with a known kind, CFA register and FP rule. */
 static size_t make_rows(struct cfi_row *rows, const uint8_t *p, size_t n)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "guest.h"
 #include "guest_arm64.h"
 #include "xen_core_build.h"

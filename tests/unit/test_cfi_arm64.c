@@ -6,7 +6,7 @@
  * register taken for a caller only in the interrupted frame. */
 #include <unistd.h>
 
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "guest.h"
 #include "guest_arm64.h"
 #include "test.h"

@@ -6,8 +6,8 @@
 #include <elf.h>
 #include <sys/resource.h>
 
-#include "cfi_table.h"
-#include "eh_frame.h"
+#include "unwind/cfi_table.h"
+#include "unwind/eh_frame.h"
 #include "test.h"
 #include "uniprof/uniprof.h"
 

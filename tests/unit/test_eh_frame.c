@@ -3,7 +3,7 @@
  * CIE pointers out of range, unknown augmentations, garbage. */
 #include <unistd.h>
 
-#include "eh_frame.h"
+#include "unwind/eh_frame.h"
 #include "guest.h"
 #include "test.h"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "symtab_impl.h"
+#include "symbols/table_impl.h"
 #include "test.h"
 #include "uniprof/uniprof.h"
 

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "guest.h"
 #include "test.h"
 

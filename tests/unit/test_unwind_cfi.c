@@ -3,7 +3,7 @@
  * chain to the outermost frame, frame-pointer fallback, no unwind info,
  * unsupported rules, CFAs that do not go up, out of bounds, unreadable
  * stacks, depth overflow. */
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "guest.h"
 #include "test.h"
 

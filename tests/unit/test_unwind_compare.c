@@ -4,7 +4,7 @@
  * on a synthetic stack exactly as the code would have (CFA offsets and
  * saved registers from the CFI), then both unwinders walk it. And the
  * per-frame fallback: a rule beyond the table goes to libunwind. */
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "guest.h"
 #include "test.h"
 

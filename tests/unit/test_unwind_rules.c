@@ -5,7 +5,7 @@
  * truncated, outermost functions ending it whole, the kernel map read from
  * the test unikernel, names for the hypercall stubs, and idle stacks kept
  * apart in a profile. */
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "guest.h"
 #include "test.h"
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <xen/foreign/x86_64.h>
 
-#include "image_format.h"
+#include "target/image_format.h"
 
 #define XC_CORE_MAGIC 0xF00FEBEDull       /* xenctrl's, for PV cores */
 #define XC_CORE_MAGIC_HVM 0xF00FEBEEull

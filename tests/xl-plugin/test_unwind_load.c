@@ -10,7 +10,7 @@
 
 #include "../unit/guest.h"
 #include "../unit/test.h"
-#include "cfi_table.h"
+#include "unwind/cfi_table.h"
 #include "unwind_load.h"
 #include "uniprof/uniprof.h"
 

@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "arm64.h"
-#include "kernel_map.h"
+#include "unwind/kernel_map.h"
 
 #define HVC_XEN 0xd401d422u    /* hvc #0xea1: Xen's immediate */
 

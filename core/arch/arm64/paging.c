@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "arm64.h"
-#include "error_impl.h"
+#include "util/error_impl.h"
 
 #define TCR_T0SZ(t) ((unsigned)((t) & 0x3f))
 #define TCR_EPD0 (1ULL << 7)

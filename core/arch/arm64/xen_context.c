@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "arch/arm64/xen_context.h"
-#include "error_impl.h"
-#include "target_impl.h"
+#include "util/error_impl.h"
+#include "target/target_impl.h"
 
 #define VGCF_ONLINE 1u
 #define PSR_MODE_RW (1u << 4)       /* set: AArch32 state */

@@ -5,7 +5,7 @@
  * stub's layout is Xen's own, fixed by the domain type. */
 #include "config.h"
 
-#include "kernel_map.h"
+#include "unwind/kernel_map.h"
 #include "x86.h"
 
 #define HYPERCALL_IRET 23     /* jumped to, never returns */

@@ -4,7 +4,7 @@
  * every walk: the guest may remap at any time between pauses. */
 #include "config.h"
 
-#include "error_impl.h"
+#include "util/error_impl.h"
 #include "x86.h"
 
 #define PTE_PRESENT (1ULL << 0)

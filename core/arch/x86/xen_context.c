@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target_impl.h"
+#include "target/target_impl.h"
 #include "xen_context.h"
 
 #define CR0_PG (1ULL << 31)

@@ -1,0 +1,443 @@
+/* An interactive flame graph as one self-contained SVG: click a frame to
+ * zoom into it, "Search" highlights frames matching a regular expression
+ * and shows their share, hovering shows name, samples and percentage.
+ * No network, no external script: it opens in any browser. A link can
+ * open a view: FILE.svg#zoom=NAME zooms into NAME, #search=REGEX searches
+ * (both may be given, joined by '&'). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "util/grow.h"
+#include "output/fold.h"
+#include "util/strmap.h"
+#include "uniprof/diff.h"
+#include "uniprof/profile.h"
+#include "output/utf8.h"
+
+#define SVG_WIDTH 1200
+#define FRAME_H 16
+#define PAD_TOP 50
+#define PAD_BOTTOM 40
+#define PAD_SIDE 10
+
+struct node {
+	const char *name;   /* in the index's key */
+	uint64_t count;
+	size_t first_child, next_sibling;   /* 0: none (node 0 is the root) */
+};
+
+/* Children are found through a hash of (parent, name), not by scanning
+ * siblings: a guest chooses its return addresses, and N distinct frames
+ * under one parent must not cost N^2. Node i > 0 is index entry i - 1,
+ * whose key is "PARENT;NAME" (names never hold ';'). */
+struct tree {
+	struct node *nodes;
+	size_t n, cap;
+	unsigned max_depth;
+	struct strmap *index;
+	char *key;
+	size_t key_cap;
+};
+
+static long child(struct tree *t, size_t parent, const char *name, size_t len)
+{
+	size_t known = strmap_count(t->index);
+	long idx;
+	int pre;
+
+	if (grow_array(&t->key, &t->key_cap, len + 24, 1, 256) < 0)
+		return -1;
+	pre = snprintf(t->key, t->key_cap, "%zx;", parent);
+	memcpy(t->key + pre, name, len);
+	t->key[pre + len] = '\0';
+	idx = strmap_intern(t->index, t->key);
+	if (idx < 0)
+		return -1;
+	if ((size_t)idx < known)
+		return idx + 1;
+	if (grow_array(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes), 256) < 0)
+		return -1;
+	memset(&t->nodes[t->n], 0, sizeof(t->nodes[0]));
+	t->nodes[t->n].name = strmap_key(t->index, (size_t)idx) + pre;
+	t->nodes[t->n].next_sibling = t->nodes[parent].first_child;
+	t->nodes[parent].first_child = t->n;
+	return (long)t->n++;
+}
+
+static int tree_insert(struct tree *t, const char *stack, uint64_t count)
+{
+	size_t at = 0;
+	unsigned depth = 0;
+
+	t->nodes[0].count += count;
+	for (const char *p = stack; *p;) {
+		const char *e = strchr(p, ';');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		long c = child(t, at, p, len);
+
+		if (c < 0)
+			return -1;
+		at = (size_t)c;
+		t->nodes[at].count += count;
+		if (++depth > t->max_depth)
+			t->max_depth = depth;
+		p += len + (e != NULL);
+	}
+	return 0;
+}
+
+/* XML 1.0's Char production: anything else makes the file not
+ * well-formed, escaped or not. */
+static bool xml_char(uint32_t cp)
+{
+	return cp == 0x9 || cp == 0xA || cp == 0xD ||
+	       (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+	       (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+/* Names are the image's bytes: what is not UTF-8 or not an XML character
+ * becomes U+FFFD. */
+static void xml_escaped(FILE *out, const char *s)
+{
+	size_t len = strlen(s);
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		bool valid;
+		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
+
+		if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (valid && xml_char(cp))
+			fwrite(s + i, 1, n, out);
+		else
+			fputs("\xef\xbf\xbd", out);    /* U+FFFD */
+		i += n;
+	}
+}
+
+/* flamegraph.pl's warm palette, chosen by name so colours are stable. */
+static void colour(const char *name, unsigned rgb[3])
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	if (strncmp(name, "0x", 2) == 0 || name[0] == '[') {
+		rgb[0] = rgb[1] = rgb[2] = 180 + h % 40;   /* unknown: grey */
+		return;
+	}
+	rgb[0] = 205 + h % 50;
+	rgb[1] = (h >> 8) % 230;
+	rgb[2] = (h >> 16) % 55;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct node *x = *(const struct node *const *)a;
+	const struct node *y = *(const struct node *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+struct emit {
+	struct tree *t;
+	FILE *out;
+	uint64_t total;
+	unsigned height;
+	double scale;
+	/* A differential graph: the BEFORE tree, its total, and the change
+	 * (points of share) that gets the deepest colour. */
+	const struct tree *before;
+	uint64_t before_total;
+	double deepest;
+};
+
+/* The node of the same path in the other tree, or 0 (only the root is 0,
+ * and it is never a child). */
+static size_t same_child(const struct tree *t, size_t parent, const char *name)
+{
+	char *key;
+	long idx;
+
+	if (asprintf(&key, "%zx;%s", parent, name) < 0)
+		return 0;
+	idx = strmap_find(t->index, key);
+	free(key);
+	return idx < 0 ? 0 : (size_t)idx + 1;
+}
+
+static double share_delta(const struct emit *e, const struct node *n,
+			  size_t bidx, double *before_pct, double *after_pct)
+{
+	uint64_t b = bidx || n == e->t->nodes ? e->before->nodes[bidx].count : 0;
+
+	*before_pct = e->before_total ? 100.0 * (double)b / (double)e->before_total : 0;
+	*after_pct = 100.0 * (double)n->count / (double)e->total;
+	return *after_pct - *before_pct;
+}
+
+/* Red for a frame that takes a larger share of the samples than before,
+ * blue for a smaller one, paler the smaller the change, as differential
+ * flame graphs colour. */
+static void diff_colour(double delta, double deepest, unsigned rgb[3])
+{
+	double k = fabs(delta) / deepest;
+	unsigned fade = 250 - (unsigned)lround((k > 1 ? 1 : k) * 190);
+
+	rgb[0] = delta > 0 ? 250 : fade;
+	rgb[1] = fade;
+	rgb[2] = delta > 0 ? fade : 250;
+}
+
+static int emit_node(struct emit *e, size_t idx, size_t bidx, uint64_t start,
+		     unsigned depth)
+{
+	struct node *n = &e->t->nodes[idx];
+	double x = PAD_SIDE + (double)start * e->scale;
+	double w = (double)n->count * e->scale;
+	double y = e->height - PAD_BOTTOM - (double)(depth + 1) * FRAME_H;
+	struct node **kids;
+	size_t nk = 0;
+	unsigned rgb[3];
+	int rc = 0;
+
+	fprintf(e->out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64
+		"\" data-d=\"%u\"><title>", start, n->count, depth);
+	xml_escaped(e->out, n->name);
+	if (e->before) {
+		double bp, ap, d = share_delta(e, n, bidx, &bp, &ap);
+
+		diff_colour(d, e->deepest, rgb);
+		fprintf(e->out, " (%" PRIu64 " samples, %.2f%% before, %.2f%% after, %+.2f points)</title>",
+			n->count, bp, ap, d);
+	} else {
+		colour(n->name, rgb);
+		fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
+			100.0 * (double)n->count / (double)e->total);
+	}
+	fprintf(e->out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
+		"rx=\"2\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.1f\" y=\"%.0f\">",
+		x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2], x + 3, y + 11.5);
+	xml_escaped(e->out, n->name);
+	fputs("</text></g>\n", e->out);
+
+	for (size_t c = n->first_child; c; c = e->t->nodes[c].next_sibling)
+		nk++;
+	if (!nk)
+		return 0;
+	kids = malloc(nk * sizeof(*kids));
+	if (!kids)
+		return -1;
+	nk = 0;
+	for (size_t c = n->first_child; c; c = e->t->nodes[c].next_sibling)
+		kids[nk++] = &e->t->nodes[c];
+	qsort(kids, nk, sizeof(*kids), name_cmp);   /* stable, like flamegraph.pl */
+	for (size_t i = 0; i < nk && rc == 0; i++) {
+		size_t b = e->before && (bidx || idx == 0) ?
+			   same_child(e->before, bidx, kids[i]->name) : 0;
+
+		rc = emit_node(e, (size_t)(kids[i] - e->t->nodes), b, start, depth + 1);
+		start += kids[i]->count;
+	}
+	free(kids);
+	return rc;
+}
+
+/* The viewer: layout on zoom, search, details line. Kept small and
+ * dependency-free; it works on the data-* attributes of each frame. */
+static const char script[] =
+"var W=" "1200" ",P=10,frames,total,searching=false;\n"
+"function $(id){return document.getElementById(id);}\n"
+"function init(){frames=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+" total=+$('frames').getAttribute('data-total');\n"
+" frames.forEach(function(g){var t=g.querySelector('text'),r=g.querySelector('rect');\n"
+"  g._name=t.textContent;g._fill=r.getAttribute('fill');\n"
+"  g.onclick=function(){zoom(g);};\n"
+"  g.onmouseover=function(){$('details').textContent=g.querySelector('title').textContent;};\n"
+"  g.onmouseout=function(){$('details').textContent=' ';};});\n"
+" $('unzoom').onclick=unzoom;\n"
+" $('search').onclick=function(){if(searching)unsearch();else{\n"
+"  var t=prompt('Search for a function (regular expression)','');if(t)search(t);}};\n"
+" layout(0,total,-1);\n"
+" /* #zoom=NAME and #search=REGEX: links that open a view */\n"
+" decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){\n"
+"  var i=kv.indexOf('='),k=kv.slice(0,i),v=kv.slice(i+1);\n"
+"  if(k=='search'&&v)search(v);\n"
+"  if(k=='zoom'){var best=null;frames.forEach(function(g){if(g._name==v&&\n"
+"   (!best||+g.getAttribute('data-n')>+best.getAttribute('data-n')))best=g;});if(best)zoom(best);}});}\n"
+"function fit(g,w){var t=g.querySelector('text'),n=g._name,c=Math.floor((w-6)/7);\n"
+" t.textContent=c<3?'':(n.length<=c?n:n.slice(0,c-2)+'..');}\n"
+"function layout(s0,n0,dz){var k=(W-2*P)/n0;\n"
+" frames.forEach(function(g){var s=+g.getAttribute('data-s'),n=+g.getAttribute('data-n'),\n"
+"  d=+g.getAttribute('data-d'),r=g.querySelector('rect'),t=g.querySelector('text');\n"
+"  if(s+n<=s0||s>=s0+n0||(dz>=0&&d<dz&&!(s<=s0&&s+n>=s0+n0))){g.style.display='none';return;}\n"
+"  g.style.display='';var x0=Math.max(s,s0),x1=Math.min(s+n,s0+n0),x=P+(x0-s0)*k,w=(x1-x0)*k;\n"
+"  r.setAttribute('x',x.toFixed(1));r.setAttribute('width',w.toFixed(1));\n"
+"  t.setAttribute('x',(x+3).toFixed(1));g.style.opacity=(dz>=0&&d<dz)?0.6:1;fit(g,w);});}\n"
+"function zoom(g){layout(+g.getAttribute('data-s'),+g.getAttribute('data-n'),\n"
+" +g.getAttribute('data-d'));$('unzoom').style.display='';}\n"
+"function unzoom(){layout(0,total,-1);$('unzoom').style.display='none';}\n"
+"function unsearch(){searching=false;frames.forEach(function(g){\n"
+"  g.querySelector('rect').setAttribute('fill',g._fill);});$('matched').textContent=' ';\n"
+"  $('search').textContent='Search';}\n"
+"function search(term){var re;try{re=new RegExp(term);}catch(e){\n"
+"  $('matched').textContent='Not a regular expression: '+term;return;}\n"
+" var hit=[];frames.forEach(function(g){if(+g.getAttribute('data-d')>0&&re.test(g._name)){\n"
+"  g.querySelector('rect').setAttribute('fill','rgb(230,0,230)');\n"
+"  hit.push([+g.getAttribute('data-s'),+g.getAttribute('data-n')]);}});\n"
+" /* nested matches count once: merge the sample ranges */\n"
+" hit.sort(function(a,b){return a[0]-b[0];});var sum=0,end=-1;\n"
+" hit.forEach(function(h){var e=h[0]+h[1];if(h[0]>=end){sum+=h[1];end=e;}else if(e>end){sum+=e-end;end=e;}});\n"
+" searching=true;$('search').textContent='Reset Search';\n"
+" $('matched').textContent='Matched: '+(100*sum/total).toFixed(2)+'%';}\n";
+
+static int build_tree(const struct up_profile *p, const struct up_symtab *symtab,
+		      const struct up_output_opts *opts, struct tree *t)
+{
+	struct strmap *keys;
+	uint64_t *counts;
+	int rc = profile_fold(p, symtab, opts, &keys, &counts);
+
+	memset(t, 0, sizeof(*t));
+	if (rc < 0)
+		return rc;
+	if (strmap_new(&t->index) < 0 ||
+	    grow_array(&t->nodes, &t->cap, 1, sizeof(*t->nodes), 256) < 0)
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	else
+		t->nodes[t->n++] = (struct node){ .name = "all" };
+	for (size_t i = 0; rc == 0 && i < strmap_count(keys); i++)
+		if (tree_insert(t, strmap_key(keys, i), counts[i]) < 0)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	free(counts);
+	strmap_free(keys);
+	return rc;
+}
+
+static void tree_release(struct tree *t)
+{
+	strmap_free(t->index);
+	free(t->key);
+	free(t->nodes);
+}
+
+/* The largest change of share over the frames drawn: the deepest colour,
+ * never for less than one point (noise stays pale). */
+static double deepest_change(const struct emit *e, size_t idx, size_t bidx)
+{
+	const struct node *n = &e->t->nodes[idx];
+	double bp, ap, d = fabs(share_delta(e, n, bidx, &bp, &ap));
+
+	for (size_t c = n->first_child; c; c = e->t->nodes[c].next_sibling) {
+		size_t b = bidx || idx == 0 ?
+			   same_child(e->before, bidx, e->t->nodes[c].name) : 0;
+		double k = deepest_change(e, c, b);
+
+		if (k > d)
+			d = k;
+	}
+	return d;
+}
+
+static int write_svg(struct emit *e, const char *title, const char *legend)
+{
+	struct tree *t = e->t;
+	FILE *out = e->out;
+	int rc = 0;
+
+	e->total = t->nodes[0].count ? t->nodes[0].count : 1;
+	e->height = PAD_TOP + PAD_BOTTOM + (t->max_depth + 1) * FRAME_H;
+	e->scale = (double)(SVG_WIDTH - 2 * PAD_SIDE) / (double)e->total;
+	if (e->before) {
+		double d = deepest_change(e, 0, 0);
+
+		e->deepest = d > 1 ? d : 1;
+	}
+	fprintf(out,
+		"<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%u\" viewBox=\"0 0 %d %u\" "
+		"onload=\"init()\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
+		".f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
+		"#title{font-size:17px}#unzoom,#search{cursor:pointer}</style>\n"
+		"<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
+		"<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
+		SVG_WIDTH, e->height, SVG_WIDTH, e->height, script, SVG_WIDTH / 2);
+	xml_escaped(out, title ? title : "Flame Graph");
+	fputs("</text>\n", out);
+	if (legend) {
+		fprintf(out, "<text id=\"legend\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
+			SVG_WIDTH / 2);
+		xml_escaped(out, legend);
+		fputs("</text>\n", out);
+	}
+	fprintf(out,
+		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n"
+		"<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"%u\" text-anchor=\"end\"> </text>\n"
+		"<g id=\"frames\" data-total=\"%" PRIu64 "\">\n",
+		PAD_SIDE, SVG_WIDTH - PAD_SIDE, PAD_SIDE, e->height - 14,
+		SVG_WIDTH - PAD_SIDE, e->height - 14, t->nodes[0].count);
+	if (t->nodes[0].count && emit_node(e, 0, 0, 0, 0) < 0)
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	fputs("</g>\n</svg>\n", out);
+	if (rc == 0 && ferror(out))
+		rc = up_fail(UP_EIO, "write error");
+	return rc;
+}
+
+int up_profile_write_svg(const struct up_profile *p,
+			 const struct up_symtab *symtab,
+			 const struct up_output_opts *opts, const char *title,
+			 FILE *out)
+{
+	struct tree t;
+	struct emit e = { .t = &t, .out = out };
+	int rc = build_tree(p, symtab, opts, &t);
+
+	if (rc == 0)
+		rc = write_svg(&e, title, NULL);
+	tree_release(&t);
+	return rc;
+}
+
+int up_profile_write_diff_svg(const struct up_profile *before,
+			      const struct up_symtab *before_symtab,
+			      const struct up_profile *after,
+			      const struct up_symtab *after_symtab,
+			      const struct up_output_opts *opts, const char *title,
+			      FILE *out)
+{
+	struct tree a, b;
+	struct emit e = { .t = &a, .out = out, .before = &b };
+	char legend[320];
+	int rc = build_tree(after, after_symtab, opts, &a);
+
+	if (rc == 0)
+		rc = build_tree(before, before_symtab, opts, &b);
+	if (rc == 0) {
+		e.before_total = b.nodes[0].count;
+		snprintf(legend, sizeof(legend),
+			 "widths: AFTER (%" PRIu64 " samples); colour: change of each frame's share of all samples since BEFORE (%" PRIu64 " samples), red grew, blue shrank",
+			 a.nodes[0].count, b.nodes[0].count);
+		rc = write_svg(&e, title, legend);
+	}
+	tree_release(&a);
+	tree_release(&b);
+	return rc;
+}

@@ -1,0 +1,371 @@
+/* Writing a profile: symbolize each distinct raw stack once, merge stacks
+ * that resolve to the same functions, and print folded stacks or a top
+ * table. Runs after sampling, never while the domain is paused. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "output/name_fit.h"
+#include "output/fold.h"
+#include "util/strmap.h"
+#include "uniprof/profile.h"
+#include "uniprof/text.h"
+
+/* Return addresses point after the call; look up the call itself so a
+ * call that ends its function is not credited to the next one. */
+bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
+			 bool is_return, bool with_offset, char *buf)
+{
+	uint64_t look = is_return && addr ? addr - 1 : addr;
+	const struct up_symbol *sym = s ? up_symtab_lookup(s, look) : NULL;
+	char off[24] = "";
+
+	if (!sym) {
+		snprintf(buf, PROFILE_NAME_MAX, "0x%" PRIx64, addr);
+		return false;
+	}
+	/* The name is the image's: valid UTF-8, cut on a character and
+	 * kept distinct (output/name_fit.c); the offset stays whole. */
+	if (with_offset && addr != sym->addr)
+		snprintf(off, sizeof(off), "+0x%" PRIx64, addr - sym->addr);
+	name_fit(buf, PROFILE_NAME_MAX - strlen(off), sym->name);
+	strcat(buf, off);
+	return true;
+}
+
+static void frame_name(const struct up_symtab *s, uint64_t addr,
+		       bool is_return, bool with_offset, char *buf)
+{
+	profile_frame_label(s, addr, is_return, with_offset, buf);
+	/* ';' separates frames and a newline ends a record in folded files. */
+	for (char *c = buf; *c; c++)
+		if (*c == ';' || *c == '\n' || *c == '\r')
+			*c = '_';
+}
+
+struct agg {
+	const struct up_symtab *symtab;
+	const struct up_output_opts *opts;
+	struct strmap *keys;
+	uint64_t *counts, *totals;
+	size_t cap;
+	char *line;
+	size_t line_cap;
+	unsigned *stamp;      /* top: last stack that counted a name */
+	unsigned gen;
+	int err;
+};
+
+static int ensure(struct agg *a, size_t n)
+{
+	if (n <= a->cap)
+		return 0;
+	size_t cap = a->cap ? a->cap * 2 : 256;
+
+	while (cap < n)
+		cap *= 2;
+	uint64_t *c = realloc(a->counts, cap * sizeof(*c));
+	if (c)
+		a->counts = c;
+	uint64_t *t = realloc(a->totals, cap * sizeof(*t));
+	if (t)
+		a->totals = t;
+	unsigned *s = realloc(a->stamp, cap * sizeof(*s));
+	if (s)
+		a->stamp = s;
+	if (!c || !t || !s)
+		return up_fail(UP_ENOMEM, "out of memory");
+	memset(a->counts + a->cap, 0, (cap - a->cap) * sizeof(*c));
+	memset(a->totals + a->cap, 0, (cap - a->cap) * sizeof(*t));
+	memset(a->stamp + a->cap, 0, (cap - a->cap) * sizeof(*s));
+	a->cap = cap;
+	return 0;
+}
+
+static int line_append(struct agg *a, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n + 2 > a->line_cap) {
+		size_t cap = a->line_cap ? a->line_cap * 2 : 4096;
+		char *l;
+
+		while (cap < *len + n + 2)
+			cap *= 2;
+		l = realloc(a->line, cap);
+		if (!l)
+			return up_fail(UP_ENOMEM, "out of memory");
+		a->line = l;
+		a->line_cap = cap;
+	}
+	if (*len)
+		a->line[(*len)++] = ';';
+	memcpy(a->line + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
+/* Whether the output options keep a stack: its vCPU, and idle or not. */
+static bool kept(const struct up_output_opts *o, const struct up_stack_record *s)
+{
+	if (o->vcpu >= 0 && (unsigned)o->vcpu != s->vcpu)
+		return false;
+	if (s->unseen)
+		return o->raw || !o->with_idle;
+	return o->with_idle || s->activity != UP_VCPU_BLOCKED;
+}
+
+static int visit_folded(const struct up_stack_record *s, void *arg)
+{
+	struct agg *a = arg;
+	char name[PROFILE_NAME_MAX];
+	size_t len = 0;
+	long idx;
+	int rc = 0;
+
+	if (!kept(a->opts, s))
+		return 0;
+	if (a->opts->vcpu_root) {
+		snprintf(name, sizeof(name), "vcpu%u", s->vcpu);
+		rc = line_append(a, &len, name);
+	}
+	if (rc == 0 && s->activity == UP_VCPU_BLOCKED)
+		rc = line_append(a, &len, "[idle]");
+	if (rc == 0 && s->trunc != UP_TRUNC_NONE)
+		rc = line_append(a, &len, "[truncated]");
+	if (rc == 0 && s->depth == 0)   /* [dropped] or [unseen] */
+		rc = line_append(a, &len, up_stack_record_pseudo(s));
+	for (unsigned i = s->depth; rc == 0 && i-- > 0;) {
+		frame_name(a->symtab, s->frames[i], i > 0, a->opts->with_offsets,
+			   name);
+		rc = line_append(a, &len, name);
+	}
+	if (rc < 0)
+		return a->err = rc;
+	idx = strmap_intern(a->keys, a->line);
+	if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
+		return a->err = UP_ENOMEM;
+	a->counts[idx] += s->count;
+	return 0;
+}
+
+static const struct strmap *sort_keys;
+
+static int key_cmp(const void *x, const void *y)
+{
+	return strcmp(strmap_key(sort_keys, *(const size_t *)x),
+		      strmap_key(sort_keys, *(const size_t *)y));
+}
+
+static void agg_release(struct agg *a)
+{
+	strmap_free(a->keys);
+	free(a->counts);
+	free(a->totals);
+	free(a->stamp);
+	free(a->line);
+}
+
+static const struct up_output_opts default_opts = { .vcpu = -1 };
+
+int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,
+		 const struct up_output_opts *opts, struct strmap **keys,
+		 uint64_t **counts)
+{
+	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
+	int rc = strmap_new(&a.keys);
+
+	if (rc == 0)
+		rc = up_profile_foreach(p, visit_folded, &a);
+	if (rc == 0 && a.err)
+		rc = a.err;
+	if (rc == 0 && ensure(&a, 1) < 0)
+		rc = UP_ENOMEM;
+	if (rc < 0) {
+		agg_release(&a);
+		return rc;
+	}
+	*keys = a.keys;
+	*counts = a.counts;
+	a.keys = NULL;
+	a.counts = NULL;
+	agg_release(&a);
+	return 0;
+}
+
+int up_profile_write_folded(const struct up_profile *p,
+			    const struct up_symtab *symtab,
+			    const struct up_output_opts *opts, FILE *out)
+{
+	struct strmap *keys;
+	uint64_t *counts;
+	size_t *order, n;
+	int rc = profile_fold(p, symtab, opts, &keys, &counts);
+
+	if (rc < 0)
+		return rc;
+	n = strmap_count(keys);
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	} else {
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+		sort_keys = keys;     /* output is single-threaded */
+		qsort(order, n, sizeof(*order), key_cmp);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s %" PRIu64 "\n",
+				strmap_key(keys, order[i]), counts[order[i]]);
+		if (ferror(out))
+			rc = up_fail(UP_EIO, "write error");
+	}
+	free(order);
+	free(counts);
+	strmap_free(keys);
+	return rc;
+}
+
+static int top_count(struct agg *a, const char *name, bool leaf,
+		     uint64_t count)
+{
+	long idx = strmap_intern(a->keys, name);
+
+	if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
+		return a->err = UP_ENOMEM;
+	if (leaf)
+		a->counts[idx] += count;
+	if (a->stamp[idx] != a->gen) {   /* recursion counts once */
+		a->stamp[idx] = a->gen;
+		a->totals[idx] += count;
+	}
+	return 0;
+}
+
+static int visit_top(const struct up_stack_record *s, void *arg)
+{
+	struct agg *a = arg;
+	char name[PROFILE_NAME_MAX];
+	int rc = 0;
+
+	if (!kept(a->opts, s))
+		return 0;
+	a->gen++;
+	if (s->depth == 0)               /* [dropped] or [unseen] */
+		return top_count(a, up_stack_record_pseudo(s), true, s->count);
+	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
+		frame_name(a->symtab, s->frames[i], i > 0, false, name);
+		rc = top_count(a, name, i == 0, s->count);
+	}
+	return rc;
+}
+
+static int top_cmp(const void *x, const void *y)
+{
+	const struct up_top_entry *a = x, *b = y;
+
+	if (a->self != b->self)
+		return a->self > b->self ? -1 : 1;
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void up_top_free(struct up_top_entry *entries, size_t count)
+{
+	if (!entries)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free(entries[i].name);
+	free(entries);
+}
+
+int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
+		   const struct up_output_opts *opts,
+		   struct up_top_entry **entries, size_t *count)
+{
+	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
+	struct up_top_entry *e = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = strmap_new(&a.keys);
+	if (rc == 0)
+		rc = up_profile_foreach(p, visit_top, &a);
+	if (rc == 0 && a.err)
+		rc = a.err;
+	if (rc == 0) {
+		n = strmap_count(a.keys);
+		e = calloc(n ? n : 1, sizeof(*e));
+		if (!e)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		e[i].name = strdup(strmap_key(a.keys, i));
+		e[i].self = a.counts[i];
+		e[i].total = a.totals[i];
+		if (!e[i].name)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	}
+	agg_release(&a);
+	if (rc < 0) {
+		up_top_free(e, n);
+		return rc;
+	}
+	qsort(e, n, sizeof(*e), top_cmp);
+	*entries = e;
+	*count = n;
+	return 0;
+}
+
+struct kept_count {
+	const struct up_output_opts *opts;
+	uint64_t n;
+};
+
+static int visit_kept(const struct up_stack_record *s, void *arg)
+{
+	struct kept_count *k = arg;
+
+	if (kept(k->opts, s))
+		k->n += s->count;
+	return 0;
+}
+
+uint64_t up_profile_kept_samples(const struct up_profile *p,
+				 const struct up_output_opts *opts)
+{
+	struct kept_count k = { opts ? opts : &default_opts, 0 };
+
+	up_profile_foreach(p, visit_kept, &k);
+	return k.n;
+}
+
+int up_profile_write_top(const struct up_profile *p,
+			 const struct up_symtab *symtab,
+			 const struct up_output_opts *opts, size_t n,
+			 FILE *out)
+{
+	const struct up_output_opts *o = opts ? opts : &default_opts;
+	uint64_t total = up_profile_kept_samples(p, o);
+	struct up_top_entry *e;
+	size_t count;
+	int rc = up_profile_top(p, symtab, o, &e, &count);
+
+	if (rc < 0)
+		return rc;
+	fprintf(out, "%7s %7s %9s  %s\n", "self%", "total%", "samples",
+		"function");
+	for (size_t i = 0; i < count && i < n; i++) {
+		fprintf(out, "%6.2f%% %6.2f%% %9" PRIu64 "  ",
+			total ? 100.0 * (double)e[i].self / (double)total : 0.0,
+			total ? 100.0 * (double)e[i].total / (double)total : 0.0,
+			e[i].self);
+		up_text_print_escaped(out, e[i].name);   /* often a terminal */
+		fputc('\n', out);
+	}
+	up_top_free(e, count);
+	return ferror(out) ? up_fail(UP_EIO, "write error") : 0;
+}

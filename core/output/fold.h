@@ -1,0 +1,25 @@
+/* Symbolized, merged stacks ("root;...;leaf" -> count), shared by the
+ * folded and flame-graph writers. */
+#ifndef UP_PROFILE_FOLD_H
+#define UP_PROFILE_FOLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "util/strmap.h"
+#include "uniprof/profile.h"
+
+/* A frame's name as every writer shows it: the symbol containing addr
+ * (addr - 1 for a return address) cut to PROFILE_NAME_MAX bytes of valid
+ * UTF-8, "+0xOFF" with with_offset, or "0xADDR" when no symbol has it.
+ * buf holds PROFILE_NAME_MAX bytes. Returns whether a symbol had it. */
+#define PROFILE_NAME_MAX 512
+bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
+			 bool is_return, bool with_offset, char *buf);
+
+/* *keys holds each distinct stack string, (*counts)[i] its samples; the
+ * caller frees both (strmap_free, free). */
+int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,
+		 const struct up_output_opts *opts, struct strmap **keys,
+		 uint64_t **counts);
+
+#endif

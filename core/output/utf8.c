@@ -1,0 +1,132 @@
+/* UTF-8 validation and replacement (see utf8.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "uniprof/text.h"
+#include "output/utf8.h"
+
+size_t utf8_decode(const char *s, size_t len, uint32_t *cp, bool *valid)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned need;
+	unsigned char lo = 0x80, hi = 0xBF;   /* range of the second byte */
+	uint32_t c;
+	size_t i;
+
+	if (valid)
+		*valid = false;
+	*cp = UTF8_REPLACEMENT;
+	if (u[0] < 0x80) {
+		*cp = u[0];
+		if (valid)
+			*valid = true;
+		return 1;
+	}
+	if (u[0] >= 0xC2 && u[0] <= 0xDF) {
+		need = 1;
+		c = u[0] & 0x1F;
+	} else if (u[0] >= 0xE0 && u[0] <= 0xEF) {
+		need = 2;
+		c = u[0] & 0x0F;
+		if (u[0] == 0xE0)
+			lo = 0xA0;            /* overlong */
+		else if (u[0] == 0xED)
+			hi = 0x9F;            /* surrogates */
+	} else if (u[0] >= 0xF0 && u[0] <= 0xF4) {
+		need = 3;
+		c = u[0] & 0x07;
+		if (u[0] == 0xF0)
+			lo = 0x90;            /* overlong */
+		else if (u[0] == 0xF4)
+			hi = 0x8F;            /* beyond U+10FFFF */
+	} else {
+		return 1;                     /* C0, C1, F5..FF, continuation */
+	}
+	/* A sequence cut short or broken is one replacement for the bytes
+	 * that could still have been its prefix. */
+	for (i = 1; i <= need; i++) {
+		if (i >= len || u[i] < lo || u[i] > hi)
+			return i;
+		c = c << 6 | (u[i] & 0x3F);
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	*cp = c;
+	if (valid)
+		*valid = true;
+	return i;
+}
+
+size_t utf8_encode(uint32_t cp, char out[4])
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | cp >> 12);
+		out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | cp >> 18);
+	out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+	out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+size_t utf8_valid_copy(char *dst, size_t cap, const char *src, size_t len)
+{
+	size_t in = 0, need = 0, out = 0;
+	bool full = false;
+
+	while (in < len) {
+		char enc[4];
+		uint32_t cp;
+		bool valid;
+		size_t n = utf8_decode(src + in, len - in, &cp, &valid);
+		size_t m;
+
+		if (valid && utf8_writable(cp)) {
+			memcpy(enc, src + in, n);
+			m = n;
+		} else {
+			m = utf8_encode(UTF8_REPLACEMENT, enc);
+		}
+		in += n;
+		need += m;
+		/* Once a character does not fit, none after it is written:
+		 * the copy is a prefix of the whole. */
+		if (!full && out + m < cap) {
+			memcpy(dst + out, enc, m);
+			out += m;
+		} else {
+			full = true;
+		}
+	}
+	dst[out] = '\0';
+	return need;
+}
+
+char *up_text_valid_utf8(const char *s)
+{
+	size_t len = strlen(s);
+	size_t need = utf8_valid_copy((char[1]){ 0 }, 1, s, len);
+	char *out = malloc(need + 1);
+
+	if (!out) {
+		up_fail(UP_ENOMEM, "out of memory");
+		return NULL;
+	}
+	utf8_valid_copy(out, need + 1, s, len);
+	return out;
+}

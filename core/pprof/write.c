@@ -1,0 +1,434 @@
+/* Writing a profile as pprof: the protobuf is built with protoc-c's code
+ * for our profile.proto and encoded by libprotobuf-c, then gzip'ed with
+ * zlib as pprof files are. Runs after sampling, like every writer. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "util/error_impl.h"
+#include "util/grow.h"
+#include "pprof/profile.pb-c.h"
+#include "output/fold.h"
+#include "util/strmap.h"
+#include "uniprof/stored.h"
+#include "uniprof/text.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__ValueType PbValueType;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Label PbLabel;
+typedef Perftools__Profiles__Mapping PbMapping;
+typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Line PbLine;
+typedef Perftools__Profiles__Function PbFunction;
+
+#define MAX_LABELS 3   /* vcpu, state, truncated */
+
+/* One sample as collected: its location ids live in the ids arena. */
+struct rec {
+	size_t ids_off;
+	unsigned nids, vcpu;
+	enum up_vcpu_activity act;
+	enum up_trunc trunc;
+	uint64_t count;
+	bool unseen;
+};
+
+struct loc {
+	uint64_t addr;
+	long func;      /* function index, -1: unsymbolized */
+	bool synthetic; /* [truncated], [dropped]: no mapping */
+};
+
+struct writer {
+	const struct up_symtab *symtab;
+	bool names_only;
+	struct strmap *strings, *locs, *funcs;
+	struct loc *loc;
+	size_t nloc, loc_cap;
+	long *func_name;     /* string index of each function's name */
+	size_t func_cap;
+	uint64_t *ids;
+	size_t nids, ids_cap;
+	struct rec *recs;
+	size_t nrecs, recs_cap;
+	uint64_t lo, hi;     /* addresses seen, for a mapping without a range */
+	int err;
+};
+
+static long str_idx(struct writer *w, const char *s)
+{
+	long i = strmap_intern(w->strings, s);
+
+	if (i < 0)
+		w->err = UP_ENOMEM;
+	return i;
+}
+
+/* Strings from the guest's configuration (comments, paths): valid UTF-8,
+ * as protobuf strings must be. */
+static long text_idx(struct writer *w, const char *s)
+{
+	char *valid = up_text_valid_utf8(s ? s : "");
+	long i;
+
+	if (!valid) {
+		w->err = UP_ENOMEM;
+		return -1;
+	}
+	i = str_idx(w, valid);
+	free(valid);
+	return i;
+}
+
+static long func_idx(struct writer *w, const char *name)
+{
+	size_t known = strmap_count(w->funcs);
+	long i = strmap_intern(w->funcs, name), s;
+
+	if (i < 0 || (size_t)i < known)
+		return i;
+	s = str_idx(w, name);
+	if (s < 0 || grow_array(&w->func_name, &w->func_cap, (size_t)i + 1,
+				sizeof(*w->func_name), 64) < 0)
+		return -1;
+	w->func_name[i] = s;
+	return i;
+}
+
+/* The location of a frame: one per address, and per function where one
+ * address names two (a return address just past a call that ends its
+ * function names the caller, the same address as an IP the next one). */
+static long loc_idx(struct writer *w, uint64_t addr, const char *name,
+		    bool named, bool synthetic)
+{
+	char key[40];
+	long f = named ? func_idx(w, name) : -1;
+	size_t known;
+	long i;
+
+	if (named && f < 0)
+		return -1;
+	snprintf(key, sizeof(key), "%" PRIx64 "/%ld", addr, f);
+	known = strmap_count(w->locs);
+	i = strmap_intern(w->locs, key);
+	if (i < 0 || (size_t)i < known)
+		return i;
+	if (grow_array(&w->loc, &w->loc_cap, (size_t)i + 1, sizeof(*w->loc), 256) < 0)
+		return -1;
+	w->loc[i] = (struct loc){ addr, f, synthetic };
+	w->nloc = (size_t)i + 1;
+	if (!synthetic) {
+		if (addr < w->lo)
+			w->lo = addr;
+		if (addr >= w->hi)
+			w->hi = addr + 1;
+	}
+	return i;
+}
+
+static int add_id(struct writer *w, long loc)
+{
+	if (loc < 0 || grow_array(&w->ids, &w->ids_cap, w->nids + 1,
+				  sizeof(*w->ids), 1024) < 0)
+		return UP_ENOMEM;
+	w->ids[w->nids++] = (uint64_t)loc + 1;
+	return 0;
+}
+
+static int visit(const struct up_stack_record *s, void *arg)
+{
+	struct writer *w = arg;
+	char name[PROFILE_NAME_MAX];
+	struct rec r = { w->nids, 0, s->vcpu, s->activity, s->trunc, s->count,
+			 s->unseen };
+	int rc = 0;
+
+	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
+		bool named = profile_frame_label(w->symtab, s->frames[i], i > 0,
+						 false, name);
+
+		rc = add_id(w, loc_idx(w, w->names_only ? 0 : s->frames[i], name,
+				      named, w->names_only));
+	}
+	/* The folded writer's pseudo-frames, at the root, as flame graph
+	 * views of pprof files show them. */
+	if (rc == 0 && s->depth == 0)
+		rc = add_id(w, loc_idx(w, 0, up_stack_record_pseudo(s), true, true));
+	else if (rc == 0 && s->trunc != UP_TRUNC_NONE)
+		rc = add_id(w, loc_idx(w, 0, "[truncated]", true, true));
+	if (rc == 0 && grow_array(&w->recs, &w->recs_cap, w->nrecs + 1,
+				  sizeof(*w->recs), 256) < 0)
+		rc = UP_ENOMEM;
+	if (rc < 0)
+		return w->err = up_fail(UP_ENOMEM, "out of memory");
+	r.nids = (unsigned)(w->nids - r.ids_off);
+	w->recs[w->nrecs++] = r;
+	return 0;
+}
+
+static void writer_release(struct writer *w)
+{
+	strmap_free(w->strings);
+	strmap_free(w->locs);
+	strmap_free(w->funcs);
+	free(w->loc);
+	free(w->func_name);
+	free(w->ids);
+	free(w->recs);
+}
+
+/* The protobuf, deflated as gzip, straight to the file. */
+static int write_gzip(const uint8_t *data, size_t len, FILE *out)
+{
+	z_stream z;
+	uint8_t chunk[64 * 1024];
+	int zrc;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return up_fail(UP_ENOMEM, "out of memory (zlib)");
+	z.next_in = (uint8_t *)data;
+	do {
+		size_t step = len > (1u << 30) ? (1u << 30) : len;
+
+		z.avail_in = (unsigned)step;
+		len -= step;
+		do {
+			z.next_out = chunk;
+			z.avail_out = sizeof(chunk);
+			zrc = deflate(&z, len ? Z_NO_FLUSH : Z_FINISH);
+			fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
+		} while (z.avail_out == 0);
+	} while (len);
+	deflateEnd(&z);
+	if (zrc != Z_STREAM_END)
+		return up_fail(UP_EIO, "gzip compression failed");
+	return ferror(out) ? up_fail(UP_EIO, "write error") : 0;
+}
+
+struct pb {
+	PbProfile prof;
+	PbValueType types[2], period_type;
+	PbValueType *type_ptrs[2];
+	PbMapping mapping;
+	PbMapping *mapping_ptr;
+	PbFunction *funcs;
+	PbFunction **func_ptrs;
+	PbLocation *locs;
+	PbLocation **loc_ptrs;
+	PbLine *lines;
+	PbLine **line_ptrs;
+	PbSample *samples;
+	PbSample **sample_ptrs;
+	int64_t *values;
+	PbLabel *labels;
+	PbLabel **label_ptrs;
+	char **strings;
+	int64_t *comments;
+};
+
+static void pb_release(struct pb *b)
+{
+	free(b->funcs);
+	free(b->func_ptrs);
+	free(b->locs);
+	free(b->loc_ptrs);
+	free(b->lines);
+	free(b->line_ptrs);
+	free(b->samples);
+	free(b->sample_ptrs);
+	free(b->values);
+	free(b->labels);
+	free(b->label_ptrs);
+	free(b->strings);
+	free(b->comments);
+}
+
+static PbLabel label(struct writer *w, const char *k, const char *v)
+{
+	PbLabel l = PERFTOOLS__PROFILES__LABEL__INIT;
+
+	l.key = str_idx(w, k);
+	l.str = str_idx(w, v);
+	return l;
+}
+
+/* Everything but the string table, which the last strings still grow. */
+static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
+{
+	size_t nf = strmap_count(w->funcs), nl = w->nloc, ns = w->nrecs;
+	size_t nlabels = 0;
+	bool mapped = m->text_end > m->text_start;
+
+	b->funcs = calloc(nf + 1, sizeof(*b->funcs));
+	b->func_ptrs = calloc(nf + 1, sizeof(*b->func_ptrs));
+	b->locs = calloc(nl + 1, sizeof(*b->locs));
+	b->loc_ptrs = calloc(nl + 1, sizeof(*b->loc_ptrs));
+	b->lines = calloc(nl + 1, sizeof(*b->lines));
+	b->line_ptrs = calloc(nl + 1, sizeof(*b->line_ptrs));
+	b->samples = calloc(ns + 1, sizeof(*b->samples));
+	b->sample_ptrs = calloc(ns + 1, sizeof(*b->sample_ptrs));
+	b->values = calloc(2 * ns + 1, sizeof(*b->values));
+	b->labels = calloc(MAX_LABELS * ns + 1, sizeof(*b->labels));
+	b->label_ptrs = calloc(MAX_LABELS * ns + 1, sizeof(*b->label_ptrs));
+	if (!b->funcs || !b->func_ptrs || !b->locs || !b->loc_ptrs || !b->lines ||
+	    !b->line_ptrs || !b->samples || !b->sample_ptrs || !b->values ||
+	    !b->labels || !b->label_ptrs)
+		return up_fail(UP_ENOMEM, "out of memory");
+
+	for (size_t i = 0; i < nf; i++) {
+		perftools__profiles__function__init(&b->funcs[i]);
+		b->funcs[i].id = i + 1;
+		b->funcs[i].name = b->funcs[i].system_name = w->func_name[i];
+		b->func_ptrs[i] = &b->funcs[i];
+	}
+	for (size_t i = 0; i < nl; i++) {
+		PbLocation *l = &b->locs[i];
+
+		perftools__profiles__location__init(l);
+		l->id = i + 1;
+		l->address = w->loc[i].addr;
+		if (!w->loc[i].synthetic &&
+		    (!mapped || (l->address >= m->text_start && l->address < m->text_end)))
+			l->mapping_id = 1;
+		if (w->loc[i].func >= 0) {
+			perftools__profiles__line__init(&b->lines[i]);
+			b->lines[i].function_id = (uint64_t)w->loc[i].func + 1;
+			b->line_ptrs[i] = &b->lines[i];
+			l->n_line = 1;
+			l->line = &b->line_ptrs[i];
+		}
+		b->loc_ptrs[i] = l;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		const struct rec *r = &w->recs[i];
+		PbSample *s = &b->samples[i];
+		char num[16];
+		size_t first = nlabels;
+
+		perftools__profiles__sample__init(s);
+		s->n_location_id = r->nids;
+		s->location_id = w->ids + r->ids_off;
+		s->n_value = 2;
+		s->value = &b->values[2 * i];
+		s->value[0] = (int64_t)r->count;
+		s->value[1] = m->hz > 0 ? (int64_t)llround((double)r->count * 1e9 / m->hz) : 0;
+		snprintf(num, sizeof(num), "%u", r->vcpu);
+		b->labels[nlabels++] = label(w, "vcpu", num);
+		if (r->act != UP_VCPU_UNKNOWN)
+			b->labels[nlabels++] = label(w, "state",
+						     r->unseen ? "unseen" :
+						     r->act == UP_VCPU_BLOCKED ? "idle" : "busy");
+		if (r->trunc != UP_TRUNC_NONE)
+			b->labels[nlabels++] = label(w, "truncated", up_trunc_name(r->trunc));
+		for (size_t j = first; j < nlabels; j++)
+			b->label_ptrs[j] = &b->labels[j];
+		s->n_label = nlabels - first;
+		s->label = &b->label_ptrs[first];
+		b->sample_ptrs[i] = s;
+	}
+
+	perftools__profiles__mapping__init(&b->mapping);
+	b->mapping.id = 1;
+	b->mapping.memory_start = mapped ? m->text_start : (w->hi ? w->lo : 0);
+	b->mapping.memory_limit = mapped ? m->text_end : w->hi;
+	b->mapping.filename = text_idx(w, m->kernel);
+	b->mapping.build_id = text_idx(w, m->build_id);
+	b->mapping.has_functions = w->symtab != NULL;
+	b->mapping_ptr = &b->mapping;
+
+	for (int i = 0; i < 2; i++) {
+		perftools__profiles__value_type__init(&b->types[i]);
+		b->type_ptrs[i] = &b->types[i];
+	}
+	b->types[0].type = str_idx(w, "samples");
+	b->types[0].unit = str_idx(w, "count");
+	b->types[1].type = str_idx(w, "cpu");
+	b->types[1].unit = str_idx(w, "nanoseconds");
+	perftools__profiles__value_type__init(&b->period_type);
+	b->period_type.type = b->types[1].type;
+	b->period_type.unit = b->types[1].unit;
+
+	b->comments = calloc(m->nr_comments + 1, sizeof(*b->comments));
+	if (!b->comments)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->nr_comments; i++)
+		b->comments[i] = text_idx(w, m->comments[i]);
+
+	perftools__profiles__profile__init(&b->prof);
+	b->prof.n_sample_type = 2;
+	b->prof.sample_type = b->type_ptrs;
+	b->prof.n_sample = ns;
+	b->prof.sample = b->sample_ptrs;
+	b->prof.n_mapping = 1;
+	b->prof.mapping = &b->mapping_ptr;
+	b->prof.n_location = nl;
+	b->prof.location = b->loc_ptrs;
+	b->prof.n_function = nf;
+	b->prof.function = b->func_ptrs;
+	b->prof.time_nanos = m->time_nanos;
+	b->prof.duration_nanos = m->duration_nanos;
+	b->prof.period_type = &b->period_type;
+	b->prof.period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
+	b->prof.n_comment = m->nr_comments;
+	b->prof.comment = b->comments;
+	b->prof.default_sample_type = b->types[0].type;
+	return w->err;
+}
+
+int up_profile_write_pprof(const struct up_profile *p,
+			   const struct up_symtab *symtab,
+			   const struct up_pprof_meta *meta, FILE *out)
+{
+	static const struct up_pprof_meta none;
+	struct writer w = { .symtab = symtab, .lo = UINT64_MAX,
+			    .names_only = meta && meta->names_only };
+	struct pb b;
+	uint8_t *buf = NULL;
+	size_t len;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	if (!meta)
+		meta = &none;
+	if (strmap_new(&w.strings) < 0 || strmap_new(&w.locs) < 0 ||
+	    strmap_new(&w.funcs) < 0 || str_idx(&w, "") != 0) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = up_profile_foreach(p, visit, &w);
+	if (rc == 0)
+		rc = w.err;
+	if (rc == 0)
+		rc = build(&w, &b, meta);
+	if (rc < 0)
+		goto out;
+	b.prof.n_string_table = strmap_count(w.strings);
+	b.strings = calloc(b.prof.n_string_table, sizeof(*b.strings));
+	if (!b.strings) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < b.prof.n_string_table; i++)
+		b.strings[i] = (char *)strmap_key(w.strings, i);
+	b.prof.string_table = b.strings;
+	len = perftools__profiles__profile__get_packed_size(&b.prof);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto out;
+	}
+	perftools__profiles__profile__pack(&b.prof, buf);
+	rc = write_gzip(buf, len, out);
+out:
+	free(buf);
+	pb_release(&b);
+	writer_release(&w);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,326 @@
+/* The symbol table proper: a sorted array searched by binary search, names
+ * in one arena. Loading a file goes by its contents, not its name. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "util/file_read.h"
+#include "util/grow.h"
+#include "symbols/table_impl.h"
+
+#define MAX_SYMBOL_FILE (1ULL << 31)
+
+struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
+
+struct up_symtab *symtab_alloc(enum up_symtab_format format)
+{
+	struct up_symtab *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->format = format;
+	return s;
+}
+
+void up_symtab_free(struct up_symtab *s)
+{
+	if (!s)
+		return;
+	free(s->entries);
+	free(s->names);
+	free(s->syms);
+	free(s->build_id);
+	free(s);
+}
+
+void symtab_warn(struct up_symtab *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->warning);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(s->warning)) {
+		memcpy(s->warning + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->warning + n, sizeof(s->warning) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Bytes of name to keep: all, or SYMTAB_MAX_NAME backed off to the start
+ * of a UTF-8 character. */
+static size_t name_length(const char *name)
+{
+	size_t n = strnlen(name, SYMTAB_MAX_NAME + 1);
+
+	if (n <= SYMTAB_MAX_NAME)
+		return n;
+	n = SYMTAB_MAX_NAME;
+	while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+static int arena_add(struct up_symtab *s, const char *name, size_t *off)
+{
+	size_t n = name_length(name);
+
+	if (grow_array(&s->names, &s->names_cap, s->names_len + n + 1, 1, 4096) < 0)
+		return UP_ENOMEM;
+	memcpy(s->names + s->names_len, name, n);
+	s->names[s->names_len + n] = '\0';
+	*off = s->names_len;
+	s->names_len += n + 1;
+	return 0;
+}
+
+int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
+	       const char *name, int rank)
+{
+	struct sym_entry *e;
+	int rc;
+
+	if (s->count >= symtab_limits.symbols ||
+	    s->names_len + name_length(name) + 1 > symtab_limits.name_bytes) {
+		if (!s->capped)
+			symtab_warn(s, "more than %zu symbols or %zu KiB of names: the rest left out",
+				    symtab_limits.symbols, symtab_limits.name_bytes >> 10);
+		s->capped = true;
+		return 0;
+	}
+	if (strnlen(name, SYMTAB_MAX_NAME + 1) > SYMTAB_MAX_NAME)
+		s->long_names++;
+	if (grow_array(&s->entries, &s->cap, s->count + 1, sizeof(*s->entries), 1024) < 0)
+		return UP_ENOMEM;
+	e = &s->entries[s->count];
+	rc = arena_add(s, name, &e->name);
+	if (rc < 0)
+		return rc;
+	e->addr = addr;
+	e->size = size;
+	e->rank = rank;
+	s->count++;
+	return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Best alias first: higher rank, then sized, then by name offset
+	 * (stable order for reproducible output). */
+	if (x->rank != y->rank)
+		return y->rank - x->rank;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/* The C++ names among the kept entries, demangled in one bounded batch
+ * (core/symbols/demangle.c); the results join the arena. */
+static int demangle_names(struct up_symtab *s)
+{
+	size_t m = 0, refused;
+	size_t *which = malloc((s->count ? s->count : 1) * sizeof(*which));
+	const char **names = malloc((s->count ? s->count : 1) * sizeof(*names));
+	char **out = malloc((s->count ? s->count : 1) * sizeof(*out));
+	int rc = 0;
+
+	if (!which || !names || !out) {
+		rc = up_fail(UP_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < s->count; i++) {
+		const char *name = s->names + s->entries[i].name;
+
+		if (symbol_is_mangled(name)) {
+			which[m] = i;
+			names[m++] = name;
+		}
+	}
+	if (m == 0)
+		goto done;
+	refused = symbol_demangle_batch(names, m, out,
+					symtab_limits.name_bytes > s->names_len ?
+					symtab_limits.name_bytes - s->names_len : 0);
+	/* names[] point into the arena, which arena_add may move: all
+	 * results are in out[] before the first is added. */
+	for (size_t j = 0; j < m; j++) {
+		if (out[j] && rc == 0)
+			rc = arena_add(s, out[j], &s->entries[which[j]].name);
+		free(out[j]);
+	}
+	if (refused)
+		symtab_warn(s, "%zu C++ names not demangled (over 4 KiB, too slow, or past the name cap): kept mangled",
+			    refused);
+done:
+	free(which);
+	free(names);
+	free(out);
+	return rc;
+}
+
+int symtab_finish(struct up_symtab *s)
+{
+	size_t n = 0;
+	int rc;
+
+	if (s->count)
+		qsort(s->entries, s->count, sizeof(*s->entries), entry_cmp);
+	for (size_t i = 0; i < s->count; i++)
+		if (n == 0 || s->entries[n - 1].addr != s->entries[i].addr)
+			s->entries[n++] = s->entries[i];
+	s->count = n;
+	if (s->long_names)
+		symtab_warn(s, "%zu names longer than %u bytes: cut there",
+			    s->long_names, SYMTAB_MAX_NAME);
+	rc = demangle_names(s);
+	if (rc < 0)
+		return rc;
+	s->syms = calloc(n ? n : 1, sizeof(*s->syms));
+	if (!s->syms)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		s->syms[i].addr = s->entries[i].addr;
+		s->syms[i].size = s->entries[i].size;
+		s->syms[i].name = s->names + s->entries[i].name;
+	}
+	free(s->entries);
+	s->entries = NULL;
+	s->cap = 0;
+	return 0;
+}
+
+size_t up_symtab_count(const struct up_symtab *s)
+{
+	return s->count;
+}
+
+enum up_symtab_format up_symtab_format_of(const struct up_symtab *s)
+{
+	return s->format;
+}
+
+const char *up_symtab_warning(const struct up_symtab *s)
+{
+	return s->warning[0] ? s->warning : NULL;
+}
+
+const char *up_symtab_build_id(const struct up_symtab *s)
+{
+	return s->build_id;
+}
+
+unsigned up_symtab_elf_machine(const struct up_symtab *s)
+{
+	return s->elf_machine;
+}
+
+unsigned up_symtab_elf_width(const struct up_symtab *s)
+{
+	return s->elf_width;
+}
+
+const struct up_symbol *up_symtab_symbol(const struct up_symtab *s, size_t i)
+{
+	return i < s->count ? &s->syms[i] : NULL;
+}
+
+const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
+					 uint64_t addr)
+{
+	size_t lo = 0, hi;
+	const struct up_symbol *sym;
+
+	if (!s || s->count == 0 || addr < s->syms[0].addr)
+		return NULL;
+	hi = s->count;
+	while (hi - lo > 1) {           /* last symbol with sym.addr <= addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	sym = &s->syms[lo];
+	if (sym->size)
+		return addr - sym->addr < sym->size ? sym : NULL;
+	if (lo + 1 < s->count)
+		return sym;                 /* unsized: up to the next symbol */
+	/* The last unsized symbol: up to the end of its section (ELF) or the
+	 * highest address in the map (nm), else one page. */
+	return addr - sym->addr < (s->end > sym->addr ? s->end - sym->addr : 4096) ?
+	       sym : NULL;
+}
+
+int up_symtab_format(const struct up_symtab *s, uint64_t addr,
+		     bool with_offset, char *buf, size_t len)
+{
+	const struct up_symbol *sym = up_symtab_lookup(s, addr);
+
+	if (!sym)
+		return snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	if (with_offset && addr != sym->addr)
+		return snprintf(buf, len, "%s+0x%llx", sym->name,
+				(unsigned long long)(addr - sym->addr));
+	return snprintf(buf, len, "%s", sym->name);
+}
+
+int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
+		       const char *what)
+{
+	if (len >= 4 && memcmp(buf, "\177ELF", 4) == 0)
+		return symtab_load_elf(out, buf, len, what);
+	return symtab_load_nm(out, buf, len, what);
+}
+
+/* Symbol files: 2 GiB at most, gzip ones at most 32 times their size (at
+ * least 64 MiB): ELF code and symbols compress 3-5x, debug info up to
+ * ~10x, while a gzip bomb of zeros reaches 1000x. */
+static const struct file_read_caps symbol_file_caps = {
+	.noun = "symbol file", .max = MAX_SYMBOL_FILE, .gzip_ratio = 32,
+	.gzip_min = 64ULL << 20,
+};
+
+int symtab_read_file(const char *path, uint8_t **out, size_t *len)
+{
+	return file_read(path, &symbol_file_caps, out, len);
+}
+
+int up_file_read(const char *path, uint8_t **out, size_t *len)
+{
+	return symtab_read_file(path, out, len);
+}
+
+int up_symtab_load(struct up_symtab **out, const char *path)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc = symtab_read_file(path, &buf, &len);
+
+	if (rc < 0)
+		return rc;
+	rc = up_symtab_load_mem(out, buf, len, path);
+	free(buf);
+	return rc;
+}
+
+int up_elf_identify(const char *path, struct up_elf_identity *id)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc = symtab_read_file(path, &buf, &len);
+
+	if (rc < 0)
+		return rc;
+	rc = up_elf_identify_mem(buf, len, path, id);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,58 @@
+/* What a target implementation provides (see include/uniprof/target.h). */
+#ifndef UP_TARGET_IMPL_H
+#define UP_TARGET_IMPL_H
+
+#include "guard/pause_state.h"
+#include "uniprof/target.h"
+
+struct up_target_ops {
+	int (*pause)(struct up_target *t);
+	int (*unpause)(struct up_target *t);
+	int (*get_regs)(struct up_target *t, unsigned vcpu,
+			struct up_regs *out);
+	int (*map_frame)(struct up_target *t, enum up_frame_kind kind,
+			 uint64_t frame, const void **page);
+	void (*unmap_frame)(struct up_target *t, const void *page);
+	int (*state)(struct up_target *t, enum up_domain_state *state);
+	/* Optional: busy or blocked, online or not, and the time run so
+	 * far (NULL: unknown). run_ns is never NULL here. */
+	int (*activity)(struct up_target *t, unsigned vcpu,
+			enum up_vcpu_activity *activity, bool *online,
+			uint64_t *run_ns);
+	/* Optional: every register by name. */
+	int (*named_regs)(struct up_target *t, unsigned vcpu,
+			  struct up_named_regs *out);
+	/* Optional: the domain shut down by crashing. */
+	bool (*crashed)(struct up_target *t);
+	void (*close)(struct up_target *t);
+	/* A live domain: the crash guard's watchdog must cover it. */
+	bool live;
+};
+
+struct up_target {
+	const struct up_target_ops *ops;
+	struct up_target_info info;
+	/* Whether we hold the domain paused, and since when. Points into
+	 * memory shared with the crash guard's watchdog once it is
+	 * installed. */
+	struct pause_state *ps;
+	struct pause_state ps_local;
+	/* Our end of the crash guard's pipe and its process (-1: none):
+	 * one guard per target, so one process may sample several domains
+	 * (the host daemon). */
+	int guard_fd;
+	int guard_pid;
+};
+
+/* Called by each target's open function. */
+void target_init(struct up_target *t, const struct up_target_ops *ops);
+
+/* End our pause. *released is set when the crash guard had already ended
+ * it (the pause outlived its limit): the domain has been running since,
+ * and nothing read in the window can be trusted. */
+int target_end_pause(struct up_target *t, bool *released);
+
+/* Append one register to a crash report's list (full: dropped). */
+void named_regs_put(struct up_named_regs *out, const char *name, uint64_t v);
+
+#endif

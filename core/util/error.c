@@ -1,0 +1,28 @@
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "util/error_impl.h"
+
+static _Thread_local char last_error[512];
+
+const char *up_error_last(void)
+{
+	return last_error;
+}
+
+void up_error_clear(void)
+{
+	last_error[0] = '\0';
+}
+
+int up_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return code;
+}

@@ -1,0 +1,32 @@
+/* Growing arrays (see grow.h). */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "util/grow.h"
+
+int grow_array(void *arrayp, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t n = *cap ? *cap : first;
+	void *old, *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return up_fail(UP_ENOMEM, "out of memory");
+		n *= 2;
+	}
+	if (n > SIZE_MAX / size)
+		return up_fail(UP_ENOMEM, "out of memory");
+	memcpy(&old, arrayp, sizeof(old));
+	p = realloc(old, n * size);
+	if (!p)
+		return up_fail(UP_ENOMEM, "out of memory");
+	memcpy(arrayp, &p, sizeof(p));
+	*cap = n;
+	return 0;
+}
