@@ -32,6 +32,8 @@ CORE_SYMBOLS = core/symbols/table.c core/symbols/table_impl.h \
 	core/symbols/elf.c core/symbols/nm.c core/symbols/demangle.c \
 	core/symbols/hypercall.c
 CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
+	core/sampler/pacing.c core/sampler/paused.c core/sampler/walk.c \
+	core/sampler/config.c core/sampler/stats.c \
 	core/sampler/relaxed.c
 CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
 	core/profile/diff.c core/profile/stored_load.c

@@ -170,7 +170,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 	else if (before == UP_VCPU_BLOCKED &&
 		 (still || after == UP_VCPU_BLOCKED ||
 		  kernel_at_block(mem, &regs, uo->kernel, uo->domain_type)))
-		vs->activity = UP_VCPU_BLOCKED;   /* see take_sample */
+		vs->activity = UP_VCPU_BLOCKED;   /* see sample_paused */
 	else
 		vs->activity = UP_VCPU_BUSY;
 	vs->xen_blocked = vs->activity == UP_VCPU_BLOCKED;

@@ -1,6 +1,8 @@
-/* Shared by the sampling loop (sampler.c) and its two ways of taking one
- * sample: the domain paused (sampler.c) or one vCPU at a time while the
- * others run (sampler/relaxed.c). */
+/* Shared by the sampling loop (sampler.c) and what it calls: its two
+ * peer ways of taking one sample, the domain paused (paused.c) or one vCPU
+ * at a time while the others run (relaxed.c), both walking stacks through
+ * walk.c; when (pacing.c); its settings (config.c); what it records
+ * (stats.c). Nothing here calls back into sampler.c. */
 #ifndef UP_SAMPLER_IMPL_H
 #define UP_SAMPLER_IMPL_H
 
@@ -32,11 +34,40 @@ struct vcpu_sample {
 
 uint64_t sampler_now_ns(void);
 
+/* 0, or fails with the setting that is out of range. */
+int sampler_check_config(const struct up_target *t,
+			 const struct up_sampler_config *c);
+
+struct pacing {
+	uint64_t period, deadline, end, rng;
+	bool jitter;
+};
+
+void pacing_start(struct pacing *pc, double hz, double duration_s,
+		  bool jitter, uint64_t now);
+/* The next period's deadline; returns how many whole periods had already
+ * passed by now (the sampler woke late), skipping them. */
+uint64_t pacing_advance(struct pacing *pc, uint64_t now);
+/* The instant to sample in this period: jittered, never past the end. */
+uint64_t pacing_instant(struct pacing *pc);
+/* Sleep until an absolute instant; a signal that sets *stop ends it. */
+void pacing_sleep_until(uint64_t deadline, volatile sig_atomic_t *stop);
+
 /* One stack walk with the configured unwinder; frames counted by kind. */
 int sampler_walk(struct up_mem *mem, const struct up_regs *regs,
 		 const struct up_sampler_config *c,
 		 const struct up_unwind_opts *uo, struct up_stack *st,
 		 struct up_unwind_counts *counts);
+
+/* A sample with the domain paused, vCPUs first..last. *abandoned: the
+ * crash guard ended this pause (it outlived its limit); the stacks were
+ * read from a running domain and must be dropped. */
+int sample_paused(struct up_target *t, struct up_mem *mem,
+		  const struct up_sampler_config *c,
+		  const struct up_unwind_opts *uo, unsigned first,
+		  unsigned last, struct vcpu_sample *vs,
+		  uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
+		  struct up_unwind_counts *counts, bool *abandoned);
 
 /* A sample without a domain pause (see UP_CONSISTENCY_RELAXED): vCPUs
  * first..last one after another, log a preallocated word log. */
@@ -45,5 +76,15 @@ void sample_relaxed(struct up_target *t, struct up_mem *mem,
 		    const struct up_unwind_opts *uo, unsigned first,
 		    unsigned last, struct vcpu_sample *vs, struct mem_log *log,
 		    struct up_sampler_stats *s);
+
+/* One kept sample's pause and how late the sampler woke for it, into
+ * arrays grown with *cap and *late_cap. */
+int stats_record_pause(struct up_sampler_stats *s, uint64_t ns,
+		       uint64_t late_ns, size_t *cap, size_t *late_cap);
+/* The run time Xen accounted each vCPU since the last sample that read
+ * its clock, and the time the domain was not held paused meanwhile. */
+void stats_account_run(struct up_sampler_stats *s, struct vcpu_sample *vs,
+		       unsigned first, unsigned last, uint64_t stopped,
+		       uint64_t resumed_before);
 
 #endif

@@ -1,0 +1,79 @@
+/* The sampler's settings: defaults, the names the outputs print, and
+ * the check a configuration passes before any sample is taken. */
+#include "config.h"
+
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "sampler/sampler_impl.h"
+#include "target/target_impl.h"
+
+const char *up_unwinder_name(enum up_unwinder u)
+{
+	switch (u) {
+	case UP_UNWINDER_FP: return "fp";
+	case UP_UNWINDER_CFI: return "cfi";
+	case UP_UNWINDER_AUTO: return "auto";
+	case UP_UNWINDER_LIBUNWIND: return "libunwind";
+	}
+	return "unknown";
+}
+
+const char *up_consistency_name(enum up_consistency c)
+{
+	switch (c) {
+	case UP_CONSISTENCY_PAUSED: return "paused";
+	case UP_CONSISTENCY_RELAXED: return "relaxed";
+	}
+	return "unknown";
+}
+
+const char *up_stop_reason_name(enum up_stop_reason r)
+{
+	switch (r) {
+	case UP_STOP_DURATION: return "duration reached";
+	case UP_STOP_REQUESTED: return "stopped by signal";
+	case UP_STOP_SHUTDOWN: return "domain shut down";
+	case UP_STOP_GONE: return "domain destroyed";
+	case UP_STOP_MAX_SAMPLES: return "sample limit reached";
+	case UP_STOP_ERROR: return "error";
+	}
+	return "unknown";
+}
+
+void up_sampler_config_init(struct up_sampler_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->hz = UP_SAMPLER_DEFAULT_HZ;
+	c->vcpu = -1;
+	c->unwind.max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
+	c->unwind.max_stack_bytes = UP_UNWIND_DEFAULT_MAX_STACK;
+}
+
+int sampler_check_config(const struct up_target *t,
+			const struct up_sampler_config *c)
+{
+	if (!(c->hz > 0) || c->hz > UP_SAMPLER_MAX_HZ)
+		return up_fail(UP_EINVAL, "frequency %g Hz out of range (0, %g]",
+			       c->hz, UP_SAMPLER_MAX_HZ);
+	if (!(c->duration_s >= 0) || c->duration_s > 1e7)
+		return up_fail(UP_EINVAL, "duration %g s out of range",
+			       c->duration_s);
+	if (c->vcpu >= 0 && (unsigned)c->vcpu >= up_target_info(t)->max_vcpus)
+		return up_fail(UP_EINVAL, "vCPU %d does not exist (domain has %u)",
+			       c->vcpu, up_target_info(t)->max_vcpus);
+	if (c->unwind.max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
+		return up_fail(UP_EINVAL, "depth limit %u above %u",
+			       c->unwind.max_depth, UP_UNWIND_MAX_DEPTH_LIMIT);
+	if (c->consistency > UP_CONSISTENCY_RELAXED)
+		return up_fail(UP_EINVAL, "unknown consistency %d",
+			       (int)c->consistency);
+	if (c->unwinder > UP_UNWINDER_LIBUNWIND)
+		return up_fail(UP_EINVAL, "unknown unwinder %d", (int)c->unwinder);
+	if (c->unwinder == UP_UNWINDER_LIBUNWIND && !c->libunwind)
+		return up_fail(UP_EINVAL, "the libunwind unwinder needs its tables");
+	if ((c->unwinder == UP_UNWINDER_CFI || c->unwinder == UP_UNWINDER_AUTO) && !c->cfi)
+		return up_fail(UP_EINVAL, "the %s unwinder needs a CFI table",
+			       up_unwinder_name(c->unwinder));
+	return 0;
+}
