@@ -1,5 +1,5 @@
 /* The symbol table proper: a sorted array searched by binary search, names
- * in one arena. Loading a file goes by its contents, not its name. */
+ * in one arena. Loaders (elf.c, nm.c, picked by load.c) fill it. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,11 +9,8 @@
 #include <string.h>
 
 #include "util/error_impl.h"
-#include "util/file_read.h"
 #include "util/grow.h"
 #include "symbols/table_impl.h"
-
-#define MAX_SYMBOL_FILE (1ULL << 31)
 
 struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
 
@@ -271,56 +268,4 @@ int up_symtab_format(const struct up_symtab *s, uint64_t addr,
 		return snprintf(buf, len, "%s+0x%llx", sym->name,
 				(unsigned long long)(addr - sym->addr));
 	return snprintf(buf, len, "%s", sym->name);
-}
-
-int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
-		       const char *what)
-{
-	if (len >= 4 && memcmp(buf, "\177ELF", 4) == 0)
-		return symtab_load_elf(out, buf, len, what);
-	return symtab_load_nm(out, buf, len, what);
-}
-
-/* Symbol files: 2 GiB at most, gzip ones at most 32 times their size (at
- * least 64 MiB): ELF code and symbols compress 3-5x, debug info up to
- * ~10x, while a gzip bomb of zeros reaches 1000x. */
-static const struct file_read_caps symbol_file_caps = {
-	.noun = "symbol file", .max = MAX_SYMBOL_FILE, .gzip_ratio = 32,
-	.gzip_min = 64ULL << 20,
-};
-
-int symtab_read_file(const char *path, uint8_t **out, size_t *len)
-{
-	return file_read(path, &symbol_file_caps, out, len);
-}
-
-int up_file_read(const char *path, uint8_t **out, size_t *len)
-{
-	return symtab_read_file(path, out, len);
-}
-
-int up_symtab_load(struct up_symtab **out, const char *path)
-{
-	uint8_t *buf;
-	size_t len;
-	int rc = symtab_read_file(path, &buf, &len);
-
-	if (rc < 0)
-		return rc;
-	rc = up_symtab_load_mem(out, buf, len, path);
-	free(buf);
-	return rc;
-}
-
-int up_elf_identify(const char *path, struct up_elf_identity *id)
-{
-	uint8_t *buf;
-	size_t len;
-	int rc = symtab_read_file(path, &buf, &len);
-
-	if (rc < 0)
-		return rc;
-	rc = up_elf_identify_mem(buf, len, path, id);
-	free(buf);
-	return rc;
 }
