@@ -3,9 +3,7 @@
 # its PV profile's files, for stored.
 section "PV and PVH guests with frame pointers"
 # --- PV and PVH guests with frame pointers, symbols from the domain config.
-# Each profile of the known split here and below without frame pointers
-# takes 149 Hz for 13 s: the ~1,940 samples of 97 Hz for 20 s (the
-# tolerances follow the distinct samples taken) in two-thirds of the time.
+# Each profile of the known split takes 149 Hz for 13 s (docs/TESTING.md).
 for t in pv pvh; do
 	g=tg-$t-fp
 	if ! start_guest $g; then

@@ -29,10 +29,7 @@ else
 	not_ok "report: the PV run left a pprof profile" "$(ls /var/log/xen/profile/)"
 fi
 # diff: the guest at its 50/35/15 split, then at 20/30/50, each profiled at
-# 199 Hz for 25 s (about 5,000 samples: a difference of two shares has a
-# standard error of about 1 point; at 499 Hz the sampler takes all of an
-# emulated dom0's CPU and falls behind, by a quarter of its periods in a
-# failed CI run).
+# 199 Hz for 25 s (why that rate and length: docs/TESTING.md).
 diff_run() {
 	name=$1 extra=$2
 	if ! create_guest $name tg-pv-fp "extra=\"report_ms=1000 $extra\""; then
@@ -81,8 +78,8 @@ if diff_run tg-before "" && diff_run tg-after "chain=20 hot35=30 hot15=50"; then
 				e = 0.006; exit !(db != "" && da != "" && d != "" && pb != "" && pa != "" &&
 					db - pb <= e && pb - db <= e && da - pa <= e && pa - da <= e &&
 					d - (pa - pb) <= 2 * e && (pa - pb) - d <= 2 * e) }'
-		# Against the guest's clock: the margin, and 3.5 standard errors
-		# of the two profiles' sampling and of the guest's clock itself.
+		# Against the guest's clock, by the rule for a difference of two
+		# shares (docs/TESTING.md).
 		eval "b=\$before_$key a=\$after_$key bse=\$before_${key}_se ase=\$after_${key}_se"
 		want=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", a - b }')
 		tol=$(tolerance "$a" "$na" "$ase" "$b" "$nb" "$bse")

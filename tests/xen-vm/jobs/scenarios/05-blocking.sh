@@ -1,14 +1,5 @@
 # blocking: a guest that blocks as I/O-bound unikernels do.
-# The busy share is judged as a share (3.5 standard errors of the samples
-# taken, late periods not counted) within BUSY_MARGIN points plus a part of
-# the periods the sampler only inferred. A period it missed while dom0 was
-# short of CPU counts as the last sample (core/sampler.c), whose state it
-# may not have had; under emulation on a loaded host the guest's busy
-# bursts take the CPU dom0's sampler needs, so those guesses lean to
-# "blocked". The error such periods can make grows with their share of the
-# run: at most all of it, measured at up to 0.22 of it (loaded, 22-27 % of
-# the periods inferred: 0 to -6.1 points over three runs; unloaded, 1 %:
-# within 1 point). BUSY_INFERRED of it is allowed.
+# The busy share's margins: docs/TESTING.md, "The busy share".
 BUSY_MARGIN=1.5
 BUSY_INFERRED=0.3
 # busy_tolerance SHARE JSON: the allowed deviation, in points, of the busy
@@ -39,8 +30,7 @@ section "Real unikernels block"
 # hypercall stub to the function that blocked; the busy share must match
 # the guest's own figure (Xen's run-state accounting of its vCPU, read by the
 # guest, over the same window); the request split as every share (35 s
-# at 499 Hz gives ~5,000 request samples: a tolerance of 3.9 points or so
-# unloaded).
+# at 499 Hz; docs/TESTING.md, "The busy share").
 for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	ty=${t%:*} b=${t#*:}
 	g=tg-io-$ty-$b
@@ -67,22 +57,14 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	check "$label: ${ic:-0}% of idle stacks end in hypercall_page [sched_op] called from tg_block" \
 		awk -v c="${ic:-0}" 'BEGIN { exit !(c >= 99.5) }'
 	mine=$(json_num $OUT/$g.json busy_pct)
-	# Xen counts the time a blocked vCPU stood paused by us as blocked
-	# (a busy one's as neither): take our pauses of it out of the
-	# guest's blocked time, as the profile never samples inside them.
+	# Less the time we held it paused while blocked (docs/TESTING.md).
 	pb=$(json_num $OUT/$g.json paused_while_blocked_ms)
 	theirs=$(guest_busy $log $n0 $pb)
 	tol=$(busy_tolerance "${theirs:-50}" $OUT/$g.json)
 	check "$label: busy ${mine:-?}% per the profile, ${theirs:-?}% per the guest (its run-state time, less ${pb:-?} ms we held it paused while blocked; +-$tol, $(json_num $OUT/$g.json covered_periods) of $(json_num $OUT/$g.json stacks) periods inferred)" \
 		within "${mine:-}" "${theirs:--100}" $tol
-	# Xen's run time (between our samples, outside our pauses) is a
-	# lower bound of busy, which also counts waiting for a CPU: the
-	# guest's figure is not below it, and the samples are not said to
-	# be low against it. Unless the sampler, short of CPU, inferred a
-	# good part of the periods (over 5 %: a loaded host), whose guesses
-	# lean to blocked (above): then the samples may fall short of Xen's
-	# figure, and the profile must say so and show the rest as
-	# [unseen] (measured: 2.9 points short with 31 % inferred).
+	# Xen's run time, a lower bound of busy, and when the samples may
+	# fall short of it: docs/TESTING.md, "The busy share".
 	running=$(json_num $OUT/$g.json running_pct)
 	bc=$(sed -n 's/.*"busy_check": "\([^"]*\)".*/\1/p' $OUT/$g.json | head -n 1)
 	inf=$(awk -v c="$(json_num $OUT/$g.json covered_periods)" -v k="$(json_num $OUT/$g.json stacks)" 'BEGIN { if (k > 0) printf "%.1f", 100 * c / k }')
@@ -92,9 +74,8 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	# the share of the profile's stacks that are distinct samples.
 	n=$(awk -v r="$(stat $f requests)" -v s="$(json_num $OUT/$g.json samples)" \
 		-v k="$(json_num $OUT/$g.json stacks)" 'BEGIN { if (k > 0) printf "%d", r * s / k; else print 0 }')
-	# The split is judged against the time each leaf took by the guest's
-	# own clock (60/40 by work; under emulation the time differs), by the
-	# suite's rule for shares (tolerance, lib.sh).
+	# The split against the time each leaf took by the guest's own clock,
+	# by the rule for shares (docs/TESTING.md).
 	st=$(guest_split_stats $log io $((n0 + 1)) parse_t parse_t crc_t)
 	want=${st% *} cse=${st#* }
 	got=$(stat $f request tg_req_parse)

@@ -49,18 +49,11 @@ for t in pv:nofp pvh:fp; do
 		check "$label: xl-profile exits 0" [ $rc -eq 0 ]
 		f=$s.folded
 		c=$(stat $f complete)
-		# The rest may only be cut for a reason of the code they ran: at
-		# the event upcall's assembly, which has no unwind information
-		# (in the interrupted frame or above it), or (relaxed) at the IP
-		# of a vCPU that woke between its register copy and the walk,
-		# thousands of times a second here.
+		# The rest may only be cut at the event upcall's assembly or
+		# (relaxed) at the IP (docs/TESTING.md, "What the samples cannot see").
 		cut=$(awk '/^\[unseen\] / { next } { n += $NF; s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[idle\];/, "", s)
 			if (s ~ /^\[truncated\];([^;]*|tg_(pv|hvm)_upcall(;.*)?)$/) c += $NF } END { if (n) printf "%.2f", 100 * c / n }' $f)
-		# Relaxed, the race cut 1.6 to 8.3 % of the stacks in runs here
-		# (the most beside a fuzzer on the other core), and beside a busy
-		# loop 0.5 % were cut higher up, over words the woken vCPU had
-		# just rewritten (counted truncated, never whole); paused, only
-		# the upcall's stub cuts, a few in a thousand.
+		# Why these bounds: docs/TESTING.md, "What the samples cannot see".
 		need=97 all=99.5
 		[ $mode = relaxed ] && need=80 all=99
 		check "$label: ${c:-0}% of $(stat $f samples) stacks whole from tg_thread_starter or the entry, ${cut:-?}% cut at the upcall's assembly or the IP (need >= $need whole, >= $all together)" \

@@ -8,8 +8,7 @@ $PROF --paused tg-p -o $OUT/paused > $OUT/paused.stdout 2> $OUT/paused.stderr
 rc=$?
 check "--paused: exits 0 after the guest ends" [ $rc -eq 0 ]
 # The guest's own clock says how long it ran: the profile must cover most
-# of it at 97 Hz (the run's first and last moments are the builder's and
-# the shutdown's, and the guest's clock starts after boot).
+# of it at 97 Hz (docs/TESTING.md, "Whole runs").
 ran=$(sed -n 's/.*tg: work t_ms=\([0-9]*\).*/\1/p' /var/log/xen/console/guest-tg-p.log | tail -n 1)
 n=$(stat $OUT/paused.folded samples)
 check "--paused: profiled the whole run (${n:-0} samples; the guest ran ${ran:-?} ms: need 80% of its periods)" \

@@ -10,9 +10,7 @@ mkdir -p $OUT
 CRASH_STACK="hypercall_page [sched_op] tg_panic tg_crash_02 tg_crash_01 tg_workload tg_main tg_entry64"
 
 # Relaxed consistency (no domain pause) against the paused run just before
-# it on the same guest: each leaf within 2 points (issue "stall less") plus
-# 3.5 standard errors of the difference of two shares, and whole stacks
-# (those cut to their IP as the stack moved are not) >= 99.5 %.
+# it on the same guest; the rule: docs/TESTING.md, "Relaxed against paused".
 # check_relaxed LABEL STEM PAUSED_FOLDED
 check_relaxed() {
 	label=$1 stem=$2 pf=$3
