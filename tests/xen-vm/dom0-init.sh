@@ -2,7 +2,8 @@
 # /init of the dom0 initramfs: bring up the Xen control plane the way the
 # distribution's init scripts would (xenfs, xenstored, xen-init-dom0,
 # xenconsoled), run the job named on the kernel command line
-# (uniprof.job=NAME runs /uniprof/jobs/NAME.sh), then power off.
+# (uniprof.job=NAME runs /uniprof/jobs/NAME.sh, with UNIPROF_SCENARIOS
+# from uniprof.scenarios=, colons back to commas), then power off.
 /bin/busybox --install -s /bin
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/lib/xen-4.17/bin
 mount -t proc proc /proc
@@ -33,6 +34,8 @@ xl info >/dev/null 2>&1 || fail "xl info"
 say "xen up: $(xl info | sed -n 's/^xen_version *: //p'), $(nproc) dom0 vCPUs"
 
 job=$(sed -n 's/.*uniprof\.job=\([^ ]*\).*/\1/p' /proc/cmdline)
+UNIPROF_SCENARIOS=$(sed -n 's/.*uniprof\.scenarios=\([^ ]*\).*/\1/p' /proc/cmdline | tr : ,)
+export UNIPROF_SCENARIOS
 if [ -x "/uniprof/jobs/$job.sh" ]; then
 	cd /uniprof && /bin/dash "/uniprof/jobs/$job.sh"
 	say "job $job exited $?"

@@ -152,7 +152,7 @@ else
 	# loops ("DW_OP_skip -3"), for the paused-window deadline scenario.
 	"$here/make-hostile-cfi.sh" "$g/tg-nofp.elf" "$g/tg-nofp-hostile.elf"
 fi
-cp "$here"/jobs/* "$work/uniprof/jobs/"
+cp -R "$here"/jobs/. "$work/uniprof/jobs/"
 [ -z "$extra" ] || cp -a "$extra/." "$work/"
 chmod +x "$work"/uniprof/jobs/*.sh
 

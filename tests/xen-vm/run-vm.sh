@@ -23,6 +23,12 @@ kernel=$(ls "$root"/boot/vmlinuz-* | head -n 1)
 # none, whether the domU shares its pCPU or not.
 xen_args="dom0_mem=1024M,max:1024M noreboot dom0_max_vcpus=1 dom0_vcpus_pin ${UNIPROF_XEN_ARGS:-}"
 dom0_args="console=hvc0 loglevel=3 uniprof.job=$job"
+# UNIPROF_SCENARIOS (the scenarios job's selection) as uniprof.scenarios=,
+# its commas as colons: QEMU reads a comma in -initrd or -device as the
+# start of the next module or property.
+if [ "$job" = scenarios ] && [ -n "${UNIPROF_SCENARIOS:-}" ]; then
+	dom0_args="$dom0_args uniprof.scenarios=$(echo "$UNIPROF_SCENARIOS" | tr ', ' '::')"
+fi
 # The same machine for both: two CPUs, 2 GiB, the serial line to a file.
 machine="-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults -name uniprof,debug-threads=on -serial file:$console"
 if [ "${UNIPROF_VM_ARCH:-amd64}" = arm64 ]; then

@@ -12,10 +12,8 @@ tap "# dom0: $(uname -m), $(xl info | sed -n 's/^xen_caps *: //p')"
 section "The known split, FP"
 # --- The known split, FP (-u fp) and no-FP (-u cfi, auto, and libunwind,
 # which in an arm64 dom0 unwinds AArch64), symbols
-# found beside the Image (NAME.img.dbg) with no -s. 30 s at 97 Hz: 2910
-# samples put a 50 % share's tolerance (1.5 points + 3.5 standard errors
-# of the samples and of the guest's clock) at 4.7 points, up to 6.3 with
-# the clock's own error counted in full.
+# found beside the Image (NAME.img.dbg) with no -s. 30 s at 97 Hz
+# (the tolerance that gives: docs/TESTING.md).
 for run in nofp:cfi nofp:auto nofp:libunwind fp:fp; do
 	b=${run%:*} u=${run#*:}
 	g=tg-a64-$b

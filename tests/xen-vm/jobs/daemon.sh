@@ -1,4 +1,4 @@
-# uniprofd on real Xen (sourced by scenarios.sh after its helpers): two
+# uniprofd on real Xen (sourced by scenarios/19-daemon.sh): two
 # test domains profiled by the daemon; pulls as Go's pprof tools make
 # them, one at a time per domain (429), bad parameters (400), a domain
 # destroyed mid-profile; pushes to a stand-in for Pyroscope's /ingest,

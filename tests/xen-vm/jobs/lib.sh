@@ -197,9 +197,8 @@ json_num() {
 # and its last (tg: work: the TSC time each part of its rounds took; tg:
 # io: busy_ms idle_ms, its busy share, and parse_t crc_t, the time its
 # request leaves took), and that share's standard error in points, from
-# how it varied between reports (a ratio estimator's batch means: each
-# report interval is one batch; 0 with fewer than two). Nothing without an
-# interval.
+# how it varied between reports (docs/TESTING.md; 0 with fewer than two
+# reports). Nothing without an interval.
 guest_split_stats() {
 	_log=$1 _kind=$2 _from=$3 _key=$4
 	shift 4

@@ -14,10 +14,8 @@
 #   idle_caller_ok PCT -- idle samples blocked in sched_op from tg_block
 #   unseen N         -- samples' worth of CPU time no sample saw ([unseen]),
 #                       not counted in the others
-# A stack is whole when it starts at the entry symbol, is not truncated,
-# and every caller -> callee step between the guest's tg_* functions is a
-# call the guest really makes (so a skipped frame shows); a hypercall
-# stub's caller must be the function that makes that call.
+# When a stack is whole: docs/TESTING.md, "Whole stacks"; callee_ok says
+# which calls the guest really makes.
 function callee_ok(a, b,    n) {
 	# The blocked vCPU's way into the hypervisor, frame by frame.
 	if (b ~ /^hypercall_page \[sched_op\]/) return a == "hypercall2"

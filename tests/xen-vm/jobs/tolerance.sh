@@ -6,21 +6,16 @@ within() {
 	awk -v v="$1" -v e="$2" -v t="$3" 'BEGIN { exit !(v != "" && e != "" && t != "" && v >= e - t && v <= e + t) }'
 }
 
-# Shares are judged by their sampling error: within MARGIN points (what
-# the workload itself does not pin down: now_ns, the console, a few samples
-# on call instructions) plus 3.5 standard errors of a share of N distinct
-# samples. Late periods counted as their neighbouring samples repeat them
-# and add no information: N counts distinct samples only.
+# A share is judged within SHARE_MARGIN points plus 3.5 standard errors of
+# N distinct samples; why: docs/TESTING.md, "Shares against the guest's clock".
 SHARE_MARGIN=1.5
 # busybox's awk has no math library: a square root by Newton's method.
 SQRT='function sq(x,  r, i) { if (x <= 0) return 0; r = x + 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }'
 # tolerance WANT N [CLOCK_SE [WANT2 N2 CLOCK_SE2]]: the allowed deviation,
 # in points, of a share, or with the second three of a difference of two
-# shares of independent runs; nothing (which within fails) without N samples. CLOCK_SE is the guest clock's
-# own standard error (guest_split_stats): a machine that stalls the emulated
-# CPUs charges each stall whole to the part it hits, which makes the
-# reference itself noisy. It counts up to CLOCK_SE_MAX points, so that no
-# run however noisy widens a check without bound (the message shows it).
+# shares of independent runs; nothing (which within fails) without N
+# samples. CLOCK_SE is the guest clock's own standard error
+# (guest_split_stats), counted up to CLOCK_SE_MAX points (docs/TESTING.md).
 CLOCK_SE_MAX=1
 tolerance() {
 	awk -v p="$1" -v n="$2" -v c="${3:-0}" -v q="${4:-}" -v k="${5:-}" -v d="${6:-0}" \

@@ -1,0 +1,24 @@
+# wait: --wait around xl create and xl destroy.
+section "--wait around xl create / xl destroy"
+# --- --wait around xl create / xl destroy: profiled from start to end.
+rm -f $OUT/wait.*
+$PROF --wait tg-w -o $OUT/wait > $OUT/wait.stdout 2> $OUT/wait.stderr &
+pid=$!
+sleep 2
+create_guest tg-w tg-pv-fp >/dev/null 2>&1
+sleep 5
+xl destroy tg-w
+start=$(date +%s)
+wait $pid
+rc=$?
+took=$(( $(date +%s) - start ))
+check "--wait: exits 0 when the domain is destroyed (${took}s later)" sh -c "[ $rc -eq 0 ] && [ $took -lt 10 ]"
+n=$(stat $OUT/wait.folded samples)
+ran=$(sed -n 's/.*tg: work t_ms=\([0-9]*\).*/\1/p' /var/log/xen/console/guest-tg-w.log | tail -n 1)
+check "--wait: profiled the run (${n:-0} samples; the guest ran ${ran:-?} ms: need 80% of its periods)" \
+	awk -v n="${n:-0}" -v ms="${ran:-1000000}" 'BEGIN { exit !(n >= 0.8 * ms / 1000 * 97) }'
+check "--wait: stopped because the domain was destroyed" grep -q "stopped: domain destroyed" $OUT/wait.txt
+c=$(stat $OUT/wait.folded complete)
+check "--wait: ${c:-0}% whole chains" within "${c:-0}" 100 1
+[ $rc -eq 0 ] || tap "# $(cat $OUT/wait.stderr)"
+stop_guest tg-w
