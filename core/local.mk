@@ -36,11 +36,12 @@ CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
 	core/sampler/config.c core/sampler/stats.c \
 	core/sampler/relaxed.c
 CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
-	core/profile/diff.c core/profile/stored_load.c
+	core/profile/diff.c core/profile/stored.c core/profile/stored_impl.h \
+	core/profile/stored_stacks.c core/profile/folded_read.c
 CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/flamegraph_svg.c \
 	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
 	core/output/utf8.c core/output/utf8.h
-CORE_PPROF = core/pprof/write.c
+CORE_PPROF = core/pprof/write.c core/pprof/read.c
 core_libuniprof_core_la_SOURCES = $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \
 	$(CORE_ARCH) $(CORE_MEM) $(CORE_UNWIND) $(CORE_SYMBOLS) $(CORE_SAMPLER) \
 	$(CORE_PROFILE) $(CORE_OUTPUT) $(CORE_PPROF)
@@ -52,7 +53,7 @@ core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h: $(srcdir)/core/pprof/profil
 	$(PROTOC_C) --c_out=core/pprof -I$(srcdir)/core/pprof $(srcdir)/core/pprof/profile.proto
 BUILT_SOURCES = core/pprof/profile.pb-c.h
 # BUILT_SOURCES covers make all/check only: a single target (make fuzz) too.
-core/pprof/libuniprof_core_la-write.lo core/profile/libuniprof_core_la-stored_load.lo: \
+core/pprof/libuniprof_core_la-write.lo core/pprof/libuniprof_core_la-read.lo: \
 	core/pprof/profile.pb-c.h
 CLEANFILES = core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h
 core_libuniprof_core_la_CPPFLAGS = $(AM_CPPFLAGS) \

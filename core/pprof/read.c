@@ -1,0 +1,380 @@
+/* Reading a pprof profile back: decoded by libprotobuf-c with the code
+ * protoc-c made from our profile.proto, within a memory budget; every
+ * index checked. Frames by address when the addresses are consistent,
+ * else by name. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "util/grow.h"
+#include "util/strmap.h"
+#include "pprof/profile.pb-c.h"
+#include "profile/stored_impl.h"
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Function PbFunction;
+
+#define DECODE_BUDGET (512ULL << 20)   /* what decoding may allocate */
+
+/* --- pprof --------------------------------------------------------------- */
+
+/* protobuf-c allocates through this: a hostile file cannot make decoding
+ * take more than DECODE_BUDGET (a packed varint of one byte becomes eight). */
+struct budget {
+	uint64_t used;
+};
+
+static void *budget_alloc(void *data, size_t size)
+{
+	struct budget *b = data;
+	size_t *p;
+
+	if (size > DECODE_BUDGET || b->used + size > DECODE_BUDGET)
+		return NULL;
+	p = malloc(size + sizeof(size_t) * 2);
+	if (!p)
+		return NULL;
+	p[0] = size;
+	b->used += size;
+	return p + 2;
+}
+
+static void budget_free(void *data, void *ptr)
+{
+	struct budget *b = data;
+	size_t *p = ptr;
+
+	if (!p)
+		return;
+	b->used -= p[-2];
+	free(p - 2);
+}
+
+struct pp {
+	const PbProfile *pb;
+	const char *what;
+	uint64_t *loc_ids;    /* sorted ids ... */
+	size_t *loc_idx;      /* ... and their index in pb->location */
+	size_t value_idx;
+	long k_vcpu, k_state, k_trunc;
+};
+
+static const char *pstr(const struct pp *p, int64_t i)
+{
+	return i >= 0 && (uint64_t)i < p->pb->n_string_table &&
+	       p->pb->string_table[i] ? p->pb->string_table[i] : NULL;
+}
+
+static long find_str(const PbProfile *pb, const char *s)
+{
+	for (size_t i = 0; i < pb->n_string_table; i++)
+		if (pb->string_table[i] && strcmp(pb->string_table[i], s) == 0)
+			return (long)i;
+	return -1;
+}
+
+static const struct pp *cmp_ctx;
+
+static int id_cmp(const void *a, const void *b)
+{
+	uint64_t x = cmp_ctx->pb->location[*(const size_t *)a]->id;
+	uint64_t y = cmp_ctx->pb->location[*(const size_t *)b]->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static const PbLocation *location(const struct pp *p, uint64_t id)
+{
+	size_t lo = 0, hi = p->pb->n_location;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->loc_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->pb->n_location && p->loc_ids[lo] == id ?
+	       p->pb->location[p->loc_idx[lo]] : NULL;
+}
+
+static const char *function_name(const struct pp *p, uint64_t id)
+{
+	/* Functions are usually numbered 1..n in order; else search. */
+	const PbProfile *pb = p->pb;
+
+	if (id >= 1 && id <= pb->n_function && pb->function[id - 1]->id == id)
+		return pstr(p, pb->function[id - 1]->name);
+	for (size_t i = 0; i < pb->n_function; i++)
+		if (pb->function[i]->id == id)
+			return pstr(p, pb->function[i]->name);
+	return NULL;
+}
+
+/* The name the live run gave a location (its innermost line's function),
+ * or NULL when it was not symbolized. */
+static const char *location_name(const struct pp *p, const PbLocation *l)
+{
+	const char *n;
+
+	if (!l->n_line)
+		return NULL;
+	n = function_name(p, l->line[0]->function_id);
+	return n && *n ? n : NULL;
+}
+
+static bool is_pseudo(const struct pp *p, const PbLocation *l, const char *name)
+{
+	const char *n = location_name(p, l);
+
+	return l->address == 0 && l->mapping_id == 0 && n && strcmp(n, name) == 0;
+}
+
+static int index_pprof(struct pp *p)
+{
+	const PbProfile *pb = p->pb;
+	long samples = find_str(pb, "samples"), count = find_str(pb, "count");
+
+	p->loc_ids = malloc((pb->n_location + 1) * sizeof(*p->loc_ids));
+	p->loc_idx = malloc((pb->n_location + 1) * sizeof(*p->loc_idx));
+	if (!p->loc_ids || !p->loc_idx)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < pb->n_location; i++)
+		p->loc_idx[i] = i;
+	cmp_ctx = p;
+	qsort(p->loc_idx, pb->n_location, sizeof(*p->loc_idx), id_cmp);
+	for (size_t i = 0; i < pb->n_location; i++)
+		p->loc_ids[i] = pb->location[p->loc_idx[i]]->id;
+	/* Which value counts samples: samples/count (ours and Go's), else
+	 * the first in a count unit, else the first. */
+	p->value_idx = 0;
+	for (size_t i = pb->n_sample_type; i-- > 0;) {
+		if (pb->sample_type[i]->unit == count && count >= 0)
+			p->value_idx = i;
+	}
+	for (size_t i = 0; i < pb->n_sample_type; i++)
+		if (pb->sample_type[i]->type == samples && samples >= 0)
+			p->value_idx = i;
+	if (!pb->n_sample_type)
+		return stored_bad(p->what, "a pprof profile without sample types");
+	p->k_vcpu = find_str(pb, "vcpu");
+	p->k_state = find_str(pb, "state");
+	p->k_trunc = find_str(pb, "truncated");
+	return 0;
+}
+
+/* Frames of a sample, leaf first; inlined functions (foreign profiles)
+ * become frames of their own when going by name. */
+static int sample_frames(struct up_stored *s, const struct pp *p,
+			 const PbSample *sm, size_t nloc, size_t *depth,
+			 bool *deep)
+{
+	char unknown[24];
+
+	*depth = 0;
+	for (size_t i = 0; i < nloc; i++) {
+		const PbLocation *l = location(p, sm->location_id[i]);
+		size_t lines;
+
+		if (!l)
+			return stored_bad(p->what, "a sample names a location that is not in the profile");
+		lines = s->by_name && l->n_line > 1 ? l->n_line : 1;
+		for (size_t j = 0; j < lines; j++) {
+			const char *n = NULL;
+			int rc;
+
+			if (*depth == MAX_DEPTH) {
+				*deep = true;
+				return 0;
+			}
+			if (grow_array(&s->frames, &s->frames_cap, *depth + 1,
+				       sizeof(*s->frames), 64) < 0)
+				return UP_ENOMEM;
+			if (l->n_line)
+				n = function_name(p, l->line[j]->function_id);
+			if (n && !*n)
+				n = NULL;
+			if (s->by_name) {
+				if (!n) {
+					snprintf(unknown, sizeof(unknown), "0x%" PRIx64, l->address);
+					n = unknown;
+				}
+				rc = stored_name_frame(s, n, &s->frames[*depth]);
+			} else {
+				s->frames[*depth] = l->address;
+				rc = 0;
+				if (n && !s->resym) {
+					long id = strmap_intern(s->names_by_id, n);
+
+					rc = id < 0 ? UP_ENOMEM :
+					     stored_point_name(s, l->address, *depth > 0, id);
+				}
+			}
+			if (rc < 0)
+				return rc;
+			(*depth)++;
+		}
+	}
+	return 0;
+}
+
+static int load_samples(struct up_stored *s, const struct pp *p)
+{
+	const PbProfile *pb = p->pb;
+
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const PbSample *sm = pb->sample[i];
+		unsigned long vcpu = 0;
+		enum up_vcpu_activity act = UP_VCPU_UNKNOWN;
+		enum up_trunc trunc = UP_TRUNC_NONE;
+		size_t nloc = sm->n_location_id, depth;
+		bool dropped = false, unseen = false, deep = false;
+		int64_t v;
+		int rc;
+
+		if (p->value_idx >= sm->n_value)
+			return stored_bad(p->what, "a sample without a value for each sample type");
+		v = sm->value[p->value_idx];
+		if (v < 0)
+			return stored_bad(p->what, "a negative sample count");
+		for (size_t j = 0; j < sm->n_label; j++) {
+			const char *val = pstr(p, sm->label[j]->str);
+			int64_t k = sm->label[j]->key;
+
+			if (!val)
+				continue;
+			if (k == p->k_vcpu && p->k_vcpu >= 0) {
+				char *end;
+
+				errno = 0;
+				vcpu = strtoul(val, &end, 10);
+				if (*end || errno || !*val || vcpu >= MAX_VCPUS)
+					return stored_bad(p->what, "a vcpu label that is not a vCPU number (0-4095)");
+			} else if (k == p->k_state && p->k_state >= 0) {
+				act = strcmp(val, "idle") == 0 ? UP_VCPU_BLOCKED :
+				      strcmp(val, "busy") == 0 ? UP_VCPU_BUSY :
+				      UP_VCPU_UNKNOWN;
+			} else if (k == p->k_trunc && p->k_trunc >= 0) {
+				trunc = up_trunc_from_name(val);
+				if (trunc == UP_TRUNC_NONE)
+					trunc = UP_TRUNC_UNRECORDED;
+			}
+		}
+		/* Our pseudo-frames at the root: not frames of the guest. */
+		if (nloc == 1) {
+			const PbLocation *l = location(p, sm->location_id[0]);
+
+			unseen = l && is_pseudo(p, l, UP_PROFILE_UNSEEN_NAME);
+			dropped = unseen ||
+				  (l && is_pseudo(p, l, UP_PROFILE_DROPPED_NAME));
+		}
+		if (!dropped && trunc != UP_TRUNC_NONE && nloc) {
+			const PbLocation *l = location(p, sm->location_id[nloc - 1]);
+
+			if (l && is_pseudo(p, l, "[truncated]"))
+				nloc--;
+		}
+		if (dropped) {
+			depth = 0;
+		} else {
+			rc = sample_frames(s, p, sm, nloc, &depth, &deep);
+			if (rc < 0)
+				return rc;
+			if (deep)
+				trunc = UP_TRUNC_DEPTH;
+			if (depth == 0)
+				continue;       /* nothing to attribute it to */
+		}
+		rc = stored_add_stack(s, p->what, (unsigned)vcpu, act, trunc,
+				      dropped, unseen, depth, (uint64_t)v);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int load_header(struct up_stored *s, const struct pp *p)
+{
+	const PbProfile *pb = p->pb;
+	const char *ns = pb->period_type ? pstr(p, pb->period_type->unit) : NULL;
+
+	if (pb->period > 0 && ns && strcmp(ns, "nanoseconds") == 0 && !s->hz)
+		s->hz = 1e9 / (double)pb->period;
+	if (!s->time_nanos)
+		s->time_nanos = pb->time_nanos;
+	s->duration_nanos += pb->duration_nanos > 0 ? pb->duration_nanos : 0;
+	for (size_t i = 0; i < pb->n_mapping && !s->kernel; i++) {
+		const char *f = pstr(p, pb->mapping[i]->filename);
+		const char *b = pstr(p, pb->mapping[i]->build_id);
+
+		if (f && *f && !(s->kernel = strdup(f)))
+			return up_fail(UP_ENOMEM, "out of memory");
+		if (b && *b && !s->build_id && !(s->build_id = strdup(b)))
+			return up_fail(UP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < pb->n_comment; i++) {
+		const char *c = pstr(p, pb->comment[i]);
+
+		if (c && stored_add_comment(s, c) < 0)
+			return UP_ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether one pprof can keep its addresses: no inlined lines (a location
+ * that stands for several frames), and addresses at all. */
+static bool addresses_consistent(const struct pp *p)
+{
+	const PbProfile *pb = p->pb;
+
+	for (size_t i = 0; i < pb->n_location; i++) {
+		const PbLocation *l = pb->location[i];
+
+		if (l->n_line > 1)
+			return false;
+		/* Names without addresses (written from folded stacks), but
+		 * for our own pseudo-frames. */
+		if (l->n_line == 1 && l->address == 0 && l->mapping_id == 0 &&
+		    !is_pseudo(p, l, "[truncated]") &&
+		    !is_pseudo(p, l, UP_PROFILE_DROPPED_NAME) &&
+		    !is_pseudo(p, l, UP_PROFILE_UNSEEN_NAME))
+			return false;
+	}
+	return true;
+}
+
+int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
+		      const char *what, bool decide_mode)
+{
+	struct budget b = { 0 };
+	ProtobufCAllocator alloc = { budget_alloc, budget_free, &b };
+	struct pp p = { .what = what };
+	PbProfile *pb;
+	int rc;
+
+	pb = perftools__profiles__profile__unpack(&alloc, n, d);
+	if (!pb)
+		return stored_bad(what, b.used + 4096 > DECODE_BUDGET ?
+			   "a pprof profile too large to decode (over 512 MiB in memory)" :
+			   "not a profile: neither pprof (gzip'ed protobuf) nor folded stacks");
+	p.pb = pb;
+	rc = index_pprof(&p);
+	if (rc == 0 && decide_mode)
+		s->by_name = !addresses_consistent(&p);
+	if (rc == 0)
+		rc = load_header(s, &p);
+	if (rc == 0)
+		rc = load_samples(s, &p);
+	free(p.loc_ids);
+	free(p.loc_idx);
+	perftools__profiles__profile__free_unpacked(pb, &alloc);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/* A stored profile being read back (stored.c), shared with the readers of
+ * its two formats (folded_read.c, pprof/read.c) and the stack assembly
+ * they both use (stored_stacks.c). */
+#ifndef UP_STORED_IMPL_H
+#define UP_STORED_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uniprof/stored.h"
+
+#define MAX_VCPUS 4096          /* Xen's own limit is lower */
+#define MAX_DEPTH 4096          /* frames kept per stack; deeper: truncated */
+
+struct up_stored {
+	struct up_profile *profile;
+	struct up_symtab *symtab;       /* ours, or NULL with resymbolize */
+	const struct up_symtab *names;  /* what frames are named by */
+	enum up_stored_format format;
+	double hz;
+	int64_t time_nanos, duration_nanos;
+	char *kernel, *build_id;
+	char **comments;
+	size_t nr_comments, comments_cap;
+	unsigned max_vcpu_seen, vcpus_said;
+	bool by_name;            /* frames are name ids, not addresses */
+	bool resym;              /* addresses named by the caller's table */
+	struct strmap *names_by_id;     /* by_name: frame id -> name */
+	struct strmap *points;   /* addresses: "L" -> name, for the symtab */
+	long *point_name;
+	size_t point_cap;
+	uint64_t *frames;        /* one stack being assembled */
+	size_t frames_cap;
+};
+
+/* Fails with UP_EFORMAT: "WHAT: WHY". */
+int stored_bad(const char *what, const char *why);
+
+/* By name: the frame standing for NAME (stacks merged by name). */
+int stored_name_frame(struct up_stored *s, const char *name, uint64_t *frame);
+/* By address: the name the live run gave ADDR, for the symbol table. */
+int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
+		      long name_id);
+/* Count s->frames[0..depth) COUNT times (dropped: a pseudo-stack of depth
+ * 0, [unseen] if unseen, else [dropped]). */
+int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
+		     enum up_vcpu_activity act, enum up_trunc trunc,
+		     bool dropped, bool unseen, size_t depth, uint64_t count);
+int stored_add_comment(struct up_stored *s, const char *c);
+
+/* The two formats. */
+bool stored_looks_folded(const uint8_t *d, size_t n);
+int stored_load_folded(struct up_stored *s, char *text, size_t n,
+		       const char *what);
+/* decide_mode: by name unless the addresses are consistent. */
+int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
+		      const char *what, bool decide_mode);
+
+#endif

@@ -1,0 +1,92 @@
+/* Assembling a stored profile's stacks, whichever format they came in:
+ * frames by name or by address, counted into the profile, bounded. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "util/grow.h"
+#include "util/strmap.h"
+#include "profile/profile_impl.h"
+#include "profile/stored_impl.h"
+
+int stored_bad(const char *what, const char *why)
+{
+	return up_fail(UP_EFORMAT, "%s: %s", what, why);
+}
+
+/* By name: frame i is at (i + 1) * 16 + 8 and its symbol covers
+ * [(i + 1) * 16, +16), so the writers' lookup of an IP and of a return
+ * address (one byte less) both find it. */
+int stored_name_frame(struct up_stored *s, const char *name, uint64_t *frame)
+{
+	long i = strmap_intern(s->names_by_id, name);
+
+	if (i < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	*frame = ((uint64_t)i + 1) * 16 + 8;
+	return 0;
+}
+
+/* By address: the name the live run gave the address at this position
+ * (looked up one byte lower for a return address) becomes a symbol of
+ * one byte there. */
+int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
+		      long name_id)
+{
+	char key[24];
+	size_t known = strmap_count(s->points);
+	long i;
+
+	snprintf(key, sizeof(key), "%" PRIx64, is_return && addr ? addr - 1 : addr);
+	i = strmap_intern(s->points, key);
+	if (i < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	if ((size_t)i < known)
+		return 0;       /* first name wins (one per address anyway) */
+	if (grow_array(&s->point_name, &s->point_cap, (size_t)i + 1,
+		       sizeof(*s->point_name), 256) < 0)
+		return UP_ENOMEM;
+	s->point_name[i] = name_id;
+	return 0;
+}
+
+/* dropped: a pseudo-stack of depth 0, [unseen] if unseen, else
+ * [dropped]. */
+int stored_add_stack(struct up_stored *s, const char *what,
+			    unsigned vcpu, enum up_vcpu_activity act,
+			    enum up_trunc trunc, bool dropped, bool unseen,
+			    size_t depth, uint64_t count)
+{
+	int rc;
+
+	if (count == 0)
+		return 0;
+	if (count > UINT32_MAX)
+		return stored_bad(what, "a stack counted more than 4294967295 times: not a profile uniprof can read");
+	if (vcpu >= MAX_VCPUS)
+		return stored_bad(what, "a vCPU number past 4095");
+	if (vcpu > s->max_vcpu_seen)
+		s->max_vcpu_seen = vcpu;
+	if (unseen)
+		rc = up_profile_add_unseen(s->profile, vcpu, count);
+	else if (dropped || depth == 0)
+		rc = profile_add_dropped(s->profile, vcpu, act, count);
+	else
+		rc = up_profile_add_activity(s->profile, vcpu, s->frames,
+					     (unsigned)depth, trunc, act, count);
+	return rc < 0 ? up_fail(rc, "%s: %s", what, up_error_last()) : 0;
+}
+
+int stored_add_comment(struct up_stored *s, const char *c)
+{
+	if (grow_array(&s->comments, &s->comments_cap, s->nr_comments + 1,
+		       sizeof(*s->comments), 16) < 0 ||
+	    !(s->comments[s->nr_comments] = strdup(c)))
+		return up_fail(UP_ENOMEM, "out of memory");
+	s->nr_comments++;
+	return 0;
+}
