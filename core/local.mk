@@ -68,8 +68,16 @@ core_libuniprof_core_la_LIBADD = $(CORE_DEP_LIBS)
 
 core_libuniprof_la_SOURCES =
 core_libuniprof_la_LIBADD = core/libuniprof-core.la $(CORE_DEP_LIBS)
+# Exactly the functions the installed headers declare: no internal
+# up_ function, no test hook (tests link the archive).
 core_libuniprof_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
-	-export-symbols-regex '^up_'
+	-export-symbols core/libuniprof.sym
+EXTRA_core_libuniprof_la_DEPENDENCIES = core/libuniprof.sym
+core/libuniprof.sym: $(uniprofinclude_HEADERS:%=$(srcdir)/%)
+	$(AM_V_GEN)$(MKDIR_P) core && \
+	sed -E -n '/^static/d; s/^[a-z][a-z0-9_ ]*[ *](up_[a-z0-9_]+)\(.*/\1/p' \
+		$(uniprofinclude_HEADERS:%=$(srcdir)/%) | LC_ALL=C sort -u > $@
+CLEANFILES += core/libuniprof.sym
 
 uniprofincludedir = $(includedir)/uniprof
 uniprofinclude_HEADERS = \

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/error_impl.h"
 #include "image_cache.h"
 
 #define SLOTS 2
@@ -55,7 +54,7 @@ static const struct slot *get(const char *path)
 found:
 	s->used = ++clock_tick;
 	if (s->rc < 0)
-		up_fail(s->rc, "%s", s->error);
+		up_error_set(s->rc, s->error);
 	return s;
 }
 
@@ -64,7 +63,7 @@ found:
 		const struct slot *s = get(path);                           \
                                                                             \
 		if (!s)                                                     \
-			return up_fail(UP_ENOMEM, "out of memory");     \
+			return up_error_set(UP_ENOMEM, "out of memory"); \
 		return s->rc < 0 ? s->rc : (call);                          \
 	} while (0)
 

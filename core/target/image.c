@@ -12,6 +12,7 @@
 #include "target/image_format.h"
 #include "target/target_impl.h"
 #include "uniprof/image.h"
+#include "target/image_hooks.h"
 
 struct image_target {
 	struct up_target base;

@@ -26,3 +26,8 @@ int up_fail(int code, const char *fmt, ...)
 	va_end(ap);
 	return code;
 }
+
+int up_error_set(int code, const char *message)
+{
+	return up_fail(code, "%s", message ? message : "");
+}

@@ -23,6 +23,10 @@ enum up_error {
 /* The last error message of this thread, or "" if none. */
 const char *up_error_last(void);
 
+/* Set this thread's last error to message (a front end re-raising an
+ * error it kept, as libgit2's git_error_set_str); returns code. */
+int up_error_set(int code, const char *message);
+
 /* Clear the last error. */
 void up_error_clear(void);
 

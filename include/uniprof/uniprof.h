@@ -1,4 +1,15 @@
-/* libuniprof: sample a Xen guest's stacks from dom0, without changing it. */
+/* libuniprof: sample a Xen guest's stacks from dom0, without changing it.
+ *
+ * What is stable. The shared library exports exactly the functions these
+ * headers declare (tests/unit/exports.test); everything else (core/, the
+ * image target's test hooks) is private and may change at any commit.
+ * Within soname libuniprof.so.0:
+ *   - stable: error.h, target.h, sampler.h, profile.h, symbols.h,
+ *     stored.h, diff.h, text.h (calls keep their meaning; structs passed
+ *     by pointer only grow at the end);
+ *   - evolving: unwind.h, kernel.h, memory.h, image.h, crash_guard.h
+ *     (they follow the unwinders and targets; a change bumps the soname).
+ * xl profile and uniprofd use nothing else. */
 #ifndef UNIPROF_H
 #define UNIPROF_H
 

@@ -22,6 +22,7 @@
 
 #include "unwind/cfi_table.h"
 #include "uniprof/uniprof.h"
+#include "target/image_hooks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,6 +5,7 @@
  * UNIPROF_FUZZ_ITERS and UNIPROF_FUZZ_SEED override the defaults. */
 #include "guest.h"
 #include "test.h"
+#include "target/image_hooks.h"
 
 TEST_GLOBALS;
 

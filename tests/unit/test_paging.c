@@ -3,6 +3,7 @@
  * the frame cache's bounds. */
 #include "guest.h"
 #include "test.h"
+#include "target/image_hooks.h"
 
 TEST_GLOBALS;
 

@@ -14,6 +14,7 @@
 
 #include "guest.h"
 #include "test.h"
+#include "target/image_hooks.h"
 
 TEST_GLOBALS;
 

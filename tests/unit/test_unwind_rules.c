@@ -8,6 +8,7 @@
 #include "unwind/cfi_table.h"
 #include "guest.h"
 #include "test.h"
+#include "target/image_hooks.h"
 
 TEST_GLOBALS;
 
