@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "log.h"
-#include "options.h"
+#include "toolkit/options.h"
 #include "profile_run.h"
-#include "report.h"
+#include "toolkit/report.h"
 
 void upd_run_result_free(struct upd_run_result *r)
 {

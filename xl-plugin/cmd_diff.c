@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_write.h"
-#include "options.h"
+#include "toolkit/json_write.h"
+#include "toolkit/options.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_write.h"
-#include "options.h"
-#include "report.h"
+#include "toolkit/json_write.h"
+#include "toolkit/options.h"
+#include "toolkit/report.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 

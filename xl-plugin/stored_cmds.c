@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernel_map_load.h"
-#include "options.h"
-#include "output_files.h"
+#include "toolkit/kernel_map_load.h"
+#include "toolkit/options.h"
+#include "toolkit/output_files.h"
 #include "stored_cmds.h"
 
 int xlp_stored_option(const char *cmd, int c, char **argv,

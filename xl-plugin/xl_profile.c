@@ -11,17 +11,17 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "domain.h"
-#include "image_cache.h"
-#include "kernel_map_load.h"
-#include "options.h"
-#include "output_files.h"
+#include "toolkit/domain.h"
+#include "toolkit/image_cache.h"
+#include "toolkit/kernel_map_load.h"
+#include "toolkit/options.h"
+#include "toolkit/output_files.h"
 #include "realtime.h"
-#include "report.h"
+#include "toolkit/report.h"
 #include "stack_print.h"
 #include "subcommands.h"
-#include "symbols_find.h"
-#include "unwind_load.h"
+#include "toolkit/symbols_find.h"
+#include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
 
 static volatile sig_atomic_t stop_requested;

@@ -23,7 +23,7 @@ files_of() {
 	fuzz_image) echo core/target_image.c core/target.c core/memory.c core/paging.c core/arch/x86/paging.c \
 		core/frame_cache.c core/unwind_fp.c core/unwind_cfi.c ;;
 	fuzz_output) echo core/profile.c core/profile_output.c core/flamegraph_svg.c \
-		core/strmap.c xl-plugin/report.c ;;
+		core/strmap.c toolkit/report.c ;;
 	esac
 }
 for t in fuzz_symbols fuzz_eh_frame fuzz_cfi_table fuzz_image fuzz_output; do
