@@ -15,6 +15,7 @@
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
 #include "toolkit/options.h"
+#include "toolkit/formats.h"
 #include "toolkit/output_files.h"
 #include "realtime.h"
 #include "toolkit/report.h"
@@ -90,96 +91,6 @@ static long peak_rss_kib(void)
 	struct rusage ru;
 
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-}
-
-static const struct {
-	unsigned format;
-	const char *suffix;
-} outputs[] = {
-	{ XLP_FORMAT_FOLDED, ".folded" },
-	{ XLP_FORMAT_SVG, ".svg" },
-	{ XLP_FORMAT_TXT, ".txt" },
-	{ XLP_FORMAT_PPROF, ".pb.gz" },
-	{ XLP_FORMAT_JSON, ".json" },   /* last: it lists the others */
-};
-
-static int write_one(struct run *r, struct xlp_report *rep, unsigned format,
-		     FILE *f)
-{
-	/* The folded file is the data: every stack, blocked ones under
-	 * [idle]. The views show on-CPU time unless --idle. */
-	const struct up_output_opts all = { .vcpu = -1, .with_idle = true,
-					    .raw = true };
-	const struct up_output_opts view = { .vcpu = -1,
-					     .with_idle = r->opt->with_idle };
-	char title[256];
-	int rc = 0;
-
-	switch (format) {
-	case XLP_FORMAT_FOLDED:
-		rc = up_profile_write_folded(r->profile, r->symtab, &all, f);
-		break;
-	case XLP_FORMAT_SVG:
-		snprintf(title, sizeof(title), "%s (%s): %" PRIu64 " %s stacks at %g Hz",
-			 r->dom.name, r->dom.type,
-			 up_profile_kept_samples(r->profile, &view),
-			 r->opt->with_idle ? "busy and idle" : "on-CPU", r->opt->hz);
-		rc = up_profile_write_svg(r->profile, r->symtab, &view, title, f);
-		break;
-	case XLP_FORMAT_TXT:
-		xlp_report_text(rep, f);
-		fputc('\n', f);
-		rc = up_profile_write_top(r->profile, r->symtab, &view, r->opt->top, f);
-		break;
-	case XLP_FORMAT_PPROF:
-		rc = xlp_report_pprof(rep, r->kmap, &r->started, f);
-		break;
-	case XLP_FORMAT_JSON:
-		return xlp_report_json(rep, f);
-	}
-	if (rc < 0)
-		fprintf(stderr, "xl profile: %s\n", up_error_last());
-	return rc;
-}
-
-/* Every file goes through a temporary name and a rename. */
-static int write_outputs(struct run *r, struct xlp_report *rep,
-			 const char *stem, FILE *report)
-{
-	char *paths[sizeof(outputs) / sizeof(outputs[0])] = { NULL };
-	int rc = 0;
-
-	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
-		if (!(r->opt->formats & outputs[i].format))
-			continue;
-		if (asprintf(&paths[i], "%s%s", stem, outputs[i].suffix) < 0)
-			return -1;
-		rep->files[rep->nr_files++] = paths[i];
-	}
-	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
-		struct xlp_file f;
-
-		if (!paths[i])
-			continue;
-		if (xlp_file_open(&f, stem, outputs[i].suffix) < 0) {
-			rc = -1;
-			continue;
-		}
-		if (write_one(r, rep, outputs[i].format, f.f) < 0) {
-			xlp_file_abort(&f);
-			rc = -1;
-			continue;
-		}
-		if (xlp_file_commit(&f) < 0)
-			rc = -1;
-		else if (report)
-			fprintf(report, "wrote %s\n", f.path);
-		free(f.path);
-	}
-	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
-		free(paths[i]);
-	rep->nr_files = 0;
-	return rc;
 }
 
 /* -1: one stack per vCPU on the terminal, for a domain that hangs. */
@@ -422,7 +333,12 @@ int main(int argc, char **argv)
 		.realtime = r.realtime,
 	};
 
-	rc = write_outputs(&r, &rep, stem, opt.quiet ? NULL : stdout) < 0 ? 1 : 0;
+	struct xlp_report_source out;
+
+	xlp_report_source(&out, &rep, r.kmap, &r.started, opt.formats);
+	rc = xlp_formats_write(&out.src, opt.formats, stem,
+			       opt.quiet ? NULL : stdout) < 0 ? 1 : 0;
+	xlp_report_source_release(&out);
 	xlp_busy_warnings(&rep, stderr);
 	if (!opt.quiet) {
 		const struct up_output_opts view = { .vcpu = -1,
