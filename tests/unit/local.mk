@@ -28,6 +28,7 @@ UNIT_TESTS = \
 	tests/toolkit/test_unwind_load \
 	tests/unit/test_output_names \
 	tests/toolkit/test_report \
+	tests/toolkit/test_formats \
 	tests/daemon/test_settings \
 	tests/daemon/test_http_api
 
@@ -56,6 +57,11 @@ tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
 	toolkit/json_write.c toolkit/json_write.h
 tests_toolkit_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_toolkit_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
+
+# The output formats' table is consistent (names, suffixes, bits, commands).
+tests_toolkit_test_formats_SOURCES = tests/toolkit/test_formats.c \
+	toolkit/formats.c toolkit/formats.h \
+	toolkit/output_files.c toolkit/output_files.h
 
 # The daemon's parts, tested as the daemon links them.
 tests_daemon_test_settings_SOURCES = tests/daemon/test_settings.c $(UPD_SOURCES)
