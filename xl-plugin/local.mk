@@ -21,7 +21,7 @@ uninstall-hook:
 	rm -f '$(DESTDIR)$(sbindir)/xl-profile'
 
 xl_plugin_xl_profile_SOURCES = \
-	xl-plugin/xl_profile.c \
+	xl-plugin/xl_profile.c xl-plugin/cmd_profile.c \
 	xl-plugin/stored_cmds.c xl-plugin/stored_cmds.h \
 	xl-plugin/subcommands.h xl-plugin/cmd_report.c xl-plugin/cmd_diff.c \
 	xl-plugin/cmd_core.c xl-plugin/stack_print.c xl-plugin/stack_print.h \
