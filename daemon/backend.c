@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "backend.h"
-#include "json_write.h"
+#include "toolkit/json_write.h"
 #include "log.h"
 #include "profile_run.h"
 

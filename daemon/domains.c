@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "domain.h"
+#include "toolkit/domain.h"
 #include "domains.h"
 #include "log.h"
 

@@ -12,10 +12,10 @@ UPD_SOURCES = \
 	daemon/http_api.c daemon/http_api.h \
 	daemon/backend.c daemon/backend.h
 daemon_uniprofd_SOURCES = daemon/uniprofd.c $(UPD_SOURCES)
-UPD_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+UPD_CPPFLAGS = $(AM_CPPFLAGS)
 UPD_CFLAGS = $(AM_CFLAGS) -pthread $(MHD_CFLAGS) $(CURL_CFLAGS) $(YAJL_CFLAGS) \
 	$(XENLIGHT_CFLAGS)
-UPD_LIBS = $(XLP_LIBS) $(MHD_LIBS) $(CURL_LIBS) -lpthread
+UPD_LIBS = $(TOOLKIT_LIBS) $(MHD_LIBS) $(CURL_LIBS) -lpthread
 daemon_uniprofd_CPPFLAGS = $(UPD_CPPFLAGS)
 daemon_uniprofd_CFLAGS = $(UPD_CFLAGS)
 daemon_uniprofd_LDADD = $(UPD_LIBS)

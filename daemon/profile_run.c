@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "log.h"
-#include "options.h"
+#include "toolkit/formats.h"
+#include "toolkit/options.h"
 #include "profile_run.h"
-#include "report.h"
+#include "toolkit/report.h"
 
 void upd_run_result_free(struct upd_run_result *r)
 {
@@ -17,7 +18,8 @@ void upd_run_result_free(struct upd_run_result *r)
 	r->len = 0;
 }
 
-/* The report's view of the run, as xl profile builds it. */
+/* The report's view of the run, as xl profile builds it, written as xl
+ * profile writes its pprof file. */
 static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		       const struct up_profile *profile,
 		       const struct up_sampler_stats *stats, const char *hypercalls,
@@ -35,6 +37,7 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		.stats = stats, .unwinder = sym->uw.unwinder,
 		.hypercalls = hypercalls,
 	};
+	struct xlp_report_source out;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -48,7 +51,9 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		return -1;
 	}
-	rc = xlp_report_pprof(&rep, sym->kmap, &r->started, f);
+	xlp_report_source(&out, &rep, sym->kmap, &r->started, XLP_FORMAT_PPROF);
+	rc = xlp_format_write(XLP_FORMAT_PPROF, &out.src, f);
+	xlp_report_source_release(&out);
 	if (fclose(f) != 0 || rc < 0) {
 		free(buf);
 		snprintf(r->error, sizeof(r->error), "cannot write the pprof profile (see the daemon's log)");

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "toolkit/options.h"
 #include "settings.h"
 #include "uniprof/uniprof.h"
 

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "image_cache.h"
-#include "kernel_map_load.h"
+#include "toolkit/image_cache.h"
+#include "toolkit/kernel_map_load.h"
 #include "log.h"
 #include "symbol_cache.h"
-#include "symbols_find.h"
+#include "toolkit/symbols_find.h"
 
 struct entry {
 	struct upd_symbols s;     /* first: put() gets it back */

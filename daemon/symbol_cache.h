@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "unwind_load.h"
+#include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
 
 struct upd_symbols {

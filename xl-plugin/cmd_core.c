@@ -15,14 +15,14 @@
 
 #include <dirent.h>
 
-#include "image_cache.h"
-#include "json_write.h"
-#include "kernel_map_load.h"
-#include "options.h"
+#include "toolkit/image_cache.h"
+#include "toolkit/json_write.h"
+#include "toolkit/kernel_map_load.h"
+#include "toolkit/options.h"
 #include "stack_print.h"
 #include "subcommands.h"
-#include "symbols_find.h"
-#include "unwind_load.h"
+#include "toolkit/symbols_find.h"
+#include "toolkit/unwind_load.h"
 
 enum { OPT_FORCE = 256, OPT_VCPU, OPT_MAX_DEPTH, OPT_ENTRY };
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_write.h"
-#include "options.h"
+#include "toolkit/json_write.h"
+#include "toolkit/options.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 
@@ -28,7 +28,6 @@ static const struct xlp_option_doc docs[] = {
 };
 
 #define NDOCS (sizeof(docs) / sizeof(docs[0]))
-#define DIFF_FORMATS (XLP_FORMAT_SVG | XLP_FORMAT_TXT | XLP_FORMAT_JSON)
 
 struct diff {
 	const char *path[2];
@@ -73,8 +72,10 @@ static uint64_t unseen_of(const struct up_profile *p, int vcpu)
 	return n;
 }
 
-static void text(const struct diff *d, FILE *out)
+static void text(const struct xlp_source *src, FILE *out)
 {
+	const struct diff *d = src->ctx;
+
 	for (int i = 0; i < 2; i++) {
 		uint64_t u = unseen_of(up_stored_profile(d->s[i]), d->view.vcpu);
 
@@ -94,8 +95,9 @@ static void text(const struct diff *d, FILE *out)
 	fputc('\n', out);
 }
 
-static int json(const struct diff *d, FILE *out)
+static int json(const struct xlp_source *src, FILE *out)
 {
+	const struct diff *d = src->ctx;
 	yajl_gen g = xlp_json_open(out);
 
 	if (!g)
@@ -136,31 +138,28 @@ static int json(const struct diff *d, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
-static int write_format(unsigned format, FILE *out, void *ctx)
+static int write_diff(const struct diff *d, const struct xlp_stored_opts *so,
+		      unsigned formats)
 {
-	const struct diff *d = ctx;
-	char title[600];
-	int rc = 0;
+	char title[600], *stem;
+	const struct xlp_diff_view dv = {
+		.before = up_stored_profile(d->s[0]), .before_names = up_stored_symtab(d->s[0]),
+		.entries = d->e, .nr_entries = d->n, .kept = { d->kept[0], d->kept[1] },
+	};
+	struct xlp_source src = {
+		.cmd = "xl profile diff", .profile = up_stored_profile(d->s[1]),
+		.names = up_stored_symtab(d->s[1]), .view = d->view, .top = d->top,
+		.title = title, .diff = &dv, .summary_text = text, .summary_json = json,
+		.ctx = d,
+	};
+	int rc;
 
-	switch (format) {
-	case XLP_FORMAT_SVG:
-		snprintf(title, sizeof(title), "%s -> %s: %s", side_name(d, 0),
-			 side_name(d, 1), d->view.with_idle ? "busy and idle" : "on-CPU");
-		rc = up_profile_write_diff_svg(up_stored_profile(d->s[0]),
-					       up_stored_symtab(d->s[0]),
-					       up_stored_profile(d->s[1]),
-					       up_stored_symtab(d->s[1]),
-					       &d->view, title, out);
-		break;
-	case XLP_FORMAT_TXT:
-		text(d, out);
-		rc = up_diff_write_table(d->e, d->n, d->top, d->kept[0], d->kept[1], out);
-		break;
-	case XLP_FORMAT_JSON:
-		return json(d, out);
-	}
-	if (rc < 0)
-		fprintf(stderr, "xl profile diff: %s\n", up_error_last());
+	snprintf(title, sizeof(title), "%s -> %s: %s", side_name(d, 0),
+		 side_name(d, 1), d->view.with_idle ? "busy and idle" : "on-CPU");
+	stem = xlp_input_stem(d->path[1], "-diff");
+	rc = stem ? xlp_write_formats("diff", so->output, stem, formats, &src,
+				      so->quiet) : 1;
+	free(stem);
 	return rc;
 }
 
@@ -171,7 +170,6 @@ int xlp_cmd_diff(int argc, char **argv)
 	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
 	unsigned formats = 0;
 	struct diff d = { .view = { .vcpu = -1 } };
-	char *stem = NULL;
 	int c, rc = 1;
 
 	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
@@ -180,7 +178,7 @@ int xlp_cmd_diff(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (xlp_parse_formats(optarg, DIFF_FORMATS, &formats) < 0) {
+			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_DIFF), &formats) < 0) {
 				fprintf(stderr, "xl profile diff: invalid format '%s': use svg, txt or json\n", optarg);
 				return 2;
 			}
@@ -200,7 +198,7 @@ int xlp_cmd_diff(int argc, char **argv)
 		return 2;
 	}
 	if (!formats)
-		formats = so.output ? DIFF_FORMATS : XLP_FORMAT_TXT;
+		formats = so.output ? xlp_formats_of(XLP_CMD_DIFF) : XLP_FORMAT_TXT;
 	for (int i = 0; i < 2; i++) {
 		struct up_symtab *none;
 
@@ -215,11 +213,8 @@ int xlp_cmd_diff(int argc, char **argv)
 		fprintf(stderr, "xl profile diff: %s\n", up_error_last());
 		goto out;
 	}
-	stem = xlp_input_stem(d.path[1], "-diff");
-	rc = stem ? xlp_write_formats("diff", so.output, stem, formats, write_format,
-				      &d, so.quiet) : 1;
+	rc = write_diff(&d, &so, formats);
 out:
-	free(stem);
 	up_diff_free(d.e, d.n);
 	up_stored_free(d.s[0]);
 	up_stored_free(d.s[1]);

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_write.h"
-#include "options.h"
-#include "report.h"
+#include "toolkit/json_write.h"
+#include "toolkit/options.h"
+#include "toolkit/report.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 
@@ -33,7 +33,6 @@ static const struct xlp_option_doc docs[] = {
 };
 
 #define NDOCS (sizeof(docs) / sizeof(docs[0]))
-#define REPORT_FORMATS XLP_FORMAT_ALL
 
 struct report {
 	char *const *files;
@@ -62,8 +61,9 @@ static const char *format_name(const struct up_stored *s)
 	return up_stored_format_of(s) == UP_STORED_PPROF ? "pprof" : "folded";
 }
 
-static void summary_text(const struct report *r, FILE *out)
+static void summary_text(const struct xlp_source *src, FILE *out)
 {
+	const struct report *r = src->ctx;
 	const struct up_profile *p = up_stored_profile(r->s);
 	const char *dom = up_stored_comment(r->s, "domain");
 	const char *type = up_stored_comment(r->s, "type");
@@ -127,8 +127,9 @@ static void summary_text(const struct report *r, FILE *out)
 		r->view.vcpu >= 0 ? ", one vCPU" : "");
 }
 
-static int summary_json(const struct report *r, FILE *out)
+static int summary_json(const struct xlp_source *src, FILE *out)
 {
+	const struct report *r = src->ctx;
 	const struct up_profile *p = up_stored_profile(r->s);
 	uint64_t kept = up_profile_kept_samples(p, &r->view);
 	struct up_top_entry *top = NULL;
@@ -216,53 +217,49 @@ static void svg_title(const struct report *r, char *buf, size_t len)
 			 what, rate);
 }
 
-static int write_format(unsigned format, FILE *out, void *ctx)
+/* The pprof header: the stored one, comments and all; NULL when out of
+ * memory (the pprof file then fails). */
+static const char **pprof_header(const struct report *r, struct up_pprof_meta *m)
 {
-	const struct report *r = ctx;
-	const struct up_profile *p = up_stored_profile(r->s);
-	/* The folded file is the data: every state, as the live run's. */
-	struct up_output_opts all = { .vcpu = r->view.vcpu, .with_idle = true,
-				      .raw = true };
-	char title[512];
-	int rc = 0;
+	size_t n = up_stored_nr_comments(r->s);
+	const char **lines = calloc(n + 1, sizeof(*lines));
 
-	switch (format) {
-	case XLP_FORMAT_FOLDED:
-		rc = up_profile_write_folded(p, r->names, &all, out);
-		break;
-	case XLP_FORMAT_SVG:
-		svg_title(r, title, sizeof(title));
-		rc = up_profile_write_svg(p, r->names, &r->view, title, out);
-		break;
-	case XLP_FORMAT_TXT:
-		summary_text(r, out);
-		fputc('\n', out);
-		rc = up_profile_write_top(p, r->names, &r->view, r->top, out);
-		break;
-	case XLP_FORMAT_JSON:
-		return summary_json(r, out);
-	case XLP_FORMAT_PPROF: {
-		size_t n = up_stored_nr_comments(r->s);
-		const char **lines = calloc(n + 1, sizeof(*lines));
-		struct up_pprof_meta m = {
-			.hz = up_stored_hz(r->s), .time_nanos = up_stored_time_nanos(r->s),
-			.duration_nanos = up_stored_duration_nanos(r->s),
-			.kernel = up_stored_kernel(r->s), .build_id = up_stored_build_id(r->s),
-			.comments = lines, .nr_comments = n,
-			.names_only = up_stored_names_only(r->s),
-		};
+	if (!lines)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		lines[i] = up_stored_comment_line(r->s, i);
+	*m = (struct up_pprof_meta){
+		.hz = up_stored_hz(r->s), .time_nanos = up_stored_time_nanos(r->s),
+		.duration_nanos = up_stored_duration_nanos(r->s),
+		.kernel = up_stored_kernel(r->s), .build_id = up_stored_build_id(r->s),
+		.comments = lines, .nr_comments = n,
+		.names_only = up_stored_names_only(r->s),
+	};
+	return lines;
+}
 
-		if (!lines)
-			return -1;
-		for (size_t i = 0; i < n; i++)
-			lines[i] = up_stored_comment_line(r->s, i);
-		rc = up_profile_write_pprof(p, r->names, &m, out);
-		free(lines);
-		break;
-	}
-	}
-	if (rc < 0)
-		fprintf(stderr, "xl profile report: %s\n", up_error_last());
+/* Write the formats of the loaded profile. */
+static int write_report(const struct report *r, const struct xlp_stored_opts *so,
+			unsigned formats)
+{
+	char title[512], *stem;
+	struct up_pprof_meta meta;
+	const char **lines = NULL;
+	struct xlp_source src = {
+		.cmd = "xl profile report", .profile = up_stored_profile(r->s),
+		.names = r->names, .view = r->view, .top = r->top, .title = title,
+		.summary_text = summary_text, .summary_json = summary_json, .ctx = r,
+	};
+	int rc;
+
+	svg_title(r, title, sizeof(title));
+	if ((formats & XLP_FORMAT_PPROF) && (lines = pprof_header(r, &meta)))
+		src.pprof = &meta;
+	stem = xlp_input_stem(r->files[0], "-report");
+	rc = stem ? xlp_write_formats("report", so->output, stem, formats, &src,
+				      so->quiet) : 1;
+	free(stem);
+	free(lines);
 	return rc;
 }
 
@@ -277,7 +274,6 @@ int xlp_cmd_report(int argc, char **argv)
 	struct report r = { .view = { .vcpu = -1 } };
 	struct up_symtab *symtab = NULL;
 	struct up_stored *s;
-	char *stem;
 	int c, rc;
 
 	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
@@ -286,7 +282,7 @@ int xlp_cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (xlp_parse_formats(optarg, REPORT_FORMATS, &formats) < 0) {
+			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_REPORT), &formats) < 0) {
 				fprintf(stderr, "xl profile report: invalid format '%s': use folded, svg, txt, json or pprof\n", optarg);
 				return 2;
 			}
@@ -308,7 +304,7 @@ int xlp_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	if (!formats)
-		formats = so.output ? REPORT_FORMATS : XLP_FORMAT_TXT;
+		formats = so.output ? xlp_formats_of(XLP_CMD_REPORT) : XLP_FORMAT_TXT;
 	r.files = argv + optind;
 	r.nr_files = (size_t)(argc - optind);
 	s = xlp_stored_load("report", r.files, r.nr_files, symbols, force, &symtab);
@@ -321,10 +317,7 @@ int xlp_cmd_report(int argc, char **argv)
 			r.view.vcpu, up_profile_nr_vcpus(up_stored_profile(s)) - 1);
 		rc = 2;
 	} else {
-		stem = xlp_input_stem(r.files[0], "-report");
-		rc = stem ? xlp_write_formats("report", so.output, stem, formats,
-					      write_format, &r, so.quiet) : 1;
-		free(stem);
+		rc = write_report(&r, &so, formats);
 	}
 	up_stored_free(s);
 	up_symtab_free(symtab);

@@ -20,30 +20,12 @@ install-exec-hook:
 uninstall-hook:
 	rm -f '$(DESTDIR)$(sbindir)/xl-profile'
 
-# What xl profile and the host daemon share: the domain through libxl,
-# the symbol search, unwind tables, the kernel map, the reports.
-noinst_LTLIBRARIES += xl-plugin/libxlp.la
-xl_plugin_libxlp_la_SOURCES = \
-	xl-plugin/options.c xl-plugin/options.h \
-	xl-plugin/domain.c xl-plugin/domain.h \
-	xl-plugin/symbols_find.c xl-plugin/symbols_find.h \
-	xl-plugin/image_cache.c xl-plugin/image_cache.h \
-	xl-plugin/report.c xl-plugin/report.h \
-	xl-plugin/json_write.c xl-plugin/json_write.h \
-	xl-plugin/unwind_load.c xl-plugin/unwind_load.h \
-	xl-plugin/kernel_map_load.c xl-plugin/kernel_map_load.h
-xl_plugin_libxlp_la_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) \
-	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS)
-XLP_LIBS = xl-plugin/libxlp.la core/libuniprof.la $(XENLIGHT_LIBS) $(XLUTIL_LIBS) \
-	$(XENTOOLLOG_LIBS) $(YAJL_LIBS) $(MATH_LIBS)
-
 xl_plugin_xl_profile_SOURCES = \
-	xl-plugin/xl_profile.c \
-	xl-plugin/output_files.c xl-plugin/output_files.h \
+	xl-plugin/xl_profile.c xl-plugin/cmd_profile.c \
 	xl-plugin/stored_cmds.c xl-plugin/stored_cmds.h \
 	xl-plugin/subcommands.h xl-plugin/cmd_report.c xl-plugin/cmd_diff.c \
 	xl-plugin/cmd_core.c xl-plugin/stack_print.c xl-plugin/stack_print.h \
 	xl-plugin/realtime.c xl-plugin/realtime.h
 xl_plugin_xl_profile_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) \
 	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS)
-xl_plugin_xl_profile_LDADD = $(XLP_LIBS)
+xl_plugin_xl_profile_LDADD = $(TOOLKIT_LIBS)

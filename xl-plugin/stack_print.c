@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_write.h"
+#include "toolkit/json_write.h"
 #include "stack_print.h"
 
 /* One vCPU's stack, found by a walk of the profile. */

@@ -7,9 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernel_map_load.h"
-#include "options.h"
-#include "output_files.h"
+#include "toolkit/kernel_map_load.h"
+#include "toolkit/options.h"
 #include "stored_cmds.h"
 
 int xlp_stored_option(const char *cmd, int c, char **argv,
@@ -126,7 +125,7 @@ char *xlp_input_stem(const char *path, const char *tail)
 
 int xlp_write_formats(const char *cmd, const char *output,
 		      const char *default_stem, unsigned formats,
-		      xlp_format_writer fn, void *ctx, bool quiet)
+		      struct xlp_source *src, bool quiet)
 {
 	struct stat st;
 	char *stem;
@@ -143,7 +142,7 @@ int xlp_write_formats(const char *cmd, const char *output,
 				cmd);
 			return 2;
 		}
-		if (fn(formats, stdout, ctx) < 0 || fflush(stdout) != 0)
+		if (xlp_format_write(formats, src, stdout) < 0 || fflush(stdout) != 0)
 			return 1;
 		return 0;
 	}
@@ -153,26 +152,8 @@ int xlp_write_formats(const char *cmd, const char *output,
 	} else if (!(stem = strdup(output))) {
 		return 1;
 	}
-	for (unsigned bit = 1; bit <= XLP_FORMAT_PPROF; bit <<= 1) {
-		struct xlp_file f;
-
-		if (!(formats & bit))
-			continue;
-		if (xlp_file_open(&f, stem, xlp_format_suffix(bit)) < 0) {
-			rc = 1;
-			continue;
-		}
-		if (fn(bit, f.f, ctx) < 0) {
-			xlp_file_abort(&f);
-			rc = 1;
-			continue;
-		}
-		if (xlp_file_commit(&f) < 0)
-			rc = 1;
-		else if (!quiet)
-			printf("wrote %s\n", f.path);
-		free(f.path);
-	}
+	if (xlp_formats_write(src, formats, stem, quiet ? NULL : stdout) < 0)
+		rc = 1;
 	free(stem);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "toolkit/formats.h"
 #include "uniprof/uniprof.h"
 
 /* The options report and diff share. */
@@ -30,13 +31,13 @@ struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
 				  const char *symbols, bool force,
 				  struct up_symtab **symtab_out);
 
-/* Write each format of formats: to stdout when output is NULL (one format
- * only; gzip data never to a terminal), else to STEM.SUFFIX, output being
- * a stem or a directory (then DIR/default_stem). fn writes one format. */
-typedef int (*xlp_format_writer)(unsigned format, FILE *out, void *ctx);
+/* Write each format of formats from src: to stdout when output is NULL
+ * (one format only; gzip data never to a terminal), else to STEM.SUFFIX,
+ * output being a stem or a directory (then DIR/default_stem). The exit
+ * status: 0, 1 (a file failed) or 2 (bad usage). */
 int xlp_write_formats(const char *cmd, const char *output,
 		      const char *default_stem, unsigned formats,
-		      xlp_format_writer fn, void *ctx, bool quiet);
+		      struct xlp_source *src, bool quiet);
 
 /* The default stem of an input: its file name without .pb.gz, .folded... */
 char *xlp_input_stem(const char *path, const char *tail);

@@ -41,12 +41,11 @@ tests_fuzz_fuzz_core_SOURCES = tests/fuzz/fuzz_core.c
 tests_fuzz_fuzz_core_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_core_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_core_LDADD = $(FUZZ_LDADD)
-# The JSON summary is xl profile's own (report.c), read back with yajl; the
+# The JSON summary is xl profile's own (toolkit/report.c), read back with yajl; the
 # SVG is read back with libxml2.
 tests_fuzz_fuzz_output_SOURCES = tests/fuzz/fuzz_output.c \
-	xl-plugin/report.c xl-plugin/report.h \
-	xl-plugin/json_write.c xl-plugin/json_write.h
-tests_fuzz_fuzz_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+	toolkit/report.c toolkit/report.h \
+	toolkit/json_write.c toolkit/json_write.h
 tests_fuzz_fuzz_output_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK) $(YAJL_CFLAGS) \
 	$(LIBXML_CFLAGS)
 tests_fuzz_fuzz_output_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)

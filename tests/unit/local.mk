@@ -1,4 +1,4 @@
-# Unit tests (tests/unit, tests/xl-plugin, tests/daemon) and their fixtures (included by the top Makefile.am: one non-recursive make).
+# Unit tests (tests/unit, tests/toolkit, tests/daemon) and their fixtures (included by the top Makefile.am: one non-recursive make).
 UNIT_TESTS = \
 	tests/unit/test_paging \
 	tests/unit/test_paging_arm64 \
@@ -23,11 +23,12 @@ UNIT_TESTS = \
 	tests/unit/test_unwind_rules \
 	tests/unit/test_unwind_budget \
 	tests/unit/test_stored \
-	tests/xl-plugin/test_symbols_find \
-	tests/xl-plugin/test_image_cache \
-	tests/xl-plugin/test_unwind_load \
+	tests/toolkit/test_symbols_find \
+	tests/toolkit/test_image_cache \
+	tests/toolkit/test_unwind_load \
 	tests/unit/test_output_names \
-	tests/xl-plugin/test_report \
+	tests/toolkit/test_report \
+	tests/toolkit/test_formats \
 	tests/daemon/test_settings \
 	tests/daemon/test_http_api
 
@@ -42,24 +43,25 @@ tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 
 LDADD = tests/unit/libtestguest.la core/libuniprof-core.la
 
-tests_xl_plugin_test_symbols_find_SOURCES = tests/xl-plugin/test_symbols_find.c \
-	xl-plugin/symbols_find.c xl-plugin/symbols_find.h \
-	xl-plugin/image_cache.c xl-plugin/image_cache.h
-tests_xl_plugin_test_symbols_find_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
-tests_xl_plugin_test_image_cache_SOURCES = tests/xl-plugin/test_image_cache.c \
-	xl-plugin/image_cache.c xl-plugin/image_cache.h
-tests_xl_plugin_test_image_cache_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
-tests_xl_plugin_test_unwind_load_SOURCES = tests/xl-plugin/test_unwind_load.c \
-	xl-plugin/unwind_load.c xl-plugin/unwind_load.h \
-	xl-plugin/image_cache.c xl-plugin/image_cache.h
-tests_xl_plugin_test_unwind_load_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
+tests_toolkit_test_symbols_find_SOURCES = tests/toolkit/test_symbols_find.c \
+	toolkit/symbols_find.c toolkit/symbols_find.h \
+	toolkit/image_cache.c toolkit/image_cache.h
+tests_toolkit_test_image_cache_SOURCES = tests/toolkit/test_image_cache.c \
+	toolkit/image_cache.c toolkit/image_cache.h
+tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
+	toolkit/unwind_load.c toolkit/unwind_load.h \
+	toolkit/image_cache.c toolkit/image_cache.h
 # It reads the test guests (noinst_DATA: built before any test runs).
-tests_xl_plugin_test_report_SOURCES = tests/xl-plugin/test_report.c \
-	xl-plugin/report.c xl-plugin/report.h \
-	xl-plugin/json_write.c xl-plugin/json_write.h
-tests_xl_plugin_test_report_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin
-tests_xl_plugin_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-tests_xl_plugin_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
+tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
+	toolkit/report.c toolkit/report.h \
+	toolkit/json_write.c toolkit/json_write.h
+tests_toolkit_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_toolkit_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
+
+# The output formats' table is consistent (names, suffixes, bits, commands).
+tests_toolkit_test_formats_SOURCES = tests/toolkit/test_formats.c \
+	toolkit/formats.c toolkit/formats.h \
+	toolkit/output_files.c toolkit/output_files.h
 
 # The daemon's parts, tested as the daemon links them.
 tests_daemon_test_settings_SOURCES = tests/daemon/test_settings.c $(UPD_SOURCES)

@@ -152,44 +152,6 @@ int xlp_parse_uint(const char *s, unsigned long max, unsigned *out)
 	return 0;
 }
 
-static const struct {
-	const char *name, *suffix;
-	unsigned format;
-} formats_known[] = {
-	{ "folded", ".folded", XLP_FORMAT_FOLDED },
-	{ "svg", ".svg", XLP_FORMAT_SVG },
-	{ "json", ".json", XLP_FORMAT_JSON },
-	{ "txt", ".txt", XLP_FORMAT_TXT },
-	{ "pprof", ".pb.gz", XLP_FORMAT_PPROF },
-};
-
-int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
-{
-	char buf[256], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t i;
-
-		for (i = 0; i < sizeof(formats_known) / sizeof(formats_known[0]); i++)
-			if (strcmp(tok, formats_known[i].name) == 0 &&
-			    (allowed & formats_known[i].format))
-				break;
-		if (i == sizeof(formats_known) / sizeof(formats_known[0]))
-			return -1;
-		*formats |= formats_known[i].format;
-	}
-	return *formats ? 0 : -1;
-}
-
-const char *xlp_format_suffix(unsigned format)
-{
-	for (size_t i = 0; i < sizeof(formats_known) / sizeof(formats_known[0]); i++)
-		if (formats_known[i].format == format)
-			return formats_known[i].suffix;
-	return "";
-}
-
 void xlp_getopt_tables(const struct xlp_option_doc *d, size_t nd,
 		       struct option *longopts, char *shortopts)
 {
@@ -257,7 +219,8 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->output = optarg;
 			break;
 		case 'F':
-			if (xlp_parse_formats(optarg, XLP_FORMAT_ALL, &o->formats) < 0)
+			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_PROFILE),
+					      &o->formats) < 0)
 				return bad("format", optarg, "use folded, svg, json, txt or pprof");
 			break;
 		case 's':
@@ -373,6 +336,6 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		return 2;
 	}
 	if (!o->formats)
-		o->formats = XLP_FORMAT_ALL;
+		o->formats = xlp_formats_of(XLP_CMD_PROFILE);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../unit/test.h"
-#include "symbols_find.h"
+#include "toolkit/symbols_find.h"
 #include "uniprof/uniprof.h"
 
 TEST_GLOBALS;

@@ -377,11 +377,10 @@ int xlp_report_json(const struct xlp_report *r, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
-/* The pprof file: stacks and symbols, and in its comments what the other
- * summaries say of the run ("key: value"; report reads domain, type and
- * vcpus back). */
-int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kmap,
-		     const struct timespec *started, FILE *out)
+/* The pprof header: in its comments what the other summaries say of the
+ * run ("key: value"; report reads domain, type and vcpus back). */
+static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *r,
+			const struct up_kernel_map *kmap, const struct timespec *started)
 {
 	const struct up_sampler_stats *s = r->stats;
 	unsigned nv = up_profile_nr_vcpus(r->profile);
@@ -393,11 +392,10 @@ int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kma
 		.time_nanos = (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
 		.duration_nanos = (int64_t)llround(s->elapsed_s * 1e9),
 	};
-	int rc = 0;
 
 	if (!lines) {
 		fprintf(stderr, "xl profile: cannot write the pprof profile: out of memory\n");
-		return -1;
+		return;
 	}
 	up_kernel_map_text_span(kmap, &m.text_start, &m.text_end);
 #define LINE(...) do { if (asprintf(&lines[n], __VA_ARGS__) >= 0) n++; } while (0)
@@ -437,12 +435,61 @@ int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kma
 #undef LINE
 	m.comments = (const char *const *)lines;
 	m.nr_comments = n;
-	if (up_profile_write_pprof(r->profile, r->symtab, &m, out) < 0) {
-		fprintf(stderr, "xl profile: %s\n", up_error_last());
-		rc = -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-	return rc;
+	rs->meta = m;
+	rs->lines = lines;
+	rs->nr_lines = n;
+	rs->src.pprof = &rs->meta;
+}
+
+static void live_text(const struct xlp_source *src, FILE *out)
+{
+	xlp_report_text(src->ctx, out);
+}
+
+/* The JSON summary lists the files of this write. */
+static int live_json(const struct xlp_source *src, FILE *out)
+{
+	struct xlp_report r = *(const struct xlp_report *)src->ctx;
+
+	r.nr_files = 0;
+	for (size_t i = 0; i < src->nr_files &&
+	     i < sizeof(r.files) / sizeof(r.files[0]); i++)
+		r.files[r.nr_files++] = src->files[i];
+	return xlp_report_json(&r, out);
+}
+
+void xlp_report_source(struct xlp_report_source *rs, const struct xlp_report *r,
+		       const struct up_kernel_map *kmap,
+		       const struct timespec *started, unsigned formats)
+{
+	struct xlp_source *src = &rs->src;
+
+	memset(rs, 0, sizeof(*rs));
+	src->cmd = "xl profile";
+	src->profile = r->profile;
+	src->names = r->symtab;
+	src->view.vcpu = -1;
+	src->view.with_idle = r->opt->with_idle;
+	src->top = r->opt->top;
+	src->title = rs->title;
+	src->summary_text = live_text;
+	src->summary_json = live_json;
+	src->ctx = r;
+	src->lists_files = XLP_FORMAT_JSON;
+	snprintf(rs->title, sizeof(rs->title), "%s (%s): %" PRIu64 " %s stacks at %g Hz",
+		 r->dom->name, r->dom->type,
+		 up_profile_kept_samples(r->profile, &src->view),
+		 r->opt->with_idle ? "busy and idle" : "on-CPU", r->opt->hz);
+	/* Without a header the pprof writer fails (this said why). */
+	if (formats & XLP_FORMAT_PPROF)
+		pprof_header(rs, r, kmap, started);
+}
+
+void xlp_report_source_release(struct xlp_report_source *rs)
+{
+	for (size_t i = 0; i < rs->nr_lines; i++)
+		free(rs->lines[i]);
+	free(rs->lines);
+	rs->lines = NULL;
+	rs->nr_lines = 0;
 }

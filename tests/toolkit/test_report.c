@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../unit/test.h"
-#include "report.h"
+#include "toolkit/report.h"
 
 TEST_GLOBALS;
 

@@ -7,6 +7,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "domain.h"
+#include "formats.h"
 #include "options.h"
 #include "uniprof/uniprof.h"
 
@@ -67,10 +68,21 @@ void xlp_report_text(const struct xlp_report *r, FILE *out);
 /* The JSON summary. Returns -1 after one error line. */
 int xlp_report_json(const struct xlp_report *r, FILE *out);
 
-/* The pprof profile (gzip'ed protobuf), the run's summary in its
- * comments. Returns -1 after one error line. */
+/* The run as the output formats' source (formats.h): the flame graph's
+ * title, the summaries above, and when formats has pprof the pprof
+ * header (the run's summary in its comments). r and rs must outlive the
+ * writing; release rs after. */
+struct xlp_report_source {
+	struct xlp_source src;
+	char title[256];
+	struct up_pprof_meta meta;
+	char **lines;
+	size_t nr_lines;
+};
 struct timespec;
-int xlp_report_pprof(const struct xlp_report *r, const struct up_kernel_map *kmap,
-		     const struct timespec *started, FILE *out);
+void xlp_report_source(struct xlp_report_source *rs, const struct xlp_report *r,
+		       const struct up_kernel_map *kmap,
+		       const struct timespec *started, unsigned formats);
+void xlp_report_source_release(struct xlp_report_source *rs);
 
 #endif

@@ -11,7 +11,7 @@
 #include "../unit/guest.h"
 #include "../unit/test.h"
 #include "unwind/cfi_table.h"
-#include "unwind_load.h"
+#include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
 
 TEST_GLOBALS;

@@ -7,32 +7,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats.h"
 #include "uniprof/sampler.h"
-
-enum xlp_format {
-	XLP_FORMAT_FOLDED = 1 << 0,
-	XLP_FORMAT_SVG = 1 << 1,
-	XLP_FORMAT_JSON = 1 << 2,
-	XLP_FORMAT_TXT = 1 << 3,
-	XLP_FORMAT_PPROF = 1 << 4,
-};
-
-#define XLP_FORMAT_ALL \
-	(XLP_FORMAT_FOLDED | XLP_FORMAT_SVG | XLP_FORMAT_JSON | XLP_FORMAT_TXT | \
-	 XLP_FORMAT_PPROF)
-
-/* "folded,svg" -> XLP_FORMAT_* bits, within allowed; -1 if a name is not
- * one of them. */
-int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats);
-/* The file name suffix of one format (".pb.gz" for pprof). */
-const char *xlp_format_suffix(unsigned format);
 
 struct xlp_options {
 	const char *domain;
 	double hz;
 	double duration_s;        /* 0: until Ctrl-C or the domain ends */
 	const char *output;       /* NULL: beside the domain's logs */
-	unsigned formats;         /* XLP_FORMAT_* */
+	unsigned formats;         /* XLP_FORMAT_* (formats.h) */
 	const char *symbols;      /* -s */
 	int vcpu;                 /* -1: all */
 	unsigned top;

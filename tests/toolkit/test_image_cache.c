@@ -9,7 +9,7 @@
 #include <zlib.h>
 
 #include "../unit/test.h"
-#include "image_cache.h"
+#include "toolkit/image_cache.h"
 #include "uniprof/uniprof.h"
 
 TEST_GLOBALS;

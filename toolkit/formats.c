@@ -1,0 +1,186 @@
+/* The output formats' table, their writers and the write loop. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats.h"
+#include "output_files.h"
+
+static int failed(const struct xlp_source *src, int rc)
+{
+	if (rc < 0)
+		fprintf(stderr, "%s: %s\n", src->cmd, up_error_last());
+	return rc;
+}
+
+/* The folded file is the data: every stack, blocked ones under [idle]. */
+static int write_folded(const struct xlp_source *src, FILE *out)
+{
+	const struct up_output_opts all = { .vcpu = src->view.vcpu,
+					    .with_idle = true, .raw = true };
+
+	return failed(src, up_profile_write_folded(src->profile, src->names,
+						   &all, out));
+}
+
+/* The flame graph shows the view: on-CPU time unless --idle. */
+static int write_svg(const struct xlp_source *src, FILE *out)
+{
+	const struct xlp_diff_view *d = src->diff;
+
+	if (d)
+		return failed(src, up_profile_write_diff_svg(d->before, d->before_names,
+							     src->profile, src->names,
+							     &src->view, src->title, out));
+	return failed(src, up_profile_write_svg(src->profile, src->names,
+						&src->view, src->title, out));
+}
+
+static int write_json(const struct xlp_source *src, FILE *out)
+{
+	return src->summary_json(src, out);
+}
+
+/* The summary, then the top list (diff: the table of changes). */
+static int write_txt(const struct xlp_source *src, FILE *out)
+{
+	const struct xlp_diff_view *d = src->diff;
+
+	src->summary_text(src, out);
+	if (d)
+		return failed(src, up_diff_write_table(d->entries, d->nr_entries,
+						       src->top, d->kept[0], d->kept[1],
+						       out));
+	fputc('\n', out);
+	return failed(src, up_profile_write_top(src->profile, src->names,
+						&src->view, src->top, out));
+}
+
+static int write_pprof(const struct xlp_source *src, FILE *out)
+{
+	if (!src->pprof)        /* the source said why when it made none */
+		return -1;
+	return failed(src, up_profile_write_pprof(src->profile, src->names,
+						  src->pprof, out));
+}
+
+#define STORED (XLP_CMD_PROFILE | XLP_CMD_REPORT)
+#define VIEWS (XLP_CMD_PROFILE | XLP_CMD_REPORT | XLP_CMD_DIFF)
+
+/* In the order files are written (and listed): the bits' order. */
+const struct xlp_format_row xlp_format_table[] = {
+	{ "folded", ".folded", XLP_FORMAT_FOLDED, STORED, write_folded },
+	{ "svg", ".svg", XLP_FORMAT_SVG, VIEWS, write_svg },
+	{ "json", ".json", XLP_FORMAT_JSON, VIEWS, write_json },
+	{ "txt", ".txt", XLP_FORMAT_TXT, VIEWS, write_txt },
+	{ "pprof", ".pb.gz", XLP_FORMAT_PPROF, STORED | XLP_CMD_DAEMON, write_pprof },
+};
+
+const size_t xlp_format_count = sizeof(xlp_format_table) / sizeof(xlp_format_table[0]);
+
+const struct xlp_format_row *xlp_format_row(unsigned bit)
+{
+	for (size_t i = 0; i < xlp_format_count; i++)
+		if (xlp_format_table[i].bit == bit)
+			return &xlp_format_table[i];
+	return NULL;
+}
+
+unsigned xlp_formats_of(unsigned command)
+{
+	unsigned formats = 0;
+
+	for (size_t i = 0; i < xlp_format_count; i++)
+		if (xlp_format_table[i].commands & command)
+			formats |= xlp_format_table[i].bit;
+	return formats;
+}
+
+int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < xlp_format_count; i++)
+			if (strcmp(tok, xlp_format_table[i].name) == 0 &&
+			    (allowed & xlp_format_table[i].bit))
+				break;
+		if (i == xlp_format_count)
+			return -1;
+		*formats |= xlp_format_table[i].bit;
+	}
+	return *formats ? 0 : -1;
+}
+
+const char *xlp_format_suffix(unsigned format)
+{
+	const struct xlp_format_row *row = xlp_format_row(format);
+
+	return row ? row->suffix : "";
+}
+
+int xlp_format_write(unsigned format, const struct xlp_source *src, FILE *out)
+{
+	const struct xlp_format_row *row = xlp_format_row(format);
+
+	if (!row) {
+		fprintf(stderr, "%s: no format %#x\n", src->cmd, format);
+		return -1;
+	}
+	return row->write(src, out);
+}
+
+int xlp_formats_write(struct xlp_source *src, unsigned formats,
+		      const char *stem, FILE *report)
+{
+	const struct xlp_format_row *rows[XLP_FORMATS_MAX];
+	char *paths[XLP_FORMATS_MAX] = { NULL };
+	size_t n = 0;
+	int rc = 0;
+
+	/* Each path is known before any is written: a summary lists them. */
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; i < xlp_format_count && n < XLP_FORMATS_MAX; i++) {
+			const struct xlp_format_row *row = &xlp_format_table[i];
+
+			if ((formats & row->bit) &&
+			    !(src->lists_files & row->bit) == !last)
+				rows[n++] = row;
+		}
+	src->nr_files = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (asprintf(&paths[i], "%s%s", stem, rows[i]->suffix) < 0) {
+			paths[i] = NULL;
+			rc = -1;
+			goto out;
+		}
+		src->files[src->nr_files++] = paths[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct xlp_file f;
+
+		if (xlp_file_open(&f, stem, rows[i]->suffix) < 0) {
+			rc = -1;
+			continue;
+		}
+		if (rows[i]->write(src, f.f) < 0) {
+			xlp_file_abort(&f);
+			rc = -1;
+			continue;
+		}
+		if (xlp_file_commit(&f) < 0)
+			rc = -1;
+		else if (report)
+			fprintf(report, "wrote %s\n", f.path);
+		free(f.path);
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	src->nr_files = 0;
+	return rc;
+}

@@ -1,0 +1,111 @@
+/* The output formats as data, one row each: the name -F takes, the suffix
+ * after a file stem, its bit, the commands that offer it and its writer;
+ * and the one loop that writes a profile's files. xl profile, report,
+ * diff and uniprofd all write through them: adding a format is a writer,
+ * a row (and its bit) and the man page. */
+#ifndef XLP_FORMATS_H
+#define XLP_FORMATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "uniprof/uniprof.h"
+
+enum xlp_format {
+	XLP_FORMAT_FOLDED = 1 << 0,
+	XLP_FORMAT_SVG = 1 << 1,
+	XLP_FORMAT_JSON = 1 << 2,
+	XLP_FORMAT_TXT = 1 << 3,
+	XLP_FORMAT_PPROF = 1 << 4,
+};
+
+#define XLP_FORMAT_ALL \
+	(XLP_FORMAT_FOLDED | XLP_FORMAT_SVG | XLP_FORMAT_JSON | XLP_FORMAT_TXT | \
+	 XLP_FORMAT_PPROF)
+
+/* The commands that write formats. */
+enum xlp_command {
+	XLP_CMD_PROFILE = 1 << 0,     /* xl profile: a live run's files */
+	XLP_CMD_REPORT = 1 << 1,      /* xl profile report: stored profiles */
+	XLP_CMD_DIFF = 1 << 2,        /* xl profile diff: two stored profiles */
+	XLP_CMD_DAEMON = 1 << 3,      /* uniprofd: a profile in memory */
+};
+
+#define XLP_CMD_ALL \
+	(XLP_CMD_PROFILE | XLP_CMD_REPORT | XLP_CMD_DIFF | XLP_CMD_DAEMON)
+
+/* At most this many formats (the loop's arrays). */
+#define XLP_FORMATS_MAX 8
+
+/* What diff writes from, beside the AFTER profile of its source. */
+struct xlp_diff_view {
+	const struct up_profile *before;
+	const struct up_symtab *before_names;
+	const struct up_diff_entry *entries;    /* up_profile_diff's table */
+	size_t nr_entries;
+	uint64_t kept[2];                       /* samples of each side */
+};
+
+/* What the writers write from: one profile (a live run's, or stored ones),
+ * or the difference of two. The command fills it; the summaries are its
+ * own (a live run knows its pauses, a stored profile its comments). */
+struct xlp_source {
+	const char *cmd;                        /* error lines: "CMD: ..." */
+	const struct up_profile *profile;       /* diff: AFTER */
+	const struct up_symtab *names;          /* NULL: the profile's own */
+	struct up_output_opts view;             /* flame graph and top list */
+	unsigned top;                           /* functions in the top list */
+	const char *title;                      /* the flame graph's */
+	const struct up_pprof_meta *pprof;      /* pprof's header */
+	const struct xlp_diff_view *diff;       /* set for diff */
+	/* The text summary before the top list (or diff's table), and the
+	 * JSON document (-1 after one error line); ctx is theirs. */
+	void (*summary_text)(const struct xlp_source *src, FILE *out);
+	int (*summary_json)(const struct xlp_source *src, FILE *out);
+	const void *ctx;
+	/* Formats whose writer lists the files written: written after the
+	 * others (a reader that sees one finds the rest complete). */
+	unsigned lists_files;
+	/* Set by xlp_formats_write while it writes: every file of the
+	 * write, in the order written. */
+	const char *files[XLP_FORMATS_MAX];
+	size_t nr_files;
+};
+
+/* One format's writer: 0, or -1 after one error line. */
+typedef int (*xlp_format_writer)(const struct xlp_source *src, FILE *out);
+
+struct xlp_format_row {
+	const char *name;             /* as -F takes it */
+	const char *suffix;           /* after the file stem */
+	unsigned bit;                 /* enum xlp_format */
+	unsigned commands;            /* enum xlp_command: those offering it */
+	xlp_format_writer write;
+};
+
+extern const struct xlp_format_row xlp_format_table[];
+extern const size_t xlp_format_count;
+
+/* The row of one format bit, or NULL. */
+const struct xlp_format_row *xlp_format_row(unsigned bit);
+/* The formats a command offers (enum xlp_command). */
+unsigned xlp_formats_of(unsigned command);
+/* "folded,svg" -> XLP_FORMAT_* bits added to *formats, within allowed;
+ * -1 if a name is not one of them. */
+int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats);
+/* The file name suffix of one format (".pb.gz" for pprof), or "". */
+const char *xlp_format_suffix(unsigned format);
+
+/* Write one format to out: 0, or -1 after one error line. */
+int xlp_format_write(unsigned format, const struct xlp_source *src, FILE *out);
+
+/* Write each format of formats to STEM+SUFFIX, in the table's order (those
+ * in src->lists_files last), each through a temporary name and a rename;
+ * "wrote PATH" on report after each unless report is NULL. A file that
+ * fails does not stop the others. 0, or -1 after an error line each. */
+int xlp_formats_write(struct xlp_source *src, unsigned formats,
+		      const char *stem, FILE *report);
+
+#endif

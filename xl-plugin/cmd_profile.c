@@ -1,0 +1,351 @@
+/* xl profile <Domain>: sample a domain's stacks and write a profile beside
+ * its logs. This file is the command's flow: check the domain, load its
+ * symbols and unwind tables, sample, write the files; options, domain
+ * lookup, symbol search and the output formats live in the toolkit. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "realtime.h"
+#include "stack_print.h"
+#include "subcommands.h"
+#include "toolkit/domain.h"
+#include "toolkit/formats.h"
+#include "toolkit/image_cache.h"
+#include "toolkit/kernel_map_load.h"
+#include "toolkit/options.h"
+#include "toolkit/output_files.h"
+#include "toolkit/report.h"
+#include "toolkit/symbols_find.h"
+#include "toolkit/unwind_load.h"
+#include "uniprof/uniprof.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* No SA_RESTART: the sampler's sleep must wake up to see the flag. */
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+struct run {
+	struct xlp_options *opt;
+	struct xlp_domain dom;
+	struct up_target *t;
+	struct up_symtab *symtab;
+	char *symbols_used;       /* the file the names came from */
+	char *stem;               /* where the files go */
+	struct up_profile *profile;
+	struct up_sampler_stats stats;
+	struct xlp_unwind uw;
+	struct up_kernel_map *kmap;
+	const char *hypercalls;
+	enum up_arch arch;        /* the domain's, kept past the target's close */
+	double setup_ms;          /* start to first sample: symbols, tables */
+	struct timespec started;  /* wall clock, for the pprof header */
+	bool realtime;            /* sampled SCHED_FIFO with memory locked */
+};
+
+/* After the first seconds: a guest whose CPU time the samples cannot
+ * see is said now, while the admin can still stop and fix dom0's
+ * configuration, not only at the end. */
+#define EARLY_NS (3ULL * 1000 * 1000 * 1000)
+
+static void early_warning(const struct up_profile *p,
+			  const struct up_sampler_stats *s, void *arg)
+{
+	const struct run *r = arg;
+	struct xlp_report rep = { .opt = r->opt, .dom = &r->dom,
+				  .profile = p, .stats = s };
+
+	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
+
+/* -1: one stack per vCPU on the terminal, for a domain that hangs. */
+static int print_once(const struct run *r)
+{
+	struct xlp_stack_print sp = {
+		.profile = r->profile, .symtab = r->symtab, .vcpu = r->opt->vcpu,
+		.missing_why = r->stats.abandoned_samples ?
+			"the walk outlived --max-pause; the sample was dropped" : "offline",
+	};
+
+	printf("domain %s (id %u, %s)%s\n", r->dom.name, r->dom.domid, r->dom.type,
+	       r->dom.crashed ? ", crashed" : r->dom.shutdown ? ", shut down" : "");
+	xlp_print_stacks_text(&sp, stdout);
+	return r->stats.samples ? 0 : 1;
+}
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "xl profile: %s%s\n", what ? what : "", up_error_last());
+	return 1;
+}
+
+/* The domain exists and can be profiled as asked: 0, or the exit status
+ * after one error line. */
+static int check_domain(struct run *r)
+{
+	const struct xlp_options *opt = r->opt;
+
+	if (opt->wait) {
+		if (!opt->quiet)
+			fprintf(stderr, "xl profile: waiting for domain %s%s (Ctrl-C gives up)\n",
+				opt->domain, opt->paused ? " to be created paused" : "");
+		if (xlp_domain_wait(opt->domain, opt->paused, &stop_requested) != 0) {
+			fprintf(stderr, "xl profile: stopped before domain %s appeared\n",
+				opt->domain);
+			return 1;
+		}
+	}
+	if (xlp_domain_lookup(opt->domain, &r->dom) < 0)
+		return 1;
+	if (opt->paused && !r->dom.paused) {
+		fprintf(stderr, "xl profile: domain %s is not paused: --paused is for domains created with 'xl create -p'\n",
+			r->dom.name);
+		return 1;
+	}
+	if (r->dom.dying) {
+		fprintf(stderr, "xl profile: domain %s is being destroyed: nothing left to profile\n",
+			r->dom.name);
+		return 1;
+	}
+	if (r->dom.shutdown && !opt->once) {
+		fprintf(stderr, "xl profile: domain %s has %s and is kept, its vCPUs stopped: there is no CPU time to sample; print their stacks with 'xl profile --once %s'\n",
+			r->dom.name, r->dom.crashed ? "crashed" : "shut down", r->dom.name);
+		return 1;
+	}
+	if (opt->vcpu >= 0 && opt->vcpu >= r->dom.max_vcpus) {
+		fprintf(stderr, "xl profile: vCPU %d does not exist: domain %s has %d vCPUs (0-%d)\n",
+			opt->vcpu, r->dom.name, r->dom.max_vcpus, r->dom.max_vcpus - 1);
+		return 2;
+	}
+	return 0;
+}
+
+/* Open the domain, then what its stacks are walked and named with: the
+ * symbols, the unwind tables, the kernel map. 0, or -1 after one error
+ * line. */
+static int open_domain(struct run *r)
+{
+	const struct xlp_options *opt = r->opt;
+	const struct up_target_info *info;
+	struct xlp_symbol_query q = { 0 };
+
+	if ((opt->once ? up_target_open_xen_stopped(&r->t, r->dom.domid, opt->hypercalls) :
+			 up_target_open_xen_with(&r->t, r->dom.domid, opt->hypercalls)) < 0) {
+		fail(NULL);
+		return -1;
+	}
+	info = up_target_info(r->t);
+	r->hypercalls = info->hypercalls;
+	if (opt->verbose)
+		fprintf(stderr, "xl profile: hypercalls: %s\n", r->hypercalls);
+	q.explicit_file = opt->symbols;
+	q.kernel = r->dom.kernel;
+	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
+	q.force = opt->force_symbols;
+	q.verbose = opt->verbose;
+	q.arch = r->arch = info->arch;
+	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
+	 * changes as it boots, so only PV is cross-checked. */
+	if (info->type == UP_DOMAIN_PV)
+		q.guest_width = info->guest_width;
+	if (xlp_find_symbols(&q, &r->symtab, &r->symbols_used) < 0)
+		return -1;
+	if (xlp_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
+	    xlp_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
+				opt, &r->kmap) < 0)
+		return -1;
+	xlp_image_cache_drop();         /* before sampling locks memory */
+	return 0;
+}
+
+static void configure(struct run *r, struct up_sampler_config *cfg)
+{
+	const struct xlp_options *opt = r->opt;
+
+	up_sampler_config_init(cfg);
+	cfg->hz = opt->hz;
+	cfg->duration_s = opt->duration_s;
+	cfg->vcpu = opt->vcpu;
+	cfg->unwind.max_depth = opt->max_depth;
+	cfg->max_pause_ns = (uint64_t)opt->max_pause_ms * 1000000;
+	xlp_unwind_configure(&r->uw, r->kmap, cfg);
+	cfg->no_activity = opt->no_vcpu_state;
+	cfg->consistency = opt->consistency;
+	if (!opt->quiet && !opt->once && !opt->no_vcpu_state) {
+		cfg->early = early_warning;
+		cfg->early_arg = r;
+		cfg->early_ns = EARLY_NS;
+	}
+	if (opt->once) {
+		cfg->max_samples = 1;
+		cfg->stopped_ok = true;
+	}
+}
+
+/* Sample until the duration, Ctrl-C or the domain's end, then close the
+ * domain: it runs free again before the slow work. 0, or -1 after one
+ * error line. */
+static int sample(struct run *r, double start_ms)
+{
+	const struct xlp_options *opt = r->opt;
+	struct up_sampler_config cfg;
+	int rc;
+
+	configure(r, &cfg);
+	if (!opt->quiet && !opt->once)
+		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s%s; Ctrl-C stops\n",
+			r->dom.name, r->dom.domid, opt->hz,
+			opt->consistency == UP_CONSISTENCY_RELAXED ?
+			", relaxed (no domain pause)" : "",
+			opt->duration_s > 0 ? "" : " until it ends");
+	if (opt->paused && xlp_domain_unpause(&r->dom) < 0)
+		return -1;
+	r->setup_ms = now_ms() - start_ms;
+	if (opt->verbose)
+		fprintf(stderr, "xl profile: set up in %.0f ms, %ld KiB resident\n",
+			r->setup_ms, peak_rss_kib());
+	if (!opt->no_realtime) {
+		const char *why;
+
+		r->realtime = xlp_realtime_enter(&why);
+		if (!r->realtime && opt->verbose)
+			fprintf(stderr, "xl profile: sampling at normal priority: %s\n", why);
+	}
+	clock_gettime(CLOCK_REALTIME, &r->started);
+	rc = up_sample(r->t, &cfg, r->profile, &stop_requested, &r->stats);
+	xlp_realtime_leave();
+	if (rc < 0) {
+		fail(NULL);
+		return -1;
+	}
+	up_target_close(r->t);
+	r->t = NULL;
+	if (r->stats.stop == UP_STOP_ERROR)
+		fprintf(stderr, "xl profile: sampling stopped: %s\n", r->stats.error);
+	return 0;
+}
+
+/* The files, the warnings, and unless -q the summary and top ten on the
+ * terminal. The exit status. */
+static int write_results(struct run *r)
+{
+	const struct xlp_options *opt = r->opt;
+	struct xlp_report_source out;
+	int rc;
+
+	if (xlp_account_unseen(r->profile, &r->stats) < 0)
+		fprintf(stderr, "xl profile: %s\n", up_error_last());
+
+	struct xlp_report rep = {
+		.opt = opt, .dom = &r->dom, .arch = r->arch,
+		.symtab = r->symtab,
+		.symbols_used = r->symbols_used, .profile = r->profile,
+		.stats = &r->stats, .unwinder = r->uw.unwinder,
+		.hypercalls = r->hypercalls,
+		.setup_ms = r->setup_ms, .peak_rss_kib = peak_rss_kib(),
+		.realtime = r->realtime,
+	};
+
+	xlp_report_source(&out, &rep, r->kmap, &r->started, opt->formats);
+	rc = xlp_formats_write(&out.src, opt->formats, r->stem,
+			       opt->quiet ? NULL : stdout) < 0 ? 1 : 0;
+	xlp_report_source_release(&out);
+	xlp_busy_warnings(&rep, stderr);
+	if (!opt->quiet) {
+		const struct up_output_opts view = { .vcpu = -1,
+						     .with_idle = opt->with_idle };
+
+		xlp_report_text(&rep, stdout);
+		fputc('\n', stdout);
+		up_profile_write_top(r->profile, r->symtab, &view,
+				     opt->top < 10 ? opt->top : 10, stdout);
+	}
+	if (rc == 0 && r->stats.stop == UP_STOP_ERROR)
+		rc = 1;
+	return rc;
+}
+
+int xlp_cmd_profile(int argc, char **argv)
+{
+	struct xlp_options opt;
+	struct run r;
+	double start_ms = now_ms();
+	int rc;
+
+	rc = xlp_parse_options(argc, argv, &opt);
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	memset(&r, 0, sizeof(r));
+	r.opt = &opt;
+	install_signals();
+	if (xlp_libxl_open() < 0)
+		return 1;
+
+	if ((rc = check_domain(&r)) != 0)
+		goto out;
+	rc = 1;
+	if (open_domain(&r) < 0)
+		goto out;
+	/* Decide where files go before sampling, so a bad path costs no run. */
+	if (!opt.once && !(r.stem = xlp_output_stem(opt.output, r.dom.name)))
+		goto out;
+	if (up_crash_guard_install(r.t) < 0 ||
+	    up_profile_new(&r.profile, up_target_info(r.t)->max_vcpus) < 0) {
+		rc = fail(NULL);
+		goto out;
+	}
+	if (sample(&r, start_ms) < 0)
+		goto out;
+	rc = opt.once ? print_once(&r) : write_results(&r);
+out:
+	up_target_close(r.t);
+	up_sampler_stats_release(&r.stats);
+	up_profile_free(r.profile);
+	up_symtab_free(r.symtab);
+	xlp_unwind_release(&r.uw);
+	up_kernel_map_free(r.kmap);
+	xlp_domain_release(&r.dom);
+	xlp_image_cache_drop();
+	xlp_libxl_close();
+	free(r.symbols_used);
+	free(r.stem);
+	return rc;
+}
