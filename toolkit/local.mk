@@ -10,6 +10,7 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
 	toolkit/image_cache.c toolkit/image_cache.h \
 	toolkit/report.c toolkit/report.h \
+	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \
 	toolkit/json_write.c toolkit/json_write.h \
 	toolkit/output_files.c toolkit/output_files.h \

@@ -9,6 +9,7 @@
 #include "domain.h"
 #include "formats.h"
 #include "options.h"
+#include "summary.h"
 #include "uniprof/uniprof.h"
 
 struct xlp_report {
@@ -37,13 +38,6 @@ int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s);
 /* Busy share of a vCPU's samples whose state is known, or -1. */
 double xlp_busy_pct(const struct up_profile *p, unsigned v);
 
-/* Pieces both summaries write, the live run's and report's: the
- * "  truncated: REASON N" lines; JSON "truncated_by" {REASON: N}; a vCPU's
- * vcpu, stacks, busy, blocked; its busy_pct (null when unknown). */
-void xlp_text_truncated_by(const struct up_profile *p, FILE *out);
-void xlp_json_truncated_by(yajl_gen g, const struct up_profile *p);
-void xlp_json_vcpu_counts(yajl_gen g, const struct up_profile *p, unsigned v);
-void xlp_json_busy_pct(yajl_gen g, const struct up_profile *p, unsigned v);
 
 /* A vCPU's busy share in the samples against the time it ran by Xen's
  * accounting: busy (running or runnable) cannot be less than running, so
@@ -62,10 +56,10 @@ void xlp_busy_warnings(const struct xlp_report *r, FILE *out);
 /* The same, shorter, while sampling goes on (after secs). */
 void xlp_busy_warnings_early(const struct xlp_report *r, double secs, FILE *out);
 
-/* Plain text: domain, symbols, samples, pause times, per-vCPU counts. */
+/* The run's summary (summary.h), as text and as JSON (-1 after one error
+ * line; the JSON lists r->files). */
+void xlp_report_summary(const struct xlp_report *r, struct xlp_summary *s);
 void xlp_report_text(const struct xlp_report *r, FILE *out);
-
-/* The JSON summary. Returns -1 after one error line. */
 int xlp_report_json(const struct xlp_report *r, FILE *out);
 
 /* The run as the output formats' source (formats.h): the flame graph's
@@ -74,6 +68,7 @@ int xlp_report_json(const struct xlp_report *r, FILE *out);
  * writing; release rs after. */
 struct xlp_report_source {
 	struct xlp_source src;
+	struct xlp_summary summary;
 	char title[256];
 	struct up_pprof_meta meta;
 	char **lines;

@@ -10,6 +10,7 @@
 #include "toolkit/json_write.h"
 #include "toolkit/options.h"
 #include "toolkit/report.h"
+#include "toolkit/summary.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 
@@ -54,144 +55,6 @@ static void usage(FILE *out)
 		"\n"
 		"Options:\n");
 	xlp_print_option_docs(out, docs, NDOCS);
-}
-
-static const char *format_name(const struct up_stored *s)
-{
-	return up_stored_format_of(s) == UP_STORED_PPROF ? "pprof" : "folded";
-}
-
-static void summary_text(const struct xlp_source *src, FILE *out)
-{
-	const struct report *r = src->ctx;
-	const struct up_profile *p = up_stored_profile(r->s);
-	const char *dom = up_stored_comment(r->s, "domain");
-	const char *type = up_stored_comment(r->s, "type");
-	uint64_t total = up_profile_samples(p), trunc = up_profile_truncated(p);
-	double hz = up_stored_hz(r->s);
-
-	fputs("profile", out);
-	for (size_t i = 0; i < r->nr_files; i++) {
-		fputs(i ? ", " : " ", out);
-		up_text_print_escaped(out, r->files[i]);
-	}
-	fprintf(out, " (%s)\n", format_name(r->s));
-	if (dom) {
-		fputs("domain ", out);
-		up_text_print_escaped(out, dom);
-		fputs(" (", out);
-		up_text_print_escaped(out, type ? type : "?");
-		fputs(")\n", out);
-	}
-	if (up_stored_kernel(r->s)) {
-		fputs("kernel ", out);
-		up_text_print_escaped(out, up_stored_kernel(r->s));
-		fputs(", build-id ", out);
-		up_text_print_escaped(out, up_stored_build_id(r->s) ? up_stored_build_id(r->s) : "none");
-		fputc('\n', out);
-	}
-	fprintf(out, "%" PRIu64 " samples (%zu distinct stacks)", total,
-		up_profile_unique_stacks(p));
-	if (hz > 0)
-		fprintf(out, " at %g Hz", hz);
-	if (up_stored_duration_nanos(r->s) > 0)
-		fprintf(out, " over %.1f s", (double)up_stored_duration_nanos(r->s) / 1e9);
-	fputc('\n', out);
-	fprintf(out, "truncated stacks %" PRIu64 " (%.1f%%), dropped %" PRIu64 "\n",
-		trunc, total ? 100.0 * (double)trunc / (double)total : 0.0,
-		up_profile_dropped(p));
-	xlp_text_truncated_by(p, out);
-	for (unsigned v = 0; v < up_profile_nr_vcpus(p); v++) {
-		double busy = xlp_busy_pct(p, v);
-
-		fprintf(out, "vcpu%u %" PRIu64 " stacks", v, up_profile_vcpu_samples(p, v));
-		if (busy >= 0)
-			fprintf(out, ", busy %.1f%% (%" PRIu64 " on-CPU, %" PRIu64 " blocked)",
-				busy, up_profile_vcpu_busy(p, v), up_profile_vcpu_blocked(p, v));
-		if (up_profile_vcpu_unseen(p, v))
-			fprintf(out, ", CPU time worth %" PRIu64 " samples no sample saw ([unseen])",
-				up_profile_vcpu_unseen(p, v));
-		fputc('\n', out);
-	}
-	if (up_stored_nr_comments(r->s)) {
-		fputs("recorded:\n", out);
-		for (size_t i = 0; i < up_stored_nr_comments(r->s); i++) {
-			fputs("  ", out);
-			up_text_print_escaped(out, up_stored_comment_line(r->s, i));
-			fputc('\n', out);
-		}
-	}
-	fprintf(out, "flame graph and top list: %s%s\n", r->view.with_idle ?
-		"busy and blocked (idle) stacks, blocked ones under [idle]" :
-		"on-CPU time only (--idle adds blocked stacks)",
-		r->view.vcpu >= 0 ? ", one vCPU" : "");
-}
-
-static int summary_json(const struct xlp_source *src, FILE *out)
-{
-	const struct report *r = src->ctx;
-	const struct up_profile *p = up_stored_profile(r->s);
-	uint64_t kept = up_profile_kept_samples(p, &r->view);
-	struct up_top_entry *top = NULL;
-	size_t ntop = 0;
-	yajl_gen g = xlp_json_open(out);
-
-	if (!g || up_profile_top(p, r->names, &r->view, &top, &ntop) < 0) {
-		fprintf(stderr, "xl profile report: cannot build the JSON summary: out of memory\n");
-		if (g)
-			yajl_gen_free(g);
-		return -1;
-	}
-	yajl_gen_map_open(g);
-	xlp_json_key(g, "tool");
-	xlp_json_str(g, "uniprof xl profile report " PACKAGE_VERSION);
-	xlp_json_key(g, "files");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < r->nr_files; i++)
-		xlp_json_str(g, r->files[i]);
-	yajl_gen_array_close(g);
-	xlp_json_key(g, "format"); xlp_json_str(g, format_name(r->s));
-	xlp_json_key(g, "domain");
-	yajl_gen_map_open(g);
-	xlp_json_key(g, "name"); xlp_json_str(g, up_stored_comment(r->s, "domain"));
-	xlp_json_key(g, "type"); xlp_json_str(g, up_stored_comment(r->s, "type"));
-	xlp_json_key(g, "kernel"); xlp_json_str(g, up_stored_kernel(r->s));
-	yajl_gen_map_close(g);
-	xlp_json_key(g, "build_id"); xlp_json_str(g, up_stored_build_id(r->s));
-	xlp_json_key(g, "frequency_hz");
-	if (up_stored_hz(r->s) > 0)
-		xlp_json_num(g, up_stored_hz(r->s), 3);
-	else
-		yajl_gen_null(g);
-	xlp_json_key(g, "duration_s");
-	xlp_json_num(g, (double)up_stored_duration_nanos(r->s) / 1e9, 3);
-	xlp_json_key(g, "samples"); yajl_gen_integer(g, (long long)up_profile_samples(p));
-	xlp_json_key(g, "truncated_stacks");
-	yajl_gen_integer(g, (long long)up_profile_truncated(p));
-	xlp_json_key(g, "dropped_stacks"); yajl_gen_integer(g, (long long)up_profile_dropped(p));
-	xlp_json_truncated_by(g, p);
-	xlp_json_key(g, "vcpus");
-	yajl_gen_array_open(g);
-	for (unsigned v = 0; v < up_profile_nr_vcpus(p); v++) {
-		yajl_gen_map_open(g);
-		xlp_json_vcpu_counts(g, p, v);
-		xlp_json_busy_pct(g, p, v);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	xlp_json_key(g, "recorded");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < up_stored_nr_comments(r->s); i++)
-		xlp_json_str(g, up_stored_comment_line(r->s, i));
-	yajl_gen_array_close(g);
-	xlp_json_key(g, "top_list_covers");
-	xlp_json_str(g, r->view.with_idle ? "busy and idle" : "on-cpu");
-	xlp_json_key(g, "top_list_samples"); yajl_gen_integer(g, (long long)kept);
-	xlp_json_top(g, top, ntop, r->top, kept);
-	yajl_gen_map_close(g);
-	yajl_gen_free(g);
-	up_top_free(top, ntop);
-	return ferror(out) ? -1 : 0;
 }
 
 /* The live run's title when the profile says its domain, type and rate. */
@@ -245,10 +108,18 @@ static int write_report(const struct report *r, const struct xlp_stored_opts *so
 	char title[512], *stem;
 	struct up_pprof_meta meta;
 	const char **lines = NULL;
+	struct xlp_summary sum = {
+		.cmd = "xl profile report",
+		.tool = "uniprof xl profile report " PACKAGE_VERSION,
+		.profile = up_stored_profile(r->s), .names = r->names,
+		.view = r->view, .top = r->top, .stored = r->s,
+		.inputs = r->files, .nr_inputs = r->nr_files,
+	};
 	struct xlp_source src = {
 		.cmd = "xl profile report", .profile = up_stored_profile(r->s),
 		.names = r->names, .view = r->view, .top = r->top, .title = title,
-		.summary_text = summary_text, .summary_json = summary_json, .ctx = r,
+		.summary_text = xlp_summary_source_text,
+		.summary_json = xlp_summary_source_json, .ctx = &sum,
 	};
 	int rc;
 

@@ -45,6 +45,7 @@ tests_fuzz_fuzz_core_LDADD = $(FUZZ_LDADD)
 # SVG is read back with libxml2.
 tests_fuzz_fuzz_output_SOURCES = tests/fuzz/fuzz_output.c \
 	toolkit/report.c toolkit/report.h \
+	toolkit/summary.c toolkit/summary.h \
 	toolkit/json_write.c toolkit/json_write.h
 tests_fuzz_fuzz_output_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK) $(YAJL_CFLAGS) \
 	$(LIBXML_CFLAGS)

@@ -54,6 +54,7 @@ tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
 # It reads the test guests (noinst_DATA: built before any test runs).
 tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
 	toolkit/report.c toolkit/report.h \
+	toolkit/summary.c toolkit/summary.h \
 	toolkit/json_write.c toolkit/json_write.h
 tests_toolkit_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_toolkit_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
