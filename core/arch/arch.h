@@ -39,6 +39,13 @@ struct arch {
 			      const struct up_kernel_map *k,
 			      enum up_domain_type type, uint64_t *ip,
 			      uint64_t *sp, enum up_trunc *trunc);
+	/* Out of the entry code of an event upcall (no CFI, no frame
+	 * pointer) to the frame it interrupted: 0 and its *ip, *sp, or -1
+	 * (NULL: none known). */
+	int (*interrupted_step)(struct up_mem *m, const struct up_regs *regs,
+				const struct up_kernel_map *k,
+				enum up_domain_type type, uint64_t *ip,
+				uint64_t *sp);
 	/* Whether the vCPU stopped where one that blocks in Xen stops: just
 	 * after the trap of SCHEDOP_block or SCHEDOP_poll. Such a vCPU ran
 	 * no guest code since: blocked, or woken and not yet run. */

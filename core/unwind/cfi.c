@@ -8,13 +8,19 @@
  * return address in the CFI, a zero return address, an outermost function,
  * rbp == 0 where frame pointers are kept, or a thread trampoline's mark in
  * a frame without CFI (rbp as the CFI below recovered it, and the slot
- * above its return address, zero). */
+ * above its return address, zero). An event upcall's entry code without
+ * CFI is left through the frame it interrupted (the architecture finds
+ * it), at most MAX_UPCALLS times in a walk. */
 #include "config.h"
 
 #include "unwind/cfi_table.h"
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
 #include "uniprof/unwind.h"
+
+/* Upcalls nest (an event during an event's handler) but not deeply; each
+ * one moves the walk to a stack of its own, so this bounds the walk too. */
+#define MAX_UPCALLS 4
 
 struct walk {
 	struct up_mem *m;
@@ -125,6 +131,10 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 	/* The walk reached this frame through CFI: its registers are the
 	 * caller's as the call left them, not a leaf's at any instruction. */
 	bool recovered = false;
+	/* w.ip is where the code stopped (the leaf, an interrupted frame),
+	 * not a return address. */
+	bool exact = true;
+	unsigned upcalls = 0;
 
 	if (!counts)
 		counts = &dummy;
@@ -140,7 +150,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 	for (;;) {
 		/* Callers are looked up by the call instruction, not the
 		 * return address after it (it may start another function). */
-		uint64_t pc = out->depth == 1 ? w.ip : w.ip - 1;
+		uint64_t pc = exact ? w.ip : w.ip - 1;
 		const struct cfi_row *r;
 		enum up_trunc trunc = UP_TRUNC_NONE;
 		int rc;
@@ -155,7 +165,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 						   &w.ip, &w.sp, &trunc);
 			counts->hypercall += rc == 0;
 		} else if (r && r->kind == CFI_ROW_NORMAL) {
-			rc = cfi_step(&w, r, out->depth == 1, &trunc);
+			rc = cfi_step(&w, r, exact, &trunc);
 			counts->cfi += rc == 0;
 			recovered = true;
 		} else if (r && r->kind == CFI_ROW_UNSUPPORTED && opts &&
@@ -166,7 +176,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 
 			counts->unsupported++;
 			rc = up_libunwind_step(m, regs, opts->cfi_fallback,
-					       out->depth == 1, &w.ip, &w.sp,
+					       exact, &w.ip, &w.sp,
 					       &w.fp, &trunc);
 			if (rc == 0 && (w.sp <= sp || w.sp > w.hi)) {
 				trunc = w.sp <= sp ? UP_TRUNC_BAD_CFA : UP_TRUNC_BOUNDS;
@@ -176,6 +186,25 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 			recovered = true;
 		} else if (!r && recovered && trampoline(&w)) {
 			return 0;
+		} else if (!r && !fp_chain && opts && upcalls < MAX_UPCALLS &&
+			   kernel_interrupted_step(m, regs, k, opts->domain_type,
+						   &w.ip, &w.sp) == 0) {
+			/* On the interrupted code's stack, at its pc. */
+			upcalls++;
+			w.lo = w.sp;
+			w.hi = w.sp + max_stack < w.sp ? UINT64_MAX : w.sp + max_stack;
+			recovered = false;
+			exact = true;
+			if (!up_kernel_map_in_text(k, w.ip)) {
+				out->trunc = UP_TRUNC_OUTSIDE_TEXT;
+				return 0;
+			}
+			if (out->depth >= max_depth) {
+				out->trunc = UP_TRUNC_DEPTH;
+				return 0;
+			}
+			out->frames[out->depth++] = w.ip;
+			continue;
 		} else {
 			if (r)
 				counts->unsupported++;
@@ -190,6 +219,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 				rc = -1;
 			}
 		}
+		exact = false;
 		if (rc > 0 || (rc == 0 && w.ip == 0))
 			return 0;
 		if (rc < 0) {

@@ -68,6 +68,12 @@ static inline int kernel_keep_return(const struct up_kernel_map *k,
  * offset in its stub, where the return address is (the stub's layout is
  * the architecture's and the domain type's; arch/x86/hypercall_stub.c).
  * Returns 0 with the caller's ip and sp, -1 with *trunc set. */
+/* Out of an event upcall's entry code to the frame it interrupted
+ * (struct arch's interrupted_step): 0 and *ip, *sp, or -1. */
+int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
+			    const struct up_kernel_map *k,
+			    enum up_domain_type type, uint64_t *ip, uint64_t *sp);
+
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,
 			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,

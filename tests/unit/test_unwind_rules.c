@@ -344,6 +344,73 @@ static void test_trampoline_rbp_zero(void)
 	teardown(&f);
 }
 
+/* An event upcall's entry code without CFI (Mini-OS's and Unikraft's
+ * hypervisor_callback2): the walk goes on from the frame Xen pushed on the
+ * interrupted stack, found through the pointer to the saved registers the
+ * entry code left on its IRQ stack, or on the stack itself. Xen's
+ * selectors are the proof: without them, or on HVM, the walk stays cut. */
+static void upcall_guest(struct fx *f, enum up_domain_type type, int how,
+			 uint64_t cs)
+{
+	const uint64_t regs_at = STACK + 0x1000, frame = regs_at + 128;
+	const uint64_t interrupted_sp = STACK + 0x2000;
+
+	setup(f, type);
+	up_kernel_map_add_text(f->k, 0x1000, 0x4000);
+	up_kernel_map_set_frame_pointers(f->k, UP_FP_OMITTED);
+	row(f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);    /* do_hypervisor_callback */
+	row(f, 0x3000, 0x100, CFI_ROW_NORMAL, 16);    /* the interrupted code */
+	CHECK(up_kernel_map_add_entry(f->k, 0x3800, 0x3840) == 0);
+	tg_poke64(&f->g, STACK + 8, 0x2011);           /* -> the entry stub */
+	if (how == 0)                                  /* on an IRQ stack */
+		tg_poke64(&f->g, STACK + 16, regs_at);
+	/* how 1: the frame on this stack, three words up */
+	uint64_t at = how == 0 ? frame : STACK + 16 + 24;
+	tg_poke64(&f->g, at, 0x3020);                  /* rip */
+	tg_poke64(&f->g, at + 8, cs);
+	tg_poke64(&f->g, at + 16, 0x246);              /* rflags */
+	tg_poke64(&f->g, at + 24, interrupted_sp);
+	tg_poke64(&f->g, at + 32, 0xe02b);             /* ss */
+	tg_poke64(&f->g, interrupted_sp + 8, 0x3811);  /* -> an outermost one */
+	open_guest(f, 0x1010, STACK, 0x1234);
+}
+
+static void test_upcall_frame(void)
+{
+	struct fx f;
+	struct up_unwind_opts o;
+
+	for (int how = 0; how < 2; how++) {
+		upcall_guest(&f, UP_DOMAIN_PV, how, 0xe033);
+		o = opts(&f, UP_DOMAIN_PV);
+		for (int fallback = 0; fallback < 2; fallback++) {
+			CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, fallback, &f.st, NULL) == 0);
+			CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
+			CHECK_U64(f.frames[1], 0x2011);
+			CHECK_U64(f.frames[2], 0x3020);
+			CHECK_U64(f.frames[3], 0x3811);
+		}
+		teardown(&f);
+	}
+	/* The selector as the guest's iret leaves it (RPL 3) is Xen's too. */
+	upcall_guest(&f, UP_DOMAIN_PV, 0, 0xe030);
+	o = opts(&f, UP_DOMAIN_PV);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
+	teardown(&f);
+	/* Not Xen's selector, or not a PV guest: cut, as before. */
+	upcall_guest(&f, UP_DOMAIN_PV, 0, 0x10);
+	o = opts(&f, UP_DOMAIN_PV);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 2);
+	teardown(&f);
+	upcall_guest(&f, UP_DOMAIN_HVM, 0, 0xe033);
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 2);
+	teardown(&f);
+}
+
 /* An image linked at 0 and entered there (Mini-OS's and Unikraft's
  * _start): entry 0 is an outermost function, not "no entry". */
 static void test_entry_at_zero(void)
@@ -597,6 +664,7 @@ int main(void)
 	RUN(test_rbp_zero_without_frame_pointers);
 	RUN(test_return_outside_text);
 	RUN(test_trampoline_rbp_zero);
+	RUN(test_upcall_frame);
 	RUN(test_entry_at_zero);
 	RUN(test_entry_function);
 	RUN(test_kernel_map_of_guest);

@@ -17,4 +17,5 @@ const struct arch arch_x86_64 = {
 	.in_hypercall = x86_in_hypercall,
 	.hypercall_step = x86_hypercall_step,
 	.at_block = x86_at_block,
+	.interrupted_step = x86_interrupted_step,
 };

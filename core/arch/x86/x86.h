@@ -15,5 +15,10 @@ bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
 int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 		       const struct up_kernel_map *k, enum up_domain_type type,
 		       uint64_t *ip, uint64_t *sp, enum up_trunc *trunc);
+/* The frame an event upcall interrupted (upcall_frame.c): 0 and the
+ * interrupted *ip, *sp; -1 when none is found from *sp. */
+int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
+			 const struct up_kernel_map *k,
+			 enum up_domain_type type, uint64_t *ip, uint64_t *sp);
 
 #endif

@@ -1,0 +1,66 @@
+/* Out of a Xen PV event upcall's entry code. Xen delivers an event to a
+ * 64-bit PV guest by pushing, on the stack it interrupted, the frame an
+ * iret takes back (rip, cs, rflags, rsp, ss, below them rcx and r11). The
+ * guest's entry code (Mini-OS's and Unikraft's hypervisor_callback, in
+ * assembly without CFI) saves its registers beside that frame in Linux's
+ * pt_regs layout (the frame 128 bytes up) and may move to an IRQ stack,
+ * leaving there a pointer to the saved registers before it calls C. Found
+ * by Xen's flat 64-bit selectors and checked word by word, the frame
+ * gives the interrupted pc and sp: the walk goes on from there, and a
+ * whole stack is written whole. rbp is left as it was: the entry code
+ * saves it, and does not change it. */
+#include "config.h"
+
+#include "unwind/kernel_map.h"
+#include "x86.h"
+
+#define FLAT_RING3_CS64 0xe033   /* Xen's public arch-x86/xen-x86_64.h */
+#define FLAT_RING3_SS64 0xe02b
+#define PT_REGS_RIP 128          /* the frame's offset in pt_regs */
+#define POINTER_WORDS 4          /* where a pointer to pt_regs may be */
+#define SCAN_WORDS 24            /* where the frame may be, on this stack */
+#define RFLAGS_FIXED 0x2         /* bit 1 of rflags is always set */
+#define RFLAGS_TOP 22            /* bits 22-63 are always clear */
+
+/* The iret frame at at: rip in the kernel's code, Xen's selectors (their
+ * privilege bits as the guest may have set them), a possible rflags. */
+static bool iret_frame(struct up_mem *m, const struct up_regs *regs,
+		       const struct up_kernel_map *k, uint64_t at,
+		       uint64_t *ip, uint64_t *sp)
+{
+	uint64_t f[5];
+
+	if (at & 7)
+		return false;
+	for (unsigned i = 0; i < 5; i++)
+		if (up_mem_read_u64(m, regs, at + 8 * i, &f[i]) < 0)
+			return false;
+	if ((f[1] | 3) != FLAT_RING3_CS64 || (f[4] | 3) != FLAT_RING3_SS64 ||
+	    !(f[2] & RFLAGS_FIXED) || (f[2] >> RFLAGS_TOP) ||
+	    !up_kernel_map_in_text(k, f[0]))
+		return false;
+	*ip = f[0];
+	*sp = f[3];
+	return true;
+}
+
+int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
+			 const struct up_kernel_map *k,
+			 enum up_domain_type type, uint64_t *ip, uint64_t *sp)
+{
+	uint64_t p;
+
+	if (type != UP_DOMAIN_PV || regs->guest_width == 4)
+		return -1;
+	/* Moved to an IRQ stack: a pointer to the saved registers. */
+	for (unsigned i = 0; i < POINTER_WORDS; i++)
+		if (up_mem_read_u64(m, regs, *sp + 8 * i, &p) == 0 &&
+		    p <= UINT64_MAX - PT_REGS_RIP &&
+		    iret_frame(m, regs, k, p + PT_REGS_RIP, ip, sp))
+			return 0;
+	/* Still on the interrupted stack: the frame itself, a little up. */
+	for (unsigned i = 0; i < SCAN_WORDS; i++)
+		if (iret_frame(m, regs, k, *sp + 8 * i, ip, sp))
+			return 0;
+	return -1;
+}
