@@ -46,6 +46,25 @@ enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
 	return busy_check(r->profile, r->stats, v);
 }
 
+/* Busy well above running: the samples found the vCPU runnable, waiting
+ * for a physical CPU another vCPU held, far more than our own pauses
+ * explain (sampling error, plus WAITING_MARGIN points for the wait after
+ * each unpause). Those samples are where it waited, not CPU it used. */
+#define WAITING_MARGIN 5.0
+
+double xlp_busy_waiting(const struct xlp_report *r, unsigned v)
+{
+	double sampled = xlp_busy_pct(r->profile, v);
+	double running = up_sampler_running_pct(r->stats, v);
+	double n = (double)r->stats->samples, p, tol;
+
+	if (sampled < 0 || running < 0 || n < 1)
+		return 0;
+	p = sampled / 100;
+	tol = 1.5 + 3.5 * 100 * sqrt(p * (1 - p) / n) + WAITING_MARGIN;
+	return sampled > running + tol ? sampled - running : 0;
+}
+
 /* The samples a vCPU's run time by Xen is worth beyond those that found
  * it busy, when they fell short beyond sampling error; else 0. */
 static uint64_t unseen_samples(const struct up_profile *p,
@@ -99,8 +118,16 @@ static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
 			fputs("most of its CPU time is going unseen (the warning at the end says why and what to change in dom0; Ctrl-C keeps what was sampled)\n",
 			      out);
 		else
-			fputs("its CPU time came in bursts the sampler could not catch (work driven by backends that share dom0's CPU with the sampler, or the guest on dom0's CPU); [unseen] in the flame graph and top list stands for it; give the sampler a dom0 vCPU that neither the guest nor its backends use (dom0_max_vcpus=2 or more, the guest's cpus= elsewhere, taskset -c N xl profile)\n",
+			fputs("its CPU time came in bursts the sampler could not catch (work driven by backends that share dom0's CPU with the sampler, or the guest on dom0's CPU); [unseen] in the flame graph and top list stands for it; give the sampler a dom0 vCPU that neither the guest nor its backends use, on a pCPU the guest does not use either (dom0_max_vcpus=2 or more with dom0_vcpus_pin, the guest's cpus= on a pCPU no dom0 vCPU is on, taskset -c N xl profile)\n",
 			      out);
+	}
+	for (unsigned v = 0; secs <= 0 && v < up_profile_nr_vcpus(r->profile); v++) {
+		double w = xlp_busy_waiting(r, v);
+
+		if (w > 0)
+			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: in about %.0f points of them it was runnable, waiting for a physical CPU another vCPU held (dom0's or another domain's): the on-CPU view shows where it waited as well as where it ran; keep other vCPUs off its pCPU (its cpus=, xl vcpu-pin) to see its CPU time alone\n",
+				v, xlp_busy_pct(r->profile, v),
+				up_sampler_running_pct(r->stats, v), w);
 	}
 }
 

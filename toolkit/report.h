@@ -50,6 +50,10 @@ enum xlp_busy_check {
 };
 enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned vcpu);
 const char *xlp_busy_check_name(enum xlp_busy_check c);
+/* Points by which a vCPU's busy share exceeds its running share beyond
+ * what sampling and our pauses explain (it waited for a physical CPU
+ * others held), else 0. */
+double xlp_busy_waiting(const struct xlp_report *r, unsigned v);
 
 /* One warning line per vCPU whose samples read busy low. */
 void xlp_busy_warnings(const struct xlp_report *r, FILE *out);

@@ -161,6 +161,9 @@ static void vcpu_text(const struct xlp_summary *s, unsigned v, FILE *out)
 			fprintf(out, " (samples low: CPU time worth %" PRIu64
 				" samples no sample saw, shown as [unseen])",
 				up_profile_vcpu_unseen(p, v));
+		if (xlp_busy_waiting(s->run, v) > 0)
+			fprintf(out, " (busy above running: in about %.0f points of the samples it waited for a physical CPU)",
+				xlp_busy_waiting(s->run, v));
 	} else if (up_profile_vcpu_unseen(p, v)) {
 		fprintf(out, ", CPU time worth %" PRIu64 " samples no sample saw ([unseen])",
 			up_profile_vcpu_unseen(p, v));
@@ -357,6 +360,8 @@ static void vcpu_json(yajl_gen g, const struct xlp_summary *s, unsigned v)
 			yajl_gen_null(g);
 		key(g, "busy_check");
 		str(g, xlp_busy_check_name(xlp_busy_check(s->run, v)));
+		key(g, "waiting_points");
+		num(g, xlp_busy_waiting(s->run, v), 1);
 	}
 	yajl_gen_map_close(g);
 }

@@ -131,6 +131,20 @@ static void test_busy_check(void)
 	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_CONSISTENT);
 	CHECK(xlp_account_unseen(p, &stats) == 0);        /* nothing more */
 	CHECK_U64(up_profile_vcpu_unseen(p, 0), 70);
+	/* 7 points above running: within error and our pauses' wait; 20
+	 * above, beyond them (6.6 + 5): it waited for a CPU others held,
+	 * and a warning says so, in one line. */
+	CHECK(xlp_busy_waiting(&r, 0) == 0);
+	run[0] = 1000;
+	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_CONSISTENT);
+	CHECK(xlp_busy_waiting(&r, 0) > 19.9 && xlp_busy_waiting(&r, 0) < 20.1);
+	memset(buf, 0, sizeof(buf));
+	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
+	xlp_busy_warnings(&r, f);
+	fclose(f);
+	CHECK(strstr(buf, "busy in 30.0% of the samples but ran 10.0%") != NULL);
+	CHECK(strstr(buf, "waiting for a physical CPU") != NULL);
+	CHECK(strchr(buf, '\n') == buf + strlen(buf) - 1);
 	unpaused[0] = 0;                /* no run clock */
 	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_UNKNOWN);
 	up_profile_free(p);
