@@ -40,12 +40,12 @@ struct arch {
 			      enum up_domain_type type, uint64_t *ip,
 			      uint64_t *sp, enum up_trunc *trunc);
 	/* Out of the entry code of an event upcall (no CFI, no frame
-	 * pointer) to the frame it interrupted: 0 and its *ip, *sp, or -1
-	 * (NULL: none known). */
+	 * pointer) to the frame it interrupted: its *ip, *sp, and 1 when
+	 * its *fp is known too, 0 when not; -1 (or NULL): none found. */
 	int (*interrupted_step)(struct up_mem *m, const struct up_regs *regs,
 				const struct up_kernel_map *k,
 				enum up_domain_type type, uint64_t *ip,
-				uint64_t *sp);
+				uint64_t *sp, uint64_t *fp);
 	/* Whether the vCPU stopped where one that blocks in Xen stops: just
 	 * after the trap of SCHEDOP_block or SCHEDOP_poll. Such a vCPU ran
 	 * no guest code since: blocked, or woken and not yet run. */

@@ -27,6 +27,9 @@ struct walk {
 	const struct up_regs *regs;
 	uint64_t lo, hi;
 	uint64_t ip, sp, fp;
+	/* fp is what the code held (false past an upcall that did not say:
+	 * a rule that needs it cuts the walk). */
+	bool fp_known;
 };
 
 /* One frame through the frame pointer: [fp] = caller's fp, [fp+8] = return
@@ -68,7 +71,7 @@ static bool trampoline(struct walk *w)
 {
 	uint64_t slot;
 
-	return w->fp == 0 &&
+	return w->fp_known && w->fp == 0 &&
 	       up_mem_read_u64(w->m, w->regs, w->sp, &slot) == 0 && slot == 0;
 }
 
@@ -89,6 +92,10 @@ static int cfi_step(struct walk *w, const struct cfi_row *r, bool first,
 	 * would walk down or in place, i.e. loop. A leaf that keeps its
 	 * return address in the link register may leave sp where it was:
 	 * the walk still moves on, from a frame it only leaves once. */
+	if (r->cfa_reg != CFI_CFA_SP && !w->fp_known) {
+		*trunc = UP_TRUNC_UNSUPPORTED;
+		return -1;
+	}
 	if (cfa < w->sp || (cfa == w->sp && !in_lr)) {
 		*trunc = UP_TRUNC_BAD_CFA;
 		return -1;
@@ -109,6 +116,7 @@ static int cfi_step(struct walk *w, const struct cfi_row *r, bool first,
 	w->sp = cfa;
 	w->ip = ra;
 	w->fp = fp;
+	w->fp_known |= r->fp_rule == CFI_FP_AT_CFA;
 	return 0;
 }
 
@@ -122,7 +130,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 	uint64_t max_stack = opts && opts->max_stack_bytes ?
 			     opts->max_stack_bytes : UP_UNWIND_DEFAULT_MAX_STACK;
 	struct walk w = { m, regs, regs->sp, regs->sp + max_stack,
-			  regs->ip, regs->sp, regs->fp };
+			  regs->ip, regs->sp, regs->fp, true };
 	const struct up_kernel_map *k = opts ? opts->kernel : NULL;
 	/* rbp is a chain only in code that keeps frame pointers. */
 	bool fp_chain = fp_fallback &&
@@ -169,7 +177,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 			counts->cfi += rc == 0;
 			recovered = true;
 		} else if (r && r->kind == CFI_ROW_UNSUPPORTED && opts &&
-			   opts->cfi_fallback) {
+			   opts->cfi_fallback && w.fp_known) {
 			/* A rule the table cannot express: libunwind reads it
 			 * from .eh_frame, for this frame only. */
 			uint64_t sp = w.sp;
@@ -187,10 +195,11 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		} else if (!r && recovered && trampoline(&w)) {
 			return 0;
 		} else if (!r && !fp_chain && opts && upcalls < MAX_UPCALLS &&
-			   kernel_interrupted_step(m, regs, k, opts->domain_type,
-						   &w.ip, &w.sp) == 0) {
+			   (rc = kernel_interrupted_step(m, regs, k, opts->domain_type,
+							 &w.ip, &w.sp, &w.fp)) >= 0) {
 			/* On the interrupted code's stack, at its pc. */
 			upcalls++;
+			w.fp_known = rc == 1;
 			w.lo = w.sp;
 			w.hi = w.sp + max_stack < w.sp ? UINT64_MAX : w.sp + max_stack;
 			recovered = false;

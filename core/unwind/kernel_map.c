@@ -418,11 +418,12 @@ int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 
 int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    const struct up_kernel_map *k,
-			    enum up_domain_type type, uint64_t *ip, uint64_t *sp)
+			    enum up_domain_type type, uint64_t *ip, uint64_t *sp,
+			    uint64_t *fp)
 {
 	const struct arch *a = arch_get(regs->arch);
 
 	if (!k || !a || !a->interrupted_step)
 		return -1;
-	return a->interrupted_step(m, regs, k, type, ip, sp);
+	return a->interrupted_step(m, regs, k, type, ip, sp, fp);
 }

@@ -69,10 +69,12 @@ static inline int kernel_keep_return(const struct up_kernel_map *k,
  * the architecture's and the domain type's; arch/x86/hypercall_stub.c).
  * Returns 0 with the caller's ip and sp, -1 with *trunc set. */
 /* Out of an event upcall's entry code to the frame it interrupted
- * (struct arch's interrupted_step): 0 and *ip, *sp, or -1. */
+ * (struct arch's interrupted_step): *ip, *sp, and 1 with *fp, 0 without;
+ * -1: none. */
 int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    const struct up_kernel_map *k,
-			    enum up_domain_type type, uint64_t *ip, uint64_t *sp);
+			    enum up_domain_type type, uint64_t *ip, uint64_t *sp,
+			    uint64_t *fp);
 
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,

@@ -350,7 +350,7 @@ static void test_trampoline_rbp_zero(void)
  * entry code left on its IRQ stack, or on the stack itself. Xen's
  * selectors are the proof: without them, or on HVM, the walk stays cut. */
 static void upcall_guest(struct fx *f, enum up_domain_type type, int how,
-			 uint64_t cs)
+			 uint64_t cs, bool rbp_frame)
 {
 	const uint64_t regs_at = STACK + 0x1000, frame = regs_at + 128;
 	const uint64_t interrupted_sp = STACK + 0x2000;
@@ -360,6 +360,9 @@ static void upcall_guest(struct fx *f, enum up_domain_type type, int how,
 	up_kernel_map_set_frame_pointers(f->k, UP_FP_OMITTED);
 	row(f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);    /* do_hypervisor_callback */
 	row(f, 0x3000, 0x100, CFI_ROW_NORMAL, 16);    /* the interrupted code */
+	if (rbp_frame)                                 /* its CFA from rbp */
+		f->rows[1].cfa_reg = CFI_CFA_FP;
+	tg_poke64(&f->g, regs_at + 32, interrupted_sp);   /* pt_regs' rbp */
 	CHECK(up_kernel_map_add_entry(f->k, 0x3800, 0x3840) == 0);
 	tg_poke64(&f->g, STACK + 8, 0x2011);           /* -> the entry stub */
 	if (how == 0)                                  /* on an IRQ stack */
@@ -381,7 +384,7 @@ static void test_upcall_frame(void)
 	struct up_unwind_opts o;
 
 	for (int how = 0; how < 2; how++) {
-		upcall_guest(&f, UP_DOMAIN_PV, how, 0xe033);
+		upcall_guest(&f, UP_DOMAIN_PV, how, 0xe033, false);
 		o = opts(&f, UP_DOMAIN_PV);
 		for (int fallback = 0; fallback < 2; fallback++) {
 			CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, fallback, &f.st, NULL) == 0);
@@ -393,22 +396,35 @@ static void test_upcall_frame(void)
 		teardown(&f);
 	}
 	/* The selector as the guest's iret leaves it (RPL 3) is Xen's too. */
-	upcall_guest(&f, UP_DOMAIN_PV, 0, 0xe030);
+	upcall_guest(&f, UP_DOMAIN_PV, 0, 0xe030, false);
 	o = opts(&f, UP_DOMAIN_PV);
 	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
 	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
 	teardown(&f);
 	/* Not Xen's selector, or not a PV guest: cut, as before. */
-	upcall_guest(&f, UP_DOMAIN_PV, 0, 0x10);
+	upcall_guest(&f, UP_DOMAIN_PV, 0, 0x10, false);
 	o = opts(&f, UP_DOMAIN_PV);
 	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
 	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 2);
 	teardown(&f);
-	upcall_guest(&f, UP_DOMAIN_HVM, 0, 0xe033);
+	upcall_guest(&f, UP_DOMAIN_HVM, 0, 0xe033, false);
 	o = opts(&f, UP_DOMAIN_HVM);
 	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
 	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 2);
 	teardown(&f);
+	/* The interrupted code's CFA from rbp: known through pt_regs; found
+	 * on the stack alone, the frame does not say it, and the walk stops
+	 * there rather than guess. */
+	for (int how = 0; how < 2; how++) {
+		upcall_guest(&f, UP_DOMAIN_PV, how, 0xe033, true);
+		o = opts(&f, UP_DOMAIN_PV);
+		CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+		if (how == 0)
+			CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
+		else
+			CHECK(f.st.trunc == UP_TRUNC_UNSUPPORTED && f.st.depth == 3);
+		teardown(&f);
+	}
 }
 
 /* An image linked at 0 and entered there (Mini-OS's and Unikraft's

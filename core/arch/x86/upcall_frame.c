@@ -7,8 +7,9 @@
  * leaving there a pointer to the saved registers before it calls C. Found
  * by Xen's flat 64-bit selectors and checked word by word, the frame
  * gives the interrupted pc and sp: the walk goes on from there, and a
- * whole stack is written whole. rbp is left as it was: the entry code
- * saves it, and does not change it. */
+ * whole stack is written whole. Its rbp is known only through pt_regs
+ * (the pointer's way); found on the stack itself, the frame says nothing
+ * of the registers the entry code saved beside it. */
 #include "config.h"
 
 #include "unwind/kernel_map.h"
@@ -17,6 +18,7 @@
 #define FLAT_RING3_CS64 0xe033   /* Xen's public arch-x86/xen-x86_64.h */
 #define FLAT_RING3_SS64 0xe02b
 #define PT_REGS_RIP 128          /* the frame's offset in pt_regs */
+#define PT_REGS_RBP 32
 #define POINTER_WORDS 4          /* where a pointer to pt_regs may be */
 #define SCAN_WORDS 24            /* where the frame may be, on this stack */
 #define RFLAGS_FIXED 0x2         /* bit 1 of rflags is always set */
@@ -46,9 +48,10 @@ static bool iret_frame(struct up_mem *m, const struct up_regs *regs,
 
 int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			 const struct up_kernel_map *k,
-			 enum up_domain_type type, uint64_t *ip, uint64_t *sp)
+			 enum up_domain_type type, uint64_t *ip, uint64_t *sp,
+			 uint64_t *fp)
 {
-	uint64_t p;
+	uint64_t p, rbp;
 
 	if (type != UP_DOMAIN_PV || regs->guest_width == 4)
 		return -1;
@@ -56,8 +59,11 @@ int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 	for (unsigned i = 0; i < POINTER_WORDS; i++)
 		if (up_mem_read_u64(m, regs, *sp + 8 * i, &p) == 0 &&
 		    p <= UINT64_MAX - PT_REGS_RIP &&
-		    iret_frame(m, regs, k, p + PT_REGS_RIP, ip, sp))
-			return 0;
+		    up_mem_read_u64(m, regs, p + PT_REGS_RBP, &rbp) == 0 &&
+		    iret_frame(m, regs, k, p + PT_REGS_RIP, ip, sp)) {
+			*fp = rbp;
+			return 1;
+		}
 	/* Still on the interrupted stack: the frame itself, a little up. */
 	for (unsigned i = 0; i < SCAN_WORDS; i++)
 		if (iret_frame(m, regs, k, *sp + 8 * i, ip, sp))

@@ -15,10 +15,12 @@ bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
 int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 		       const struct up_kernel_map *k, enum up_domain_type type,
 		       uint64_t *ip, uint64_t *sp, enum up_trunc *trunc);
-/* The frame an event upcall interrupted (upcall_frame.c): 0 and the
- * interrupted *ip, *sp; -1 when none is found from *sp. */
+/* The frame an event upcall interrupted (upcall_frame.c): the
+ * interrupted *ip, *sp, and 1 with its *fp too, 0 without; -1 when none
+ * is found from *sp. */
 int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			 const struct up_kernel_map *k,
-			 enum up_domain_type type, uint64_t *ip, uint64_t *sp);
+			 enum up_domain_type type, uint64_t *ip, uint64_t *sp,
+			 uint64_t *fp);
 
 #endif
