@@ -352,7 +352,9 @@ static void test_trampoline_rbp_zero(void)
 static void upcall_guest(struct fx *f, enum up_domain_type type, int how,
 			 uint64_t cs, bool rbp_frame)
 {
-	const uint64_t regs_at = STACK + 0x1000, frame = regs_at + 128;
+	const uint64_t regs_at = STACK + 0x1000;
+	/* how 2: Unikraft's registers, a word of padding first */
+	const uint64_t frame = regs_at + (how == 2 ? 136 : 128);
 	const uint64_t interrupted_sp = STACK + 0x2000;
 
 	setup(f, type);
@@ -362,13 +364,13 @@ static void upcall_guest(struct fx *f, enum up_domain_type type, int how,
 	row(f, 0x3000, 0x100, CFI_ROW_NORMAL, 16);    /* the interrupted code */
 	if (rbp_frame)                                 /* its CFA from rbp */
 		f->rows[1].cfa_reg = CFI_CFA_FP;
-	tg_poke64(&f->g, regs_at + 32, interrupted_sp);   /* pt_regs' rbp */
+	tg_poke64(&f->g, frame - 96, interrupted_sp);  /* pt_regs' rbp */
 	CHECK(up_kernel_map_add_entry(f->k, 0x3800, 0x3840) == 0);
 	tg_poke64(&f->g, STACK + 8, 0x2011);           /* -> the entry stub */
-	if (how == 0)                                  /* on an IRQ stack */
+	if (how != 1)                                  /* on an IRQ stack */
 		tg_poke64(&f->g, STACK + 16, regs_at);
 	/* how 1: the frame on this stack, three words up */
-	uint64_t at = how == 0 ? frame : STACK + 16 + 24;
+	uint64_t at = how != 1 ? frame : STACK + 16 + 24;
 	tg_poke64(&f->g, at, 0x3020);                  /* rip */
 	tg_poke64(&f->g, at + 8, cs);
 	tg_poke64(&f->g, at + 16, 0x246);              /* rflags */
@@ -383,7 +385,7 @@ static void test_upcall_frame(void)
 	struct fx f;
 	struct up_unwind_opts o;
 
-	for (int how = 0; how < 2; how++) {
+	for (int how = 0; how < 3; how++) {
 		upcall_guest(&f, UP_DOMAIN_PV, how, 0xe033, false);
 		o = opts(&f, UP_DOMAIN_PV);
 		for (int fallback = 0; fallback < 2; fallback++) {
@@ -415,11 +417,11 @@ static void test_upcall_frame(void)
 	/* The interrupted code's CFA from rbp: known through pt_regs; found
 	 * on the stack alone, the frame does not say it, and the walk stops
 	 * there rather than guess. */
-	for (int how = 0; how < 2; how++) {
+	for (int how = 0; how < 3; how++) {
 		upcall_guest(&f, UP_DOMAIN_PV, how, 0xe033, true);
 		o = opts(&f, UP_DOMAIN_PV);
 		CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
-		if (how == 0)
+		if (how != 1)
 			CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
 		else
 			CHECK(f.st.trunc == UP_TRUNC_UNSUPPORTED && f.st.depth == 3);

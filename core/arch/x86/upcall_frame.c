@@ -3,7 +3,9 @@
  * iret takes back (rip, cs, rflags, rsp, ss, below them rcx and r11). The
  * guest's entry code (Mini-OS's and Unikraft's hypervisor_callback, in
  * assembly without CFI) saves its registers beside that frame in Linux's
- * pt_regs layout (the frame 128 bytes up) and may move to an IRQ stack,
+ * pt_regs layout (the frame 128 bytes up; Unikraft's has a word of
+ * padding first, 136; rbp 12 words below rip in both) and may move to an
+ * IRQ stack,
  * leaving there a pointer to the saved registers before it calls C. Found
  * by Xen's flat 64-bit selectors and checked word by word, the frame
  * gives the interrupted pc and sp: the walk goes on from there, and a
@@ -18,7 +20,8 @@
 #define FLAT_RING3_CS64 0xe033   /* Xen's public arch-x86/xen-x86_64.h */
 #define FLAT_RING3_SS64 0xe02b
 #define PT_REGS_RIP 128          /* the frame's offset in pt_regs */
-#define PT_REGS_RBP 32
+#define PT_REGS_PAD 4            /* words of padding before it, at most */
+#define RIP_TO_RBP 96            /* rbp's slot, below the frame */
 #define POINTER_WORDS 4          /* where a pointer to pt_regs may be */
 #define SCAN_WORDS 24            /* where the frame may be, on this stack */
 #define RFLAGS_FIXED 0x2         /* bit 1 of rflags is always set */
@@ -56,14 +59,20 @@ int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 	if (type != UP_DOMAIN_PV || regs->guest_width == 4)
 		return -1;
 	/* Moved to an IRQ stack: a pointer to the saved registers. */
-	for (unsigned i = 0; i < POINTER_WORDS; i++)
-		if (up_mem_read_u64(m, regs, *sp + 8 * i, &p) == 0 &&
-		    p <= UINT64_MAX - PT_REGS_RIP &&
-		    up_mem_read_u64(m, regs, p + PT_REGS_RBP, &rbp) == 0 &&
-		    iret_frame(m, regs, k, p + PT_REGS_RIP, ip, sp)) {
-			*fp = rbp;
-			return 1;
+	for (unsigned i = 0; i < POINTER_WORDS; i++) {
+		if (up_mem_read_u64(m, regs, *sp + 8 * i, &p) < 0 ||
+		    p > UINT64_MAX - PT_REGS_RIP - 8 * PT_REGS_PAD)
+			continue;
+		for (unsigned pad = 0; pad <= PT_REGS_PAD; pad++) {
+			uint64_t at = p + PT_REGS_RIP + 8 * pad;
+
+			if (up_mem_read_u64(m, regs, at - RIP_TO_RBP, &rbp) == 0 &&
+			    iret_frame(m, regs, k, at, ip, sp)) {
+				*fp = rbp;
+				return 1;
+			}
 		}
+	}
 	/* Still on the interrupted stack: the frame itself, a little up. */
 	for (unsigned i = 0; i < SCAN_WORDS; i++)
 		if (iret_frame(m, regs, k, *sp + 8 * i, ip, sp))
