@@ -18,10 +18,10 @@ CORE_TARGET = core/target/target.c core/target/target_impl.h \
 CORE_GUARD = core/guard/crash_guard.c core/guard/pause_state.c core/guard/pause_state.h
 CORE_ARCH = core/arch/arch.c core/arch/arch.h \
 	core/arch/x86/arch.c core/arch/x86/x86.h core/arch/x86/paging.c \
-	core/arch/x86/hypercall_stub.c core/arch/x86/upcall_frame.c \
+	core/arch/x86/hypercall_stub.c core/arch/x86/upcall_frame.c core/arch/x86/call_site.c \
 	core/arch/x86/xen_context.c core/arch/x86/xen_context.h \
 	core/arch/arm64/arch.c core/arch/arm64/arm64.h core/arch/arm64/paging.c \
-	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c \
+	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c core/arch/arm64/call_site.c \
 	core/arch/arm64/xen_context.c core/arch/arm64/xen_context.h
 CORE_MEM = core/mem/memory.c core/mem/memory_log.h core/mem/paging.c core/mem/paging.h \
 	core/mem/frame_cache.c core/mem/frame_cache.h

@@ -164,6 +164,17 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		s->relaxed_stable++;
 		break;
 	}
+	/* It ran between its register copy and the walk: the check sees
+	 * what changed during the walk, not before it, so a stale word can
+	 * pass for a caller. A stack that ends whole ends on a return
+	 * address a call left, or only its IP is kept. */
+	if (!still && vs->stack.trunc == UP_TRUNC_NONE && vs->stack.depth >= 2 &&
+	    !kernel_after_call(mem, &regs, vs->stack.frames[vs->stack.depth - 1])) {
+		vs->stack.depth = 1;
+		vs->stack.trunc = UP_TRUNC_RACED;
+		s->relaxed_dropped++;
+		counts = (struct up_unwind_counts){ 0 };
+	}
 	add_counts(&s->frames, &counts);
 	if (!ask || vs->activity_failed || !after_ok)
 		vs->activity = UP_VCPU_UNKNOWN;

@@ -427,3 +427,12 @@ int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 		return -1;
 	return a->interrupted_step(m, regs, k, type, ip, sp, fp);
 }
+
+bool kernel_after_call(struct up_mem *m, const struct up_regs *regs,
+		       uint64_t ra)
+{
+	const struct arch *a = arch_get(regs->arch);
+
+	/* An architecture that cannot tell does not cut. */
+	return !a || !a->after_call || a->after_call(m, regs, ra);
+}

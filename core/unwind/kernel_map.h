@@ -76,6 +76,11 @@ int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    enum up_domain_type type, uint64_t *ip, uint64_t *sp,
 			    uint64_t *fp);
 
+/* Whether the instruction before return address ra is a call (true
+ * where the architecture cannot tell). */
+bool kernel_after_call(struct up_mem *m, const struct up_regs *regs,
+		       uint64_t ra);
+
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,
 			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,

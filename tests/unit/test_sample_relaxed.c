@@ -157,6 +157,49 @@ static void test_always_moving_dropped(void)
 	done(t, p, &st);
 }
 
+/* A vCPU that ran between its register copy and the walk: the check
+ * sees only what changed during the walk, so a stack that ends whole must
+ * end on a return address a call left; a stale word that only looks like
+ * one keeps the IP alone (raced). Here the outermost return address,
+ * 0x2222, follows a call or not. */
+static void test_whole_ends_after_call(void)
+{
+	for (int call = 0; call < 2; call++) {
+		uint64_t ret0[2] = { 0x1111, 0x2222 }, fp0;
+		struct up_sampler_config c;
+		struct up_sampler_stats st;
+		struct up_profile *p;
+		struct up_target *t;
+		struct up_regs r;
+		char *out;
+
+		tg_init(&g, UP_DOMAIN_PV);
+		tg_map_fresh(&g, TG_STACK_VA, 2);
+		tg_map_fresh(&g, 0x2000, 1);                  /* readable code */
+		if (call)
+			tg_poke64(&g, 0x2218, 0xe8ULL << 40); /* e8 at 0x221d */
+		fp0 = tg_fp_chain(&g, TG_STACK_VA, ret0, 2);
+		r = tg_regs(&g, 0xaaaa, TG_STACK_VA, fp0);
+		up_image_add_vcpu(g.img, &r);
+		t = tg_open(&g);
+		relaxed_config(&c, 10);
+		REQUIRE(up_profile_new(&p, 1) == 0);
+		CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+		CHECK(st.samples == 10 && st.relaxed_still == 0);
+		out = folded(p);
+		if (call) {
+			CHECK_STR(out, "0x2222;0x1111;0xaaaa 10\n");
+			CHECK(st.relaxed_dropped == 0);
+		} else {
+			CHECK(strstr(out, "0x2222") == NULL);
+			CHECK(up_profile_truncated_by(p, UP_TRUNC_RACED) == 10);
+			CHECK(st.relaxed_dropped == 10);
+		}
+		free(out);
+		done(t, p, &st);
+	}
+}
+
 /* A walk cut short the way a moving stack cuts it (here a misaligned
  * frame pointer) is walked again; cut short again over unchanged words,
  * it is kept and reported truncated. One cut short by the depth limit is
@@ -368,6 +411,7 @@ int main(void)
 	RUN(test_no_pause_same_stacks);
 	RUN(test_changed_once_walked_again);
 	RUN(test_always_moving_dropped);
+	RUN(test_whole_ends_after_call);
 	RUN(test_truncated_walked_again);
 	RUN(test_same_function_is_no_change);
 	RUN(test_no_vcpu_state);

@@ -6,6 +6,7 @@
  * the test unikernel, names for the hypercall stubs, and idle stacks kept
  * apart in a profile. */
 #include "unwind/cfi_table.h"
+#include "unwind/kernel_map.h"
 #include "guest.h"
 #include "test.h"
 #include "target/image_hooks.h"
@@ -429,6 +430,45 @@ static void test_upcall_frame(void)
 	}
 }
 
+/* A return address a call left: the bytes before it are a call (rel32,
+ * through a register, memory with a displacement or a SIB byte,
+ * RIP-relative); anything else is a stale word. Unreadable: no verdict
+ * against it. */
+static void test_after_call(void)
+{
+	static const struct { uint8_t code[8]; unsigned len; bool call; } c[] = {
+		{ { 0xe8, 1, 2, 3, 4 }, 5, true },             /* call rel32 */
+		{ { 0xff, 0xd0 }, 2, true },                   /* call *%rax */
+		{ { 0x41, 0xff, 0xd3 }, 3, true },             /* call *%r11 */
+		{ { 0xff, 0x50, 0x08 }, 3, true },             /* call *8(%rax) */
+		{ { 0xff, 0x54, 0x24, 0x08 }, 4, true },       /* call *8(%rsp) */
+		{ { 0xff, 0x15, 1, 2, 3, 4 }, 6, true },       /* call *x(%rip) */
+		{ { 0xff, 0x90, 1, 2, 3, 4 }, 6, true },       /* call *x(%rax) */
+		{ { 0x48, 0x89, 0xe5 }, 3, false },            /* mov %rsp,%rbp */
+		{ { 0xff, 0xe0 }, 2, false },                  /* jmp *%rax */
+		{ { 0x90, 0x90, 0x90, 0x90, 0x90 }, 5, false },
+	};
+	struct fx f;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		const uint64_t at = STACK + 0x800;
+
+		uint8_t bytes[8];
+		uint64_t w = 0;
+
+		setup(&f, UP_DOMAIN_PV);
+		memset(bytes, 0x90, sizeof(bytes));
+		memcpy(bytes + 8 - c[i].len, c[i].code, c[i].len);
+		for (unsigned j = 0; j < 8; j++)
+			w |= (uint64_t)bytes[j] << 8 * j;
+		tg_poke64(&f.g, at - 8, w);     /* the code ends at at */
+		open_guest(&f, 0x1010, STACK, 0);
+		CHECK(kernel_after_call(f.m, &f.r, at) == c[i].call);
+		CHECK(kernel_after_call(f.m, &f.r, 0x40) == true);  /* unmapped */
+		teardown(&f);
+	}
+}
+
 /* An image linked at 0 and entered there (Mini-OS's and Unikraft's
  * _start): entry 0 is an outermost function, not "no entry". */
 static void test_entry_at_zero(void)
@@ -683,6 +723,7 @@ int main(void)
 	RUN(test_return_outside_text);
 	RUN(test_trampoline_rbp_zero);
 	RUN(test_upcall_frame);
+	RUN(test_after_call);
 	RUN(test_entry_at_zero);
 	RUN(test_entry_function);
 	RUN(test_kernel_map_of_guest);

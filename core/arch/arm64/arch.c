@@ -23,6 +23,7 @@ const struct arch arch_aarch64 = {
 	.translate = arm64_translate,
 	.in_hypercall = arm64_in_hypercall,
 	.hypercall_step = arm64_hypercall_step,
+	.after_call = arm64_after_call,
 	/* No at_block: Xen on Arm writes a hypercall's result into x0, its
 	 * first argument, and a debug Xen clobbers x16, so the registers of
 	 * a vCPU blocked in SCHEDOP_block do not say it (Xen's state does). */

@@ -18,4 +18,5 @@ const struct arch arch_x86_64 = {
 	.hypercall_step = x86_hypercall_step,
 	.at_block = x86_at_block,
 	.interrupted_step = x86_interrupted_step,
+	.after_call = x86_after_call,
 };
