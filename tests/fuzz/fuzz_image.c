@@ -75,8 +75,23 @@ static void check_stack(const struct up_stack *st, const struct up_regs *regs,
 		abort();
 }
 
+/* A kernel map whose code is nearly everything and that keeps no frame
+ * pointers: the CFI walk then tries every way out of a frame without CFI
+ * (an event upcall's interrupted frame above all) on hostile words. */
+static const struct up_kernel_map *wide_map(void)
+{
+	static struct up_kernel_map *k;
+
+	if (!k && up_kernel_map_new(&k) == 0) {
+		up_kernel_map_add_text(k, 0x1000, UINT64_MAX - 0xfff);
+		up_kernel_map_set_frame_pointers(k, UP_FP_OMITTED);
+	}
+	return k;
+}
+
 static void walk_vcpu(struct up_mem *m, const struct up_regs *regs,
-		      const struct up_cfi_table *table, uint8_t flags)
+		      const struct up_cfi_table *table, uint8_t flags,
+		      enum up_domain_type type)
 {
 	static uint64_t frames[UP_UNWIND_MAX_DEPTH_LIMIT];
 	struct up_stack st = { .frames = frames, .capacity = UP_UNWIND_MAX_DEPTH_LIMIT };
@@ -105,6 +120,13 @@ static void walk_vcpu(struct up_mem *m, const struct up_regs *regs,
 		if (counts.cfi + counts.fp + counts.hypercall + 1 < st.depth)
 			abort();
 	}
+	opts.kernel = wide_map();
+	opts.domain_type = type;
+	if (table && opts.kernel &&
+	    up_unwind_cfi(m, regs, table, &opts, false, &st, NULL) == 0 &&
+	    (st.depth < 1 || st.depth > max_depth || st.frames[0] != regs->ip ||
+	     st.trunc >= UP_TRUNC_COUNT))
+		abort();
 }
 
 /* One relaxed sample of every vCPU, with the walks above. */
@@ -128,8 +150,11 @@ static void relaxed_sample(struct up_target *t, const struct up_cfi_table *table
 	c.unwinder = !table ? UP_UNWINDER_FP :
 		     flags & 1 ? UP_UNWINDER_AUTO : UP_UNWINDER_CFI;
 	c.cfi = table;
-	if (up_sample(t, &c, p, NULL, &st) != 0 || st.relaxed_dropped ||
-	    up_profile_truncated_by(p, UP_TRUNC_RACED))
+	/* An image never changes under the walk: a stack is cut to its IP
+	 * only when it would end whole on a word no call left (a vCPU that
+	 * ran), and each one so cut is counted. */
+	if (up_sample(t, &c, p, NULL, &st) != 0 ||
+	    st.relaxed_dropped != up_profile_truncated_by(p, UP_TRUNC_RACED))
 		abort();
 	if (st.samples && st.relaxed_still + st.relaxed_stable +
 			  st.relaxed_unverified + st.offline_vcpus +
@@ -172,7 +197,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct up_regs regs;
 
 			if (up_target_get_regs(t, v, &regs) == 0)
-				walk_vcpu(m, &regs, table.count ? &table : NULL, flags);
+				walk_vcpu(m, &regs, table.count ? &table : NULL, flags,
+					  info->type);
 		}
 		up_target_unpause(t);
 		up_mem_free(m);
