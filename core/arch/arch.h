@@ -47,10 +47,10 @@ struct arch {
 				enum up_domain_type type, uint64_t *ip,
 				uint64_t *sp, uint64_t *fp);
 	/* Whether the instruction before ra is a call (a return address
-	 * there is one a call left, not a stale word); true when its bytes
-	 * cannot be read. */
-	bool (*after_call)(struct up_mem *m, const struct up_regs *regs,
-			   uint64_t ra);
+	 * there is one a call left, not a stale word): 1, 0, or -1 when its
+	 * bytes cannot be read. */
+	int (*after_call)(struct up_mem *m, const struct up_regs *regs,
+			  uint64_t ra);
 	/* Whether the vCPU stopped where one that blocks in Xen stops: just
 	 * after the trap of SCHEDOP_block or SCHEDOP_poll. Such a vCPU ran
 	 * no guest code since: blocked, or woken and not yet run. */

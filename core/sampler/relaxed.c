@@ -169,7 +169,8 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 	 * pass for a caller. A stack that ends whole ends on a return
 	 * address a call left, or only its IP is kept. */
 	if (!still && vs->stack.trunc == UP_TRUNC_NONE && vs->stack.depth >= 2 &&
-	    !kernel_after_call(mem, &regs, vs->stack.frames[vs->stack.depth - 1])) {
+	    !kernel_after_call(mem, &regs, uo->kernel,
+			       vs->stack.frames[vs->stack.depth - 1])) {
 		vs->stack.depth = 1;
 		vs->stack.trunc = UP_TRUNC_RACED;
 		s->relaxed_dropped++;

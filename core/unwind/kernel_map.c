@@ -429,10 +429,17 @@ int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 }
 
 bool kernel_after_call(struct up_mem *m, const struct up_regs *regs,
-		       uint64_t ra)
+		       const struct up_kernel_map *k, uint64_t ra)
 {
 	const struct arch *a = arch_get(regs->arch);
+	int rc;
 
 	/* An architecture that cannot tell does not cut. */
-	return !a || !a->after_call || a->after_call(m, regs, ra);
+	if (!a || !a->after_call)
+		return true;
+	rc = a->after_call(m, regs, ra);
+	/* Code the guest has unmapped is not returned to (Mini-OS unmaps
+	 * its first page, boot code and all); without a kernel map the
+	 * bytes' absence says nothing. */
+	return rc < 0 ? !k : rc == 1;
 }

@@ -77,9 +77,10 @@ int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    uint64_t *fp);
 
 /* Whether the instruction before return address ra is a call (true
- * where the architecture cannot tell). */
+ * where the architecture cannot tell; false where the code is not mapped
+ * and a kernel map is known). */
 bool kernel_after_call(struct up_mem *m, const struct up_regs *regs,
-		       uint64_t ra);
+		       const struct up_kernel_map *k, uint64_t ra);
 
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,

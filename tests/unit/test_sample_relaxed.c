@@ -266,6 +266,10 @@ static void test_same_function_is_no_change(void)
 
 	tg_init(&g, UP_DOMAIN_PV);
 	tg_map_fresh(&g, STACK_VA, 1);
+	/* The outermost return address follows a call (e8 at 0x30fb): with
+	 * a kernel map, a stack of a vCPU that ran ends whole only so. */
+	tg_map_fresh(&g, 0x3000, 1);
+	tg_poke64(&g, 0x30f8, 0xe8ULL << 24);
 	fp = tg_fp_chain(&g, STACK_VA, ret, 2);
 	r = tg_regs(&g, 0x1050, STACK_VA, fp);
 	up_image_add_vcpu(g.img, &r);

@@ -432,8 +432,9 @@ static void test_upcall_frame(void)
 
 /* A return address a call left: the bytes before it are a call (rel32,
  * through a register, memory with a displacement or a SIB byte,
- * RIP-relative); anything else is a stale word. Unreadable: no verdict
- * against it. */
+ * RIP-relative); anything else is a stale word. Unmapped: a stale word
+ * too, where a kernel map says the guest is known; without one, no
+ * verdict against it. */
 static void test_after_call(void)
 {
 	static const struct { uint8_t code[8]; unsigned len; bool call; } c[] = {
@@ -463,8 +464,11 @@ static void test_after_call(void)
 			w |= (uint64_t)bytes[j] << 8 * j;
 		tg_poke64(&f.g, at - 8, w);     /* the code ends at at */
 		open_guest(&f, 0x1010, STACK, 0);
-		CHECK(kernel_after_call(f.m, &f.r, at) == c[i].call);
-		CHECK(kernel_after_call(f.m, &f.r, 0x40) == true);  /* unmapped */
+		CHECK(kernel_after_call(f.m, &f.r, f.k, at) == c[i].call);
+		CHECK(kernel_after_call(f.m, &f.r, NULL, at) == c[i].call);
+		/* Unmapped: not returned to, where the kernel is known. */
+		CHECK(kernel_after_call(f.m, &f.r, NULL, 0x40) == true);
+		CHECK(kernel_after_call(f.m, &f.r, f.k, 0x40) == false);
 		teardown(&f);
 	}
 }

@@ -17,8 +17,8 @@ int arm64_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 uint64_t arm64_image_header_target(const uint8_t *bytes, size_t len,
 				   uint64_t va);
 
-/* The instruction before ra is a call (call_site.c). */
-bool arm64_after_call(struct up_mem *m, const struct up_regs *regs,
-		      uint64_t ra);
+/* The instruction before ra is a call (call_site.c): 1, 0, or -1. */
+int arm64_after_call(struct up_mem *m, const struct up_regs *regs,
+		     uint64_t ra);
 
 #endif

@@ -2,8 +2,8 @@
  * it decode as one of x86-64's calls (call rel32; call through a register
  * or memory, ModRM's reg field 2, with or without a REX prefix, with no,
  * an 8-bit or a 32-bit displacement, or RIP-relative). A word that only
- * looks like a code address rarely does. Unreadable bytes say nothing:
- * true. */
+ * looks like a code address rarely does. 1: a call; 0: not; -1: the
+ * bytes cannot be read. */
 #include "config.h"
 
 #include "x86.h"
@@ -22,19 +22,20 @@ static bool call_modrm(uint8_t modrm, unsigned len)
 	return reg == 2 && 1 + sib + disp == len;
 }
 
-bool x86_after_call(struct up_mem *m, const struct up_regs *regs, uint64_t ra)
+int x86_after_call(struct up_mem *m, const struct up_regs *regs, uint64_t ra)
 {
 	uint8_t b[7];
 
-	/* No bytes to judge by: not a stale word found in the code. */
-	if (ra < sizeof(b) || up_mem_read(m, regs, ra - sizeof(b), b, sizeof(b)) < 0)
-		return true;
+	if (ra < sizeof(b))
+		return 0;
+	if (up_mem_read(m, regs, ra - sizeof(b), b, sizeof(b)) < 0)
+		return -1;
 	/* b[6] is the byte just before ra. */
 	if (b[2] == CALL_REL32)
-		return true;
+		return 1;
 	/* ff /2: 2 to 7 bytes with its ModRM, SIB and displacement. */
 	for (unsigned len = 1; len <= 6; len++)
 		if (b[6 - len] == GROUP5 && call_modrm(b[7 - len], len))
-			return true;
-	return false;
+			return 1;
+	return 0;
 }

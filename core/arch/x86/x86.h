@@ -23,7 +23,7 @@ int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			 enum up_domain_type type, uint64_t *ip, uint64_t *sp,
 			 uint64_t *fp);
 
-/* The instruction before ra is a call (call_site.c). */
-bool x86_after_call(struct up_mem *m, const struct up_regs *regs, uint64_t ra);
+/* The instruction before ra is a call (call_site.c): 1, 0, or -1. */
+int x86_after_call(struct up_mem *m, const struct up_regs *regs, uint64_t ra);
 
 #endif
