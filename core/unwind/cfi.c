@@ -161,6 +161,7 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		uint64_t pc = exact ? w.ip : w.ip - 1;
 		const struct cfi_row *r;
 		enum up_trunc trunc = UP_TRUNC_NONE;
+		bool interrupted = false;
 		int rc;
 
 		if (up_kernel_map_is_entry(k, pc))
@@ -197,23 +198,15 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		} else if (!r && !fp_chain && opts && upcalls < MAX_UPCALLS &&
 			   (rc = kernel_interrupted_step(m, regs, k, opts->domain_type,
 							 &w.ip, &w.sp, &w.fp)) >= 0) {
-			/* On the interrupted code's stack, at its pc. */
+			/* On the interrupted code's stack, at its pc: no return
+			 * address, so no zero one ends the walk there. */
 			upcalls++;
 			w.fp_known = rc == 1;
 			w.lo = w.sp;
 			w.hi = w.sp + max_stack < w.sp ? UINT64_MAX : w.sp + max_stack;
 			recovered = false;
-			exact = true;
-			if (!up_kernel_map_in_text(k, w.ip)) {
-				out->trunc = UP_TRUNC_OUTSIDE_TEXT;
-				return 0;
-			}
-			if (out->depth >= max_depth) {
-				out->trunc = UP_TRUNC_DEPTH;
-				return 0;
-			}
-			out->frames[out->depth++] = w.ip;
-			continue;
+			interrupted = true;
+			rc = 0;
 		} else {
 			if (r)
 				counts->unsupported++;
@@ -228,8 +221,8 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 				rc = -1;
 			}
 		}
-		exact = false;
-		if (rc > 0 || (rc == 0 && w.ip == 0))
+		exact = interrupted;
+		if (rc > 0 || (rc == 0 && w.ip == 0 && !interrupted))
 			return 0;
 		if (rc < 0) {
 			out->trunc = trunc;

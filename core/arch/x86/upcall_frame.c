@@ -37,10 +37,15 @@ static bool iret_frame(struct up_mem *m, const struct up_regs *regs,
 
 	if (at & 7)
 		return false;
-	for (unsigned i = 0; i < 5; i++)
-		if (up_mem_read_u64(m, regs, at + 8 * i, &f[i]) < 0)
-			return false;
-	if ((f[1] | 3) != FLAT_RING3_CS64 || (f[4] | 3) != FLAT_RING3_SS64 ||
+	/* The selectors first: most places fail there, after one read. */
+	if (up_mem_read_u64(m, regs, at + 8, &f[1]) < 0 ||
+	    (f[1] | 3) != FLAT_RING3_CS64 ||
+	    up_mem_read_u64(m, regs, at + 32, &f[4]) < 0 ||
+	    (f[4] | 3) != FLAT_RING3_SS64)
+		return false;
+	if (up_mem_read_u64(m, regs, at, &f[0]) < 0 ||
+	    up_mem_read_u64(m, regs, at + 16, &f[2]) < 0 ||
+	    up_mem_read_u64(m, regs, at + 24, &f[3]) < 0 ||
 	    !(f[2] & RFLAGS_FIXED) || (f[2] >> RFLAGS_TOP) ||
 	    !up_kernel_map_in_text(k, f[0]))
 		return false;
@@ -66,8 +71,12 @@ int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 		for (unsigned pad = 0; pad <= PT_REGS_PAD; pad++) {
 			uint64_t at = p + PT_REGS_RIP + 8 * pad;
 
-			if (up_mem_read_u64(m, regs, at - RIP_TO_RBP, &rbp) == 0 &&
-			    iret_frame(m, regs, k, at, ip, sp)) {
+			uint64_t nip, nsp;
+
+			if (iret_frame(m, regs, k, at, &nip, &nsp) &&
+			    up_mem_read_u64(m, regs, at - RIP_TO_RBP, &rbp) == 0) {
+				*ip = nip;
+				*sp = nsp;
 				*fp = rbp;
 				return 1;
 			}
