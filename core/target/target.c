@@ -47,6 +47,12 @@ int up_target_pause(struct up_target *t)
 	return rc;
 }
 
+void target_will_read(struct up_target *t, unsigned first, unsigned last)
+{
+	if (t->ops->will_read && first <= last && last < t->info.max_vcpus)
+		t->ops->will_read(t, first, last);
+}
+
 /* The guard's unpause is one hypercall; waiting longer than this for it
  * means the guard died in the middle of it. */
 #define GUARD_BUSY_WAIT_NS (2ull * 1000 * 1000 * 1000)

@@ -22,6 +22,10 @@ struct up_target_ops {
 	/* Optional: every register by name. */
 	int (*named_regs)(struct up_target *t, unsigned vcpu,
 			  struct up_named_regs *out);
+	/* Optional: the next pause is a sample's, which reads the
+	 * registers of vCPUs first..last (a target may read them in the
+	 * same hypercall as the pause). */
+	void (*will_read)(struct up_target *t, unsigned first, unsigned last);
 	/* Optional: the domain shut down by crashing. */
 	bool (*crashed)(struct up_target *t);
 	void (*close)(struct up_target *t);
@@ -51,6 +55,9 @@ void target_init(struct up_target *t, const struct up_target_ops *ops);
  * it (the pause outlived its limit): the domain has been running since,
  * and nothing read in the window can be trusted. */
 int target_end_pause(struct up_target *t, bool *released);
+
+/* The next pause is a sample's reading vCPUs first..last: a hint. */
+void target_will_read(struct up_target *t, unsigned first, unsigned last);
 
 /* Append one register to a crash report's list (full: dropped). */
 void named_regs_put(struct up_named_regs *out, const char *name, uint64_t v);

@@ -36,6 +36,7 @@ struct xen_target {
 	bool *online;            /* HVM: vCPU up, refreshed outside pauses */
 	uint64_t online_stamp;
 	bool crashed;            /* last state check: shut down by a crash */
+	unsigned read_first, read_n;  /* the next pause reads these vCPUs */
 };
 
 static struct xen_target *to_xen(struct up_target *t)
@@ -70,12 +71,30 @@ static void refresh_online(struct xen_target *x)
 	}
 }
 
+/* The next pause is a sample's: the vCPUs it reads. */
+static void xen_will_read(struct up_target *t, unsigned first, unsigned last)
+{
+	struct xen_target *x = to_xen(t);
+
+	x->read_first = first;
+	x->read_n = last - first + 1;
+}
+
 static int xen_pause(struct up_target *t)
 {
 	struct xen_target *x = to_xen(t);
 
-	if (x->direct)
-		return xen_domctl_pause(x->direct);
+	if (x->direct) {
+		unsigned n = x->read_n;
+
+		x->read_n = 0;
+#if defined(__aarch64__)
+		return xen_domctl_pause_read(x->direct, x->read_first, n, false);
+#else
+		return xen_domctl_pause_read(x->direct, x->read_first, n,
+					     t->info.type != UP_DOMAIN_PV);
+#endif
+	}
 	if (xc_domain_pause(x->xch, t->info.domid) < 0)
 		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
 			       "cannot pause domain %u: %s", t->info.domid,
@@ -88,7 +107,7 @@ static int xen_unpause(struct up_target *t)
 	struct xen_target *x = to_xen(t);
 
 	if (x->direct)
-		return xen_domctl_unpause(x->direct);
+		return xen_domctl_unpause_state(x->direct);
 	if (xc_domain_unpause(x->xch, t->info.domid) < 0)
 		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
 			       "cannot unpause domain %u: %s", t->info.domid,
@@ -242,10 +261,40 @@ static void xen_unmap_frame(struct up_target *t, const void *page)
 	xenforeignmemory_unmap(to_xen(t)->fmem, (void *)page, 1);
 }
 
+/* The state the last fused unpause read in the same trap, if any. */
+static bool state_from_unpause(struct xen_target *x,
+			       enum up_domain_state *state)
+{
+	uint32_t f, reason;
+	bool exists;
+
+	if (!x->direct || !xen_domctl_last_state(x->direct, &f, &exists))
+		return false;
+	reason = (f >> XEN_DOMINF_shutdownshift) & XEN_DOMINF_shutdownmask;
+	if (!exists)
+		*state = UP_STATE_GONE;
+	else if (f & XEN_DOMINF_dying)
+		*state = UP_STATE_DYING;
+	else if (f & XEN_DOMINF_shutdown)
+		*state = UP_STATE_SHUTDOWN;
+	else
+		*state = UP_STATE_RUNNING;
+	x->crashed = exists && (f & XEN_DOMINF_shutdown) &&
+		     reason == SHUTDOWN_crash;
+	return true;
+}
+
 static int xen_state(struct up_target *t, enum up_domain_state *state)
 {
 	xc_dominfo_t info;
-	int n = xc_domain_getinfo(to_xen(t)->xch, t->info.domid, 1, &info);
+	int n;
+
+	if (state_from_unpause(to_xen(t), state)) {
+		if (*state == UP_STATE_RUNNING)
+			refresh_online(to_xen(t));
+		return 0;
+	}
+	n = xc_domain_getinfo(to_xen(t)->xch, t->info.domid, 1, &info);
 
 	/* getinfo returns the next domain when ours is gone. */
 	if (n != 1 || info.domid != t->info.domid)
@@ -287,6 +336,7 @@ static const struct up_target_ops xen_ops = {
 	.unmap_frame = xen_unmap_frame,
 	.state = xen_state,
 	.activity = xen_activity,
+	.will_read = xen_will_read,
 	.crashed = xen_crashed,
 	.close = xen_close,
 	.live = true,

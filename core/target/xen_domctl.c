@@ -10,6 +10,27 @@
 #include "util/error_impl.h"
 #include "target/xen_domctl.h"
 
+#define FUSED XEN_DOMCTL_FUSED_VCPUS
+/* A multicall entry's result before Xen writes it: no domctl returns it. */
+#define NOT_RUN 0x5a5a5a5aULL
+
+/* The fused calls' buffers (hypercall buffers, allocated at open). */
+struct fused {
+	multicall_entry_t *mc;            /* 1 + FUSED entries */
+	struct xen_domctl *dc;            /* one per entry */
+	vcpu_guest_context_any_t *ctx;    /* PV: one per vCPU read */
+#ifdef XEN_DOMCTL_HVM_CPU
+	struct hvm_hw_cpu *cpu;           /* HVM: one per vCPU read */
+#endif
+	unsigned first, n;                /* the vCPUs read in this pause */
+	bool hvm;
+	bool valid;                       /* paused, registers of this pause */
+	bool broken;                      /* multicall refused: never again */
+	bool have_state;                  /* the last unpause read the state */
+	uint32_t state_flags;
+	bool state_exists;
+};
+
 struct xen_domctl_path {
 	xencall_handle *xcall;
 	uint32_t domid;
@@ -19,6 +40,7 @@ struct xen_domctl_path {
 #ifdef XEN_DOMCTL_HVM_CPU
 	struct hvm_hw_cpu *cpu;           /* hypercall buffer, reused */
 #endif
+	struct fused f;
 };
 
 /* Our buffers are libxencall's, not libxenctrl's hypercall-buffer
@@ -69,11 +91,20 @@ int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
 	p->cpu = xencall_alloc_buffer(p->xcall, sizeof(*p->cpu));
 	ok = ok && p->cpu;
 #endif
+	p->f.mc = xencall_alloc_buffer(p->xcall, (FUSED + 1) * sizeof(*p->f.mc));
+	p->f.dc = xencall_alloc_buffer(p->xcall, (FUSED + 1) * sizeof(*p->f.dc));
+	p->f.ctx = xencall_alloc_buffer(p->xcall, FUSED * sizeof(*p->f.ctx));
+	ok = ok && p->f.mc && p->f.dc && p->f.ctx;
+#ifdef XEN_DOMCTL_HVM_CPU
+	p->f.cpu = xencall_alloc_buffer(p->xcall, FUSED * sizeof(*p->f.cpu));
+	ok = ok && p->f.cpu;
+#endif
 	if (!ok) {
 		rc = up_fail(UP_ENOMEM, "cannot allocate hypercall buffers: %s",
 			     strerror(errno));
 		goto fail;
 	}
+	memset(p->f.dc, 0, (FUSED + 1) * sizeof(*p->f.dc));
 	memset(p->dc, 0, sizeof(*p->dc));
 	/* Xen refuses a domctl of another interface version with EACCES
 	 * before it looks at anything else: ask once, harmlessly. */
@@ -104,6 +135,16 @@ void xen_domctl_close(struct xen_domctl_path *p)
 			xencall_free_buffer(p->xcall, p->dc);
 		if (p->vcpu)
 			xencall_free_buffer(p->xcall, p->vcpu);
+		if (p->f.mc)
+			xencall_free_buffer(p->xcall, p->f.mc);
+		if (p->f.dc)
+			xencall_free_buffer(p->xcall, p->f.dc);
+		if (p->f.ctx)
+			xencall_free_buffer(p->xcall, p->f.ctx);
+#ifdef XEN_DOMCTL_HVM_CPU
+		if (p->f.cpu)
+			xencall_free_buffer(p->xcall, p->f.cpu);
+#endif
 #ifdef XEN_DOMCTL_HVM_CPU
 		if (p->cpu)
 			xencall_free_buffer(p->xcall, p->cpu);
@@ -124,9 +165,151 @@ int xen_domctl_unpause(struct xen_domctl_path *p)
 		fail_errno("unpause", p) : 0;
 }
 
+/* Entry i of the multicall: a domctl on its own buffer. */
+static struct xen_domctl *fused_entry(struct xen_domctl_path *p, unsigned i,
+				      uint32_t cmd)
+{
+	struct xen_domctl *dc = &p->f.dc[i];
+
+	dc->cmd = cmd;
+	dc->interface_version = p->version;
+	dc->domain = (domid_t)p->domid;
+	memset(&p->f.mc[i], 0, sizeof(p->f.mc[i]));
+	p->f.mc[i].op = __HYPERVISOR_domctl;
+	p->f.mc[i].args[0] = (uint64_t)(uintptr_t)dc;
+	p->f.mc[i].result = NOT_RUN;
+	return dc;
+}
+
+/* The multicall of entries 0..n-1: 0, or -1 with errno when it failed
+ * (entries whose result is still NOT_RUN did not run). */
+static int multicall(struct xen_domctl_path *p, unsigned n)
+{
+	return xencall2(p->xcall, __HYPERVISOR_multicall,
+			(uint64_t)(uintptr_t)p->f.mc, n) < 0 ? -1 : 0;
+}
+
+int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
+			  unsigned n, bool hvm)
+{
+	int64_t paused;
+
+	p->f.valid = false;
+	if (n > FUSED)
+		n = FUSED;
+	if (p->f.broken || n == 0)
+		return xen_domctl_pause(p);
+	fused_entry(p, 0, XEN_DOMCTL_pausedomain);
+	for (unsigned i = 0; i < n; i++) {
+		struct xen_domctl *dc;
+
+		if (hvm) {
+#ifdef XEN_DOMCTL_HVM_CPU
+			dc = fused_entry(p, i + 1, XEN_DOMCTL_gethvmcontext_partial);
+			dc->u.hvmcontext_partial.type = HVM_SAVE_CODE(CPU);
+			dc->u.hvmcontext_partial.instance = first + i;
+			dc->u.hvmcontext_partial.bufsz = sizeof(p->f.cpu[i]);
+			set_xen_guest_handle_raw(dc->u.hvmcontext_partial.buffer,
+						 (uint8_t *)&p->f.cpu[i]);
+#else
+			return xen_domctl_pause(p);
+#endif
+		} else {
+			dc = fused_entry(p, i + 1, XEN_DOMCTL_getvcpucontext);
+			dc->u.vcpucontext.vcpu = first + i;
+			set_xen_guest_handle_raw(dc->u.vcpucontext.ctxt,
+						 (vcpu_guest_context_t *)&p->f.ctx[i]);
+		}
+	}
+	if (multicall(p, n + 1) < 0 && p->f.mc[0].result == NOT_RUN) {
+		/* Refused before the pause ran: the plain way, from now on. */
+		p->f.broken = true;
+		return xen_domctl_pause(p);
+	}
+	paused = (int64_t)p->f.mc[0].result;
+	if (paused == -ENOSYS) {
+		/* A hypervisor that takes no domctl in a multicall. */
+		p->f.broken = true;
+		return xen_domctl_pause(p);
+	}
+	if (paused < 0) {
+		errno = (int)-paused;
+		return fail_errno("pause", p);
+	}
+	p->f.first = first;
+	p->f.n = n;
+	p->f.hvm = hvm;
+	p->f.valid = true;
+	return 0;
+}
+
+/* This pause's registers of a vCPU, when the pausing trap read them. */
+static bool fused_read(struct xen_domctl_path *p, unsigned vcpu, bool hvm,
+		       unsigned *i)
+{
+	if (!p->f.valid || p->f.hvm != hvm || vcpu < p->f.first ||
+	    vcpu - p->f.first >= p->f.n ||
+	    p->f.mc[vcpu - p->f.first + 1].result != 0)
+		return false;
+	*i = vcpu - p->f.first;
+	return true;
+}
+
+int xen_domctl_unpause_state(struct xen_domctl_path *p)
+{
+	struct xen_domctl *dc;
+	int64_t r;
+
+	p->f.valid = false;
+	p->f.have_state = false;
+	if (p->f.broken)
+		return xen_domctl_unpause(p);
+	fused_entry(p, 0, XEN_DOMCTL_unpausedomain);
+	dc = fused_entry(p, 1, XEN_DOMCTL_getdomaininfo);
+	dc->u.getdomaininfo.domain = (domid_t)p->domid;
+	if (multicall(p, 2) < 0 && p->f.mc[0].result == NOT_RUN) {
+		p->f.broken = true;
+		return xen_domctl_unpause(p);
+	}
+	r = (int64_t)p->f.mc[0].result;
+	if (r == -ENOSYS) {
+		p->f.broken = true;
+		return xen_domctl_unpause(p);
+	}
+	if (r < 0) {
+		errno = (int)-r;
+		return fail_errno("unpause", p);
+	}
+	r = (int64_t)p->f.mc[1].result;
+	if (r == 0 || r == -ESRCH) {
+		p->f.have_state = true;
+		p->f.state_exists = r == 0 &&
+				    dc->u.getdomaininfo.domain == p->domid;
+		p->f.state_flags = dc->u.getdomaininfo.flags;
+	}
+	return 0;
+}
+
+bool xen_domctl_last_state(struct xen_domctl_path *p, uint32_t *flags,
+			   bool *exists)
+{
+	if (!p->f.have_state)
+		return false;
+	p->f.have_state = false;
+	*flags = p->f.state_flags;
+	*exists = p->f.state_exists;
+	return true;
+}
+
 int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 			    const vcpu_guest_context_any_t **ctx)
 {
+	unsigned i;
+
+	if (fused_read(p, vcpu, false, &i)) {
+		*ctx = &p->f.ctx[i];
+		return 0;
+	}
 	p->dc->u.vcpucontext.vcpu = vcpu;
 	set_xen_guest_handle_raw(p->dc->u.vcpucontext.ctxt,
 			     (vcpu_guest_context_t *)p->vcpu);
@@ -154,6 +337,12 @@ int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
 		       const struct hvm_hw_cpu **cpu)
 {
+	unsigned i;
+
+	if (fused_read(p, vcpu, true, &i)) {
+		*cpu = &p->f.cpu[i];
+		return 0;
+	}
 	p->dc->u.hvmcontext_partial.type = HVM_SAVE_CODE(CPU);
 	p->dc->u.hvmcontext_partial.instance = vcpu;
 	p->dc->u.hvmcontext_partial.bufsz = sizeof(*p->cpu);

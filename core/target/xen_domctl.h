@@ -42,6 +42,26 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 			 bool *online, bool *blocked, uint64_t *run_ns);
 
+/* Fused calls: one multicall (one trap into Xen) where the floor makes
+ * several. A sample pauses and reads its vCPUs' registers in one trap, and
+ * unpauses and asks the domain's state in another; the registers are then
+ * served from the multicall's buffers until the unpause. Up to
+ * XEN_DOMCTL_FUSED_VCPUS vCPUs are read in the pausing trap, the others
+ * the usual way. When Xen or the kernel refuses the multicall itself, the
+ * path falls back to separate domctls for good. */
+#define XEN_DOMCTL_FUSED_VCPUS 16
+
+/* Pause, reading vCPUs first.. (n of them, PV contexts or HVM CPU
+ * records). Fails only when the pause did not happen. */
+int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
+			  unsigned n, bool hvm);
+/* Unpause, and read the domain's state (see xen_domctl_last_state). */
+int xen_domctl_unpause_state(struct xen_domctl_path *p);
+/* The state the last unpause read, once: XEN_DOMINF_* flags and whether
+ * the domain still exists. False when there is none to give. */
+bool xen_domctl_last_state(struct xen_domctl_path *p, uint32_t *flags,
+			   bool *exists);
+
 #ifdef XEN_DOMCTL_HVM_CPU
 /* An HVM/PVH vCPU's CPU save record, likewise. */
 int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
