@@ -9,7 +9,19 @@
 
 #define UNPAUSE_TRIES 5
 
-/* The paused window: nothing here allocates or symbolizes. */
+/* Whether this vCPU's registers can say if Xen must be asked about it:
+ * a vCPU blocks only at a block point (x86: just after sched_op's trap,
+ * or an HVM `hlt`), which needs the architecture's test and the kernel's
+ * hypercall page. Without either (Arm, no kernel map), Xen is asked. */
+static bool regs_tell_block(const struct up_unwind_opts *uo,
+			    const struct up_regs *regs)
+{
+	return uo->kernel && kernel_can_tell_block(regs);
+}
+
+/* The paused window: nothing here allocates or symbolizes, and Xen is
+ * asked about a vCPU only when its registers cannot rule out that it was
+ * blocked; its run clock is read outside (sampler.c). */
 int sample_paused(struct up_target *t, struct up_mem *mem,
 		  const struct up_sampler_config *c,
 		  const struct up_unwind_opts *uo, unsigned first,
@@ -20,17 +32,19 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 	uint64_t t0;
 	int rc, urc = -1;
 
-	/* Just before the window, outside it: which vCPUs are blocked (see
-	 * the at_block test below). */
+	/* Just before the window, outside it, and only for vCPUs the last
+	 * sample found at a block point (the ones likely blocked now):
+	 * whether Xen has them blocked (see below). */
 	for (unsigned v = first; v <= last; v++) {
 		enum up_vcpu_activity a = UP_VCPU_UNKNOWN;
 		uint64_t run;
 		bool online;
 
-		vs[v].blocked_before = !c->no_activity &&
+		vs[v].blocked_before = !c->no_activity && vs[v].at_block &&
 				       up_target_get_activity(t, v, &a, &online, &run) == 0 &&
 				       a == UP_VCPU_BLOCKED;
 	}
+	target_will_read(t, first, last);
 	t0 = sampler_now_ns();
 	rc = up_target_pause(t);
 	if (rc < 0)
@@ -39,39 +53,59 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 	up_mem_new_sample(mem);
 	for (unsigned v = first; v <= last; v++) {
 		struct up_regs regs;
-		bool online = true;
+		bool online = true, ask;
+		uint64_t run;   /* the run clock is read outside the window */
 
-		/* Blocked or busy: Xen keeps the state across the pause. */
 		vs[v].activity = UP_VCPU_UNKNOWN;
 		vs[v].activity_failed = false;
-		vs[v].run_ns = UP_RUN_NS_UNKNOWN;
-		if (!c->no_activity &&
-		    up_target_get_activity(t, v, &vs[v].activity, &online,
-					   &vs[v].run_ns) < 0)
+		vs[v].at_block = false;
+		vs[v].xen_blocked = false;
+		if (up_target_get_regs(t, v, &regs) < 0) {
+			vs[v].status = VCPU_NO_REGS;
+			continue;
+		}
+		ask = !c->no_activity &&
+		      (vs[v].ask_xen || !regs_tell_block(uo, &regs));
+		/* Without a block test, Xen says whether it is up, too. */
+		if (ask && up_target_get_activity(t, v, &vs[v].activity,
+						  &online, &run) < 0)
 			vs[v].activity_failed = true;
-		if (!online) {
+		if (!online || (!regs.online && (!ask || vs[v].activity_failed))) {
 			vs[v].status = VCPU_OFFLINE;
 			continue;
 		}
-		if (up_target_get_regs(t, v, &regs) < 0)
-			vs[v].status = VCPU_NO_REGS;
-		else if (!regs.online && (c->no_activity || vs[v].activity_failed))
-			vs[v].status = VCPU_OFFLINE;
-		else
-			vs[v].status = sampler_walk(mem, &regs, c, uo,
-						    &vs[v].stack, counts) < 0 ?
-				       VCPU_NO_REGS : VCPU_STACK;
-		/* Blocked just before the pause and stopped, after it, just
-		 * after blocking's trap: it has not run since, so it was
-		 * blocked at the pause's instant, whatever Xen says now of a
-		 * vCPU an event woke during the pause (a backend in dom0
-		 * completing a request meanwhile). One woken before the pause
-		 * and not run yet was waiting for a CPU: busy, as Xen says. */
-		vs[v].xen_blocked = vs[v].activity == UP_VCPU_BLOCKED;
-		if (!c->no_activity && !vs[v].activity_failed &&
-		    vs[v].blocked_before && vs[v].status == VCPU_STACK &&
-		    kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
+		vs[v].status = sampler_walk(mem, &regs, c, uo, &vs[v].stack,
+					    counts) < 0 ? VCPU_NO_REGS : VCPU_STACK;
+		if (c->no_activity || ask) {
+			vs[v].xen_blocked = vs[v].activity == UP_VCPU_BLOCKED;
+			if (!vs[v].activity_failed && vs[v].blocked_before &&
+			    vs[v].status == VCPU_STACK &&
+			    kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
+				vs[v].activity = UP_VCPU_BLOCKED;
+			continue;
+		}
+		vs[v].at_block = kernel_at_block(mem, &regs, uo->kernel,
+						 uo->domain_type);
+		if (!vs[v].at_block) {
+			/* Not at a block point: running or runnable. */
+			vs[v].activity = UP_VCPU_BUSY;
+		} else if (vs[v].blocked_before) {
+			/* Blocked just before the pause and stopped, after it,
+			 * just after blocking's trap: it has not run since, so
+			 * it was blocked at the pause's instant, whatever Xen
+			 * says now of a vCPU an event woke during the pause (a
+			 * backend in dom0 completing a request meanwhile). */
 			vs[v].activity = UP_VCPU_BLOCKED;
+			vs[v].xen_blocked = true;
+		} else {
+			/* It blocked since the last sample, or was woken and
+			 * has not run yet (waiting for a CPU: busy, as Xen
+			 * says): only Xen knows. */
+			if (up_target_get_activity(t, v, &vs[v].activity,
+						   &online, &run) < 0)
+				vs[v].activity_failed = true;
+			vs[v].xen_blocked = vs[v].activity == UP_VCPU_BLOCKED;
+		}
 	}
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
 		urc = target_end_pause(t, abandoned);
@@ -82,4 +116,3 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 		vs[v].stall_ns = *pause_ns;
 	return urc;
 }
-

@@ -9,12 +9,16 @@
 #include <string.h>
 
 #include "util/error_impl.h"
+#include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
 
 /* A late sampler lets the last sample stand for at most this many of the
  * periods it missed (see credit_missed). */
 #define MAX_CREDIT 32
+/* Paused samples read the vCPUs' run clocks this often, outside the
+ * window (see read_run_clocks). */
+#define RUN_CLOCK_NS 50000000ULL
 
 /* Everything the loop allocates before the first sample. */
 struct loop {
@@ -25,8 +29,10 @@ struct loop {
 	struct up_mem *mem;
 	struct up_unwind_opts uo;
 	size_t pause_cap, late_cap;
+	bool relaxed;
 	bool have_last;           /* vs holds the last kept sample's stacks */
-	uint64_t resumed_before;  /* the last kept sample's resume */
+	uint64_t paused_total;    /* time we held the domain paused, in all */
+	uint64_t clocks_at;       /* when the run clocks were last read */
 };
 
 static enum up_stop_reason end_reason(struct up_target *t)
@@ -80,6 +86,7 @@ static int loop_setup(struct loop *l, struct up_target *t,
 	l->last = c->vcpu >= 0 ? (unsigned)c->vcpu : nv - 1;
 	l->uo = c->unwind;
 	l->uo.domain_type = up_target_info(t)->type;
+	l->relaxed = c->consistency == UP_CONSISTENCY_RELAXED;
 	rc = sampler_check_config(t, c);
 	if (rc < 0)
 		return rc;
@@ -180,9 +187,10 @@ static int keep_sample(struct loop *l, struct up_profile *p,
 {
 	int rc;
 
-	stats_account_run(s, l->vs, l->first, l->last, stopped,
-			  l->resumed_before);
-	l->resumed_before = resumed;
+	(void)resumed;
+	/* Relaxed samples read each vCPU's run clock as they go. */
+	if (l->relaxed)
+		stats_account_run(s, l->vs, l->first, l->last, stopped, 0);
 	for (unsigned v = l->first; v <= l->last; v++) {
 		const struct vcpu_sample *vs = &l->vs[v];
 
@@ -205,6 +213,59 @@ static int keep_sample(struct loop *l, struct up_profile *p,
 	s->samples++;
 	l->have_last = true;
 	return 0;
+}
+
+/* A vCPU Xen has blocked whose run clock stood still across a read of
+ * its registers: those are the registers it blocked with. If they are not
+ * at a block point the kernel map knows, this guest blocks some other way
+ * and its registers cannot rule blocking out: Xen is asked about it in
+ * every window from now on (sample_paused). No guest time is spent: the
+ * vCPU is blocked. */
+static void check_block_point(struct loop *l, struct up_target *t,
+			      unsigned v, uint64_t run)
+{
+	enum up_vcpu_activity a;
+	struct up_regs regs;
+	uint64_t run_after;
+	bool online;
+
+	if (l->vs[v].ask_xen || up_target_get_regs(t, v, &regs) < 0 ||
+	    up_target_get_activity(t, v, &a, &online, &run_after) < 0 ||
+	    a != UP_VCPU_BLOCKED || run_after != run || !online)
+		return;
+	up_mem_new_sample(l->mem);
+	if (!kernel_at_block(l->mem, &regs, l->uo.kernel, l->uo.domain_type))
+		l->vs[v].ask_xen = true;
+}
+
+/* The run time Xen accounted each vCPU, for the busy share's check
+ * against Xen: read after a paused sample's unpause, never inside its
+ * window, and only every RUN_CLOCK_NS (a hypercall per vCPU; the figure
+ * is a ratio over the run, which needs no finer grain). */
+static void read_run_clocks(struct loop *l, struct up_target *t,
+			    const struct up_sampler_config *c,
+			    struct up_sampler_stats *s, bool last)
+{
+	uint64_t now = sampler_now_ns();
+
+	if (c->no_activity ||
+	    (!last && l->clocks_at && now - l->clocks_at < RUN_CLOCK_NS))
+		return;
+	l->clocks_at = now;
+	for (unsigned v = l->first; v <= l->last; v++) {
+		enum up_vcpu_activity a;
+		bool online;
+
+		if (up_target_get_activity(t, v, &a, &online,
+					   &l->vs[v].run_ns) < 0) {
+			l->vs[v].run_ns = UP_RUN_NS_UNKNOWN;
+			continue;
+		}
+		if (a == UP_VCPU_BLOCKED && !last)
+			check_block_point(l, t, v, l->vs[v].run_ns);
+	}
+	stats_account_run(s, l->vs, l->first, l->last, sampler_now_ns(),
+			  l->paused_total);
 }
 
 /* Why the loop ends before its next sample (an up_stop_reason), or -1. */
@@ -296,6 +357,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			s->stop = why;
 			break;
 		}
+		l.paused_total += l.relaxed ? 0 : pause_ns;
 		if (abandoned) {
 			/* Its pause outlived the limit: not a clean interval. */
 			s->abandoned_samples++;
@@ -307,11 +369,16 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			stop_on_error(s);
 			break;
 		}
+		if (!l.relaxed)
+			read_run_clocks(&l, t, c, s, false);
 		if (!early_done && sampler_now_ns() - start >= c->early_ns) {
 			early_done = true;
 			c->early(p, s, c->early_arg);
 		}
 	}
+	/* The time since the last read counts too, short runs included. */
+	if (!l.relaxed && s->samples)
+		read_run_clocks(&l, t, c, s, true);
 	s->elapsed_s = (double)(sampler_now_ns() - start) / 1e9;
 	up_mem_get_stats(l.mem, &s->mem);
 	rc = 0;

@@ -21,13 +21,20 @@ struct vcpu_sample {
 	enum up_vcpu_activity activity;
 	bool activity_failed;
 	bool blocked_before;   /* blocked just before the pause began */
+	/* Its registers were at a block point (paused samples: the next
+	 * sample asks Xen before its pause whether it is blocked). */
+	bool at_block;
+	/* Seen blocked elsewhere than at a block point: its registers cannot
+	 * say it is not blocked, so every paused sample asks Xen. */
+	bool ask_xen;
 	/* Blocked by Xen's state as read in the sample (relaxed: the
 	 * sample's verdict): what Xen's run-state accounting did with the
 	 * time we held it paused, whatever the sample's instant was. */
 	bool xen_blocked;
-	/* The hypervisor's run clock of the vCPU at this sample, and at the
-	 * previous one if that sample read it too (run_known_before). */
-	uint64_t run_ns, run_ns_before;
+	/* The hypervisor's run clock of the vCPU as last read, and as read
+	 * the time before (run_known_before), when (run_at_before) and how
+	 * long we had held the domain paused by then (paused_before). */
+	uint64_t run_ns, run_ns_before, run_at_before, paused_before;
 	bool run_known_before;
 	uint64_t stall_ns;     /* how long it stood still for this sample */
 };
@@ -81,10 +88,11 @@ void sample_relaxed(struct up_target *t, struct up_mem *mem,
  * arrays grown with *cap and *late_cap. */
 int stats_record_pause(struct up_sampler_stats *s, uint64_t ns,
 		       uint64_t late_ns, size_t *cap, size_t *late_cap);
-/* The run time Xen accounted each vCPU since the last sample that read
- * its clock, and the time the domain was not held paused meanwhile. */
+/* The run time Xen accounted each vCPU since its clock was last read, and
+ * the time the domain was not paused by us meanwhile: clocks read at `at`,
+ * when we had held it paused paused_total in all. */
 void stats_account_run(struct up_sampler_stats *s, struct vcpu_sample *vs,
-		       unsigned first, unsigned last, uint64_t stopped,
-		       uint64_t resumed_before);
+		       unsigned first, unsigned last, uint64_t at,
+		       uint64_t paused_total);
 
 #endif

@@ -26,26 +26,31 @@ int stats_record_pause(struct up_sampler_stats *s, uint64_t ns,
 	return 0;
 }
 
-/* Between two samples that both read a vCPU's run clock: the time it ran
- * by the hypervisor's accounting, and the time the domain was not paused
- * by us (from the last sample's resume to this one's stop). Unlike the
+/* Between two reads of a vCPU's run clock: the time it ran by the
+ * hypervisor's accounting, and the time the domain was not paused by us
+ * (the wall time between the reads less our pauses meanwhile). Unlike the
  * count of samples that found it busy, this does not depend on when the
  * sampler got to run. */
 void stats_account_run(struct up_sampler_stats *s, struct vcpu_sample *vs,
-		       unsigned first, unsigned last, uint64_t stopped,
-		       uint64_t resumed_before)
+		       unsigned first, unsigned last, uint64_t at,
+		       uint64_t paused_total)
 {
 	for (unsigned v = first; v <= last; v++) {
 		bool known = vs[v].run_ns != UP_RUN_NS_UNKNOWN;
 
-		if (known && vs[v].run_known_before && resumed_before &&
+		if (known && vs[v].run_known_before &&
 		    vs[v].run_ns >= vs[v].run_ns_before &&
-		    stopped > resumed_before) {
+		    at > vs[v].run_at_before &&
+		    paused_total >= vs[v].paused_before &&
+		    at - vs[v].run_at_before > paused_total - vs[v].paused_before) {
 			s->vcpu_run_ns[v] += vs[v].run_ns - vs[v].run_ns_before;
-			s->vcpu_unpaused_ns[v] += stopped - resumed_before;
+			s->vcpu_unpaused_ns[v] += at - vs[v].run_at_before -
+						  (paused_total - vs[v].paused_before);
 		}
 		vs[v].run_known_before = known;
 		vs[v].run_ns_before = vs[v].run_ns;
+		vs[v].run_at_before = at;
+		vs[v].paused_before = paused_total;
 	}
 }
 

@@ -402,6 +402,13 @@ bool kernel_at_block(struct up_mem *m, const struct up_regs *regs,
 	return k && a && a->at_block && a->at_block(m, regs, k, type);
 }
 
+bool kernel_can_tell_block(const struct up_regs *regs)
+{
+	const struct arch *a = arch_get(regs->arch);
+
+	return a && a->at_block;
+}
+
 int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 			  const struct up_kernel_map *k,
 			  enum up_domain_type type, uint64_t *ip, uint64_t *sp,

@@ -41,6 +41,9 @@ bool kernel_in_hypercall(struct up_mem *m, const struct up_regs *regs,
  * says of it a moment later. */
 bool kernel_at_block(struct up_mem *m, const struct up_regs *regs,
 		     const struct up_kernel_map *k, enum up_domain_type type);
+/* Whether the architecture has that test: if not, only the hypervisor
+ * can say whether a vCPU is blocked. */
+bool kernel_can_tell_block(const struct up_regs *regs);
 
 /* Keep a return address the walk found: a zero one ends the stack whole,
  * one outside the kernel's code or past the depth limit ends it truncated

@@ -655,7 +655,10 @@ static void test_sampler_activity(void)
  * before the pause is blocked at its instant even when Xen says it is not
  * (an event woke it while we held the domain paused); one woken before
  * the pause and not run yet was waiting for a CPU (busy, as Xen says);
- * yield from the same stub is CPU time. Paused and relaxed alike. */
+ * yield from the same stub is CPU time. Paused and relaxed alike.
+ * Paused, Xen is asked only about vCPUs at a block point: before the pause
+ * about those the last sample found there, in it about the others; a vCPU
+ * elsewhere is busy whatever Xen would say. */
 static void test_sampler_at_block(void)
 {
 	for (int relaxed = 0; relaxed < 2; relaxed++) {
@@ -676,19 +679,27 @@ static void test_sampler_at_block(void)
 		up_image_add_vcpu(g.img, &r);             /* woken before it */
 		r.arg0 = 0;                               /* SCHEDOP_yield */
 		up_image_add_vcpu(g.img, &r);
+		r = tg_regs(&g, 0x1000, STACK, 0);        /* no block point */
+		up_image_add_vcpu(g.img, &r);
 		up_image_set_blocked(g.img, 0, true);
 		t = tg_open(&g);
-		/* Its state's second read (in the pause; relaxed: after the
-		 * walk) finds it woken. */
-		up_target_image_block_on_read(t, 0, 2);
+		/* Relaxed: its state's second read (after the walk) finds it
+		 * woken. Paused: the fifth would (reads: in the first pause,
+		 * the run clock's and its check's after it, before the second
+		 * pause), one the second sample would make inside its pause:
+		 * none is made, as the read before that pause found it
+		 * blocked. */
+		up_target_image_block_on_read(t, 0, relaxed ? 2 : 5);
 		REQUIRE(up_kernel_map_new(&k) == 0);
 		up_kernel_map_set_hypercall_page(k, HC);
 		up_sampler_config_init(&c);
 		c.unwinder = UP_UNWINDER_FP;
 		c.unwind.kernel = k;
 		c.consistency = relaxed ? UP_CONSISTENCY_RELAXED : UP_CONSISTENCY_PAUSED;
-		c.max_samples = 1;
-		REQUIRE(up_profile_new(&p, 3) == 0);
+		c.max_samples = relaxed ? 1 : 2;
+		c.hz = 10000;
+		c.drop_late = true;
+		REQUIRE(up_profile_new(&p, 4) == 0);
 		CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 		/* Relaxed, the state that changed across the walk makes it
 		 * walk again, and that walk's first read finds it woken and
@@ -696,20 +707,59 @@ static void test_sampler_at_block(void)
 		if (relaxed) {
 			CHECK_U64(up_profile_vcpu_busy(p, 0), 1);
 		} else {
-			CHECK_U64(up_profile_vcpu_blocked(p, 0), 1);
-			/* Xen's accounting, though, had it woken for part of
-			 * the pause: not counted as paused while blocked. */
-			CHECK_U64(st.vcpu_paused_blocked_ns[0], 0);
+			CHECK_U64(up_profile_vcpu_blocked(p, 0), 2);
+			CHECK_U64(st.vcpu_paused_blocked_ns[0], st.vcpu_paused_ns[0]);
 			CHECK(st.vcpu_paused_ns[0] > 0);
 		}
-		CHECK_U64(up_profile_vcpu_busy(p, 1), 1);
-		CHECK_U64(up_profile_vcpu_busy(p, 2), 1);
+		CHECK_U64(up_profile_vcpu_busy(p, 1), c.max_samples);
+		CHECK_U64(up_profile_vcpu_busy(p, 2), c.max_samples);
+		CHECK_U64(up_profile_vcpu_busy(p, 3), c.max_samples);
 		up_sampler_stats_release(&st);
 		up_profile_free(p);
 		up_kernel_map_free(k);
 		up_target_close(t);
 		tg_release(&g);
 	}
+}
+
+/* A vCPU Xen has blocked with registers at no block point the kernel map
+ * knows (a guest that blocks its own way): the run-clock read sees it and
+ * from then on Xen is asked in every window, so it counts as blocked. */
+static void test_sampler_unknown_block_point(void)
+{
+	struct test_guest g;
+	struct up_target *t;
+	struct up_profile *p;
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_kernel_map *k;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_HVM);
+	tg_map_fresh(&g, STACK, 1);
+	r = tg_regs(&g, 0x1000, STACK, 0);
+	up_image_add_vcpu(g.img, &r);
+	up_image_set_blocked(g.img, 0, true);
+	t = tg_open(&g);
+	REQUIRE(up_kernel_map_new(&k) == 0);
+	up_kernel_map_set_hypercall_page(k, HC);
+	up_sampler_config_init(&c);
+	c.unwinder = UP_UNWINDER_FP;
+	c.unwind.kernel = k;
+	c.max_samples = 3;
+	c.hz = 10000;
+	c.drop_late = true;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	/* The first sample's verdict is the registers'; the clock read
+	 * after it finds the vCPU blocked elsewhere. */
+	CHECK_U64(up_profile_vcpu_busy(p, 0), 1);
+	CHECK_U64(up_profile_vcpu_blocked(p, 0), 2);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_kernel_map_free(k);
+	up_target_close(t);
+	tg_release(&g);
 }
 
 int main(void)
@@ -734,5 +784,6 @@ int main(void)
 	RUN(test_idle_in_profile);
 	RUN(test_sampler_activity);
 	RUN(test_sampler_at_block);
+	RUN(test_sampler_unknown_block_point);
 	TEST_MAIN_END();
 }

@@ -45,18 +45,23 @@ bool x86_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 
 /* Just after sched_op's trap, with block or poll asked: Xen returns there
  * when the vCPU runs again. 64-bit PV: push, push, mov, syscall (10
- * bytes); 32-bit PV: mov, int $0x82 (7); HVM/PVH: mov, vmcall (8). */
+ * bytes); 32-bit PV: mov, int $0x82 (7); HVM/PVH: mov, vmcall (8). An
+ * HVM/PVH vCPU also blocks in `hlt` (Xen steps its rip past it first). */
 bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
 		  const struct up_kernel_map *k, enum up_domain_type type)
 {
 	uint64_t after_trap = type != UP_DOMAIN_PV ? 8 :
 			      regs->guest_width == 4 ? 7 : 10;
+	uint8_t op;
 
-	(void)m;
-	return kernel_in_hypercall_page(k, regs->ip) &&
-	       regs->ip == k->hypercall_page +
-			   HYPERCALL_SCHED_OP * HYPERCALL_STUB_SIZE + after_trap &&
-	       (regs->arg0 == SCHEDOP_BLOCK || regs->arg0 == SCHEDOP_POLL);
+	if (kernel_in_hypercall_page(k, regs->ip))
+		return regs->ip == k->hypercall_page +
+				   HYPERCALL_SCHED_OP * HYPERCALL_STUB_SIZE +
+				   after_trap &&
+		       (regs->arg0 == SCHEDOP_BLOCK ||
+			regs->arg0 == SCHEDOP_POLL);
+	return type != UP_DOMAIN_PV && regs->ip &&
+	       up_mem_read(m, regs, regs->ip - 1, &op, 1) == 0 && op == 0xf4;
 }
 
 int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
