@@ -46,6 +46,18 @@ enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
 	return busy_check(r->profile, r->stats, v);
 }
 
+/* Below this share of the rate asked, the sampler ran back to back. */
+#define RATE_SHORT 0.9
+
+double xlp_rate_short(const struct xlp_report *r)
+{
+	const struct up_sampler_stats *s = r->stats;
+	double reached = s->elapsed_s > 0 ? (double)s->samples / s->elapsed_s : 0;
+
+	return r->opt->hz > 0 && s->samples > 1 && s->missed_deadlines &&
+	       reached < RATE_SHORT * r->opt->hz ? reached : 0;
+}
+
 /* Busy well above running: the samples found the vCPU runnable, waiting
  * for a physical CPU another vCPU held, far more than our own pauses
  * explain (sampling error, plus WAITING_MARGIN points for the wait after
@@ -124,7 +136,13 @@ static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
 	for (unsigned v = 0; secs <= 0 && v < up_profile_nr_vcpus(r->profile); v++) {
 		double w = xlp_busy_waiting(r, v);
 
-		if (w > 0)
+		/* Back to back, the wait to run again after each of our own
+		 * pauses is most of it: the rate line says so. */
+		if (w > 0 && xlp_rate_short(r) > 0)
+			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: with the sampler back to back, the vCPU spends that much of the time between pauses waiting to run again; lower -f to profile its CPU time\n",
+				v, xlp_busy_pct(r->profile, v),
+				up_sampler_running_pct(r->stats, v));
+		else if (w > 0)
 			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: in about %.0f points of them it was runnable, waiting for a physical CPU another vCPU held (dom0's or another domain's): the on-CPU view shows where it waited as well as where it ran; keep other vCPUs off its pCPU (its cpus=, xl vcpu-pin) to see its CPU time alone\n",
 				v, xlp_busy_pct(r->profile, v),
 				up_sampler_running_pct(r->stats, v), w);

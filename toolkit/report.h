@@ -35,6 +35,11 @@ struct xlp_report {
  * top list then show the share they cannot attribute. 0 or -1. */
 int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s);
 
+/* The rate the sampler reached, when it is well short of the rate asked
+ * (it then ran back to back: one sample takes longer than a period here);
+ * else 0. */
+double xlp_rate_short(const struct xlp_report *r);
+
 /* Busy share of a vCPU's samples whose state is known, or -1. */
 double xlp_busy_pct(const struct up_profile *p, unsigned v);
 

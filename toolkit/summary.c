@@ -31,6 +31,12 @@ static void run_head_text(const struct xlp_report *r, FILE *out)
 		" stacks), stopped: %s\n", s->samples, s->elapsed_s,
 		r->opt->hz, up_profile_samples(r->profile),
 		up_stop_reason_name(s->stop));
+	if (xlp_rate_short(r) > 0)
+		fprintf(out, "rate reached %.0f Hz of the %g asked: one sample takes %.0f us here (the %s, p50 %.0f us, and what the sampler does around it), so it sampled back to back; the periods it missed count as the last sample\n",
+			xlp_rate_short(r), r->opt->hz, 1e6 / xlp_rate_short(r),
+			r->opt->consistency == UP_CONSISTENCY_RELAXED ?
+			"longest vCPU stall" : "pause",
+			(double)up_sampler_pause_percentile(s, 50) / 1e3);
 	if (r->opt->consistency == UP_CONSISTENCY_RELAXED) {
 		fprintf(out, "consistency relaxed (no domain pause): a vCPU stood still only to copy its registers\n");
 		fprintf(out, "vCPU stacks: %" PRIu64 " exact (the vCPU did not run), %" PRIu64
@@ -320,6 +326,9 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 
 		key(g, "missed_deadlines"); yajl_gen_integer(g, (long long)st->missed_deadlines);
 		key(g, "covered_periods"); yajl_gen_integer(g, (long long)st->covered_periods);
+		key(g, "rate_reached_hz");
+		num(g, st->elapsed_s > 0 ? (double)st->samples / st->elapsed_s : 0, 1);
+		key(g, "rate_short"); yajl_gen_bool(g, xlp_rate_short(s->run) > 0);
 		key(g, "vcpu_state_failures"); yajl_gen_integer(g, (long long)st->activity_failures);
 		key(g, "abandoned_samples"); yajl_gen_integer(g, (long long)st->abandoned_samples);
 	}

@@ -334,9 +334,16 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 				  UP_STOP_DURATION;
 			break;
 		}
-		at = pacing_instant(&pc);
-		pacing_sleep_until(at, stop);
-		now = sampler_now_ns();
+		/* Behind (the last sample took periods): no sleep at all, as
+		 * a timer sleep, however short, costs its wake-up latency,
+		 * which under emulation is longer than a sample. */
+		if (missed) {
+			at = now;
+		} else {
+			at = pacing_instant(&pc);
+			pacing_sleep_until(at, stop);
+			now = sampler_now_ns();
+		}
 		late = now > at ? now - at : 0;
 		if (stop && *stop) {
 			s->stop = UP_STOP_REQUESTED;
