@@ -99,8 +99,11 @@ stall_phase() {
 put "xen $(xl info | sed -n 's/^xen_version *: //p')"
 put "phase_s $PHASE_S"
 
-# --- Measurements (run-overhead.sh's BENCH_ONLY=fleet keeps the lines above
-# and the fleet below only).
+# --- Measurements (run-overhead.sh's BENCH_ONLY=fleet or floor keeps the
+# lines above and that part only).
+# --- Against the floor (bench/floor-job.sh).
+. /uniprof/jobs/floor.sh
+floor_bench
 # --- Pause time: FP and CFI, direct and libxenctrl, 1 and 2 vCPUs.
 start_guest tg-pv-fp "$PIN" || put "error tg-pv-fp did not start"
 profile fp-direct tg-pv-fp 10 -f 97 -u fp --hypercalls direct

@@ -59,7 +59,92 @@ $1 == "big" || $1 == "small" {
 }
 $1 == "error" { errors = errors "  " rest "\n" }
 $1 == "fleet" { nfl++; fl[nfl] = rest }
+# "floor KIND r=N k=v...": bench/floor-job.sh, one measure of one round.
+$1 == "floor" && $2 == "maxnote" { floor_note = substr(rest, 9) }
+$1 == "floor" && $2 != "maxnote" {
+	r = kv(rest, "r")
+	if (r > fl_rounds) fl_rounds = r
+	nkv = split(rest, f, " ")
+	for (i = 2; i <= nkv; i++) { split(f[i], kvp, "="); flv[$2, r, kvp[1]] = kvp[2] }
+}
+function fv(kind, r, k) { return flv[kind, r, k] + 0 }
+# Per-sample time of a profile run: its duration over its samples.
+function per_sample(kind, r) { return fv(kind, r, "samples") > 0 ? 1e6 * fv(kind, r, "duration_s") / fv(kind, r, "samples") : 0 }
+# Relaxed over paused stall per sample, the profiler's own count.
+function stall_per(kind, r) { return fv(kind, r, "samples") > 0 ? fv(kind, r, "stall_pct") * fv(kind, r, "duration_s") / fv(kind, r, "samples") : 0 }
+function ratio(a, b) { return b > 0 ? a / b : -1 }
+# The median of the rounds' ratios of one measure (those measured).
+function floor_median(key,    r, m, v, i, j, t) {
+	m = 0
+	for (r = 1; r <= fl_rounds; r++)
+		if (fl_ratio[key, r] >= 0) v[++m] = fl_ratio[key, r]
+	for (i = 2; i <= m; i++)
+		for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+	return m ? (m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2) : -1
+}
+# One row: a measure's ratio in every round, their median and worst, and
+# the goal, judged by the median (a round is seconds of an emulator whose
+# speed drifts; the worst is shown beside it).
+function floor_row(name, key, goal,    r, v, w, line) {
+	line = ""; w = -1
+	for (r = 1; r <= fl_rounds; r++) {
+		v = fl_ratio[key, r]
+		line = line sprintf(" %5.2f", v)
+		if (v > w) w = v
+	}
+	fl_med[key] = floor_median(key)
+	fl_worst[key] = w
+	printf "  %-56s%s | %5.2f %5.2f  <= %.2f %s\n", name, line, fl_med[key], w, goal,
+		(fl_med[key] >= 0 && fl_med[key] <= goal ? "met" : "not met")
+}
+function floor_table(    r) {
+	for (r = 1; r <= fl_rounds; r++) {
+		fl_ratio["p50_97", r] = ratio(fv("uniprof97", r, "p50_us"), fv("paced", r, "window_p50_us"))
+		fl_ratio["p99_97", r] = ratio(fv("uniprof97", r, "p99_us"), fv("paced", r, "window_p99_us"))
+		fl_ratio["p50_max", r] = ratio(fv("uniprofmax", r, "p50_us"), fv("warm", r, "window_p50_us"))
+		# The 2017 uniprof itself when the bench was given it, else the
+		# same loop done its way.
+		fl_u2017[r] = fv("u2017real", r, "sample_us") > 0 ? fv("u2017real", r, "sample_us") : fv("u2017", r, "sample_us")
+		fl_ratio["sample_max", r] = ratio(per_sample("uniprofmax", r), fl_u2017[r])
+		fl_ratio["relaxed", r] = ratio(stall_per("relaxed97", r), stall_per("uniprof97", r))
+	}
+	printf "Against the floor (same boot, same guest; %d rounds, each measuring everything once):\n", fl_rounds
+	printf "  %-56s", "ratio"
+	for (r = 1; r <= fl_rounds; r++) printf " %5s", "r" r
+	printf " | %5s %5s  goal (median)\n", "med", "worst"
+	floor_row("pause p50 at 97 Hz / paced floor p50", "p50_97", 1.0)
+	floor_row("pause p99 at 97 Hz / paced floor p99", "p99_97", 1.5)
+	floor_row("pause p50 at the highest rate / warm floor p50", "p50_max", 1.05)
+	floor_row("one sample at the highest rate / 2017 uniprof's", "sample_max", 0.8)
+	floor_row("relaxed stall per sample / paused's (97 Hz, own count)", "relaxed", 0.4)
+	printf "  %-58s", "the figures (us): floor paced p50/p99"
+	for (r = 1; r <= fl_rounds; r++) printf "  %.0f/%.0f", fv("paced", r, "window_p50_us"), fv("paced", r, "window_p99_us")
+	printf "\n  %-58s", "  uniprof 97 Hz p50/p99"
+	for (r = 1; r <= fl_rounds; r++) printf "  %.0f/%.0f", fv("uniprof97", r, "p50_us"), fv("uniprof97", r, "p99_us")
+	printf "\n  %-58s", "  warm floor p50, fused floor p50"
+	for (r = 1; r <= fl_rounds; r++) printf "  %.0f, %.0f", fv("warm", r, "window_p50_us"), fv("fused", r, "window_p50_us")
+	printf "\n  %-58s", "  uniprof highest rate p50, per sample (rate)"
+	for (r = 1; r <= fl_rounds; r++) printf "  %.0f, %.0f (%.0f Hz)", fv("uniprofmax", r, "p50_us"), per_sample("uniprofmax", r), (per_sample("uniprofmax", r) > 0 ? 1e6 / per_sample("uniprofmax", r) : 0)
+	printf "\n  %-58s", "  2017 uniprof per sample: itself, its loop; warm floor"
+	for (r = 1; r <= fl_rounds; r++) printf "  %s, %.0f; %.0f", (fv("u2017real", r, "sample_us") > 0 ? sprintf("%.0f", fv("u2017real", r, "sample_us")) : "-"), fv("u2017", r, "sample_us"), fv("warm", r, "sample_us")
+	printf "\n  %-58s", "  stall per sample paused / relaxed"
+	for (r = 1; r <= fl_rounds; r++) printf "  %.0f / %.0f", 1e4 * stall_per("uniprof97", r), 1e4 * stall_per("relaxed97", r)
+	printf "\n"
+	if (floor_note != "")
+		printf "  at -f 20000 uniprof said: %s\n", floor_note
+}
 END {
+	if (fl_rounds)
+		floor_table()
+	if (!n && !nfl) {
+		if (errors != "")
+			printf "\nMeasurements that failed:\n%s", errors
+		if (json != "")
+			floor_json()
+		exit
+	}
+	if (fl_rounds)
+		printf "\n"
 	names["fp-direct"] = "PV, frame pointers, direct domctl"
 	names["fp-libxenctrl"] = "PV, frame pointers, libxenctrl"
 	names["cfi-direct"] = "PV, CFI table, direct domctl"
@@ -200,6 +285,24 @@ END {
 		printf "  \"fleet\": [" > json
 		for (i = 1; i <= nfl; i++)
 			printf "%s{\"domains\": %d, \"daemon_cpu_pct\": %s, \"guest_paused_pct_mean\": %s, \"guest_paused_pct_max\": %s, \"sent\": %d, \"dropped\": %d, \"rate_scale\": %s}", (i > 1 ? ", " : ""), kv(fl[i], "domains"), kv(fl[i], "cpu_pct") + 0, kv(fl[i], "paused_pct_mean") + 0, kv(fl[i], "paused_pct_max") + 0, kv(fl[i], "sent"), kv(fl[i], "dropped"), kv(fl[i], "rate_scale") + 0 > json
-		printf "]\n}\n" > json
+		printf "],\n" > json
+		floor_json_body()
+		printf "}\n" > json
 	}
+}
+function floor_json_body(    k, r, sep) {
+	printf "  \"against_floor\": {\"rounds\": %d, \"uniprof2017\": \"%s\"", fl_rounds, (fv("u2017real", 1, "sample_us") > 0 ? "itself" : "its loop (uniprof-floor --style uniprof2017)") > json
+	split("p50_97 p99_97 p50_max sample_max relaxed", ks, " ")
+	for (k = 1; k <= 5; k++) {
+		printf ", \"%s\": [", ks[k] > json
+		sep = ""
+		for (r = 1; r <= fl_rounds; r++) { printf "%s%.3f", sep, fl_ratio[ks[k], r] > json; sep = ", " }
+		printf "], \"%s_median\": %.3f", ks[k], fl_med[ks[k]] > json
+	}
+	printf "}\n" > json
+}
+function floor_json() {
+	printf "{\n  \"xen\": \"%s\",\n", xen > json
+	floor_json_body()
+	printf "}\n" > json
 }

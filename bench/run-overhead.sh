@@ -5,7 +5,10 @@
 # is measured in one boot; under emulation only the ratios mean much.
 # Environment: top_srcdir, top_builddir, UNIPROF_CACHE (as make check),
 # BENCH_PHASE_S (seconds per slowdown phase, default 20), BENCH_ONLY=fleet
-# (only uniprofd over 1, 4 and 16 domains, a few minutes).
+# (only uniprofd over 1, 4 and 16 domains, a few minutes), BENCH_ONLY=floor
+# (only uniprof against the hypercall floor and the 2017 uniprof, about ten
+# minutes; FLOOR_ROUNDS rounds, default 5), UNIPROF2017_BIN (a build of the
+# 2017 uniprof to measure beside its equivalent loop).
 set -u
 src=$(cd "${top_srcdir:-.}" && pwd)
 builddir=$(cd "${top_builddir:-.}" && pwd)
@@ -15,15 +18,27 @@ rm -rf "$work"
 mkdir -p "$work/extra/uniprof/jobs" "$work/extra/bench"
 
 cp "$src/bench/fleet-job.sh" "$work/extra/uniprof/jobs/fleet.sh"
-if [ "${BENCH_ONLY:-}" = fleet ]; then
-	# The fleet alone: the job's helpers, then its last part.
+cp "$src/bench/floor-job.sh" "$work/extra/uniprof/jobs/floor.sh"
+case ${BENCH_ONLY:-} in
+fleet|floor)
+	# One part alone: the job's helpers, then that part.
 	{ sed '/^# --- Measurements/,$d' "$src/bench/overhead-job.sh"
-	  sed -n '/^# --- uniprofd over a fleet/,$p' "$src/bench/overhead-job.sh"; } \
-		> "$work/extra/uniprof/jobs/bench.sh"
-else
+	  printf '. /uniprof/jobs/%s.sh\n%s_bench\nput "done"\n' "$BENCH_ONLY" "$BENCH_ONLY"; } \
+		> "$work/extra/uniprof/jobs/bench.sh" ;;
+'' | all) ;;
+*) echo "bench: BENCH_ONLY is fleet or floor, not '$BENCH_ONLY'" >&2; exit 2 ;;
+esac
+if [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = all ]; then
 	cp "$src/bench/overhead-job.sh" "$work/extra/uniprof/jobs/bench.sh"
 fi
-sed -i "s/^PHASE_S=.*/PHASE_S=${BENCH_PHASE_S:-20}/" "$work/extra/uniprof/jobs/bench.sh"
+sed -i -e "s/^PHASE_S=.*/PHASE_S=${BENCH_PHASE_S:-20}/" \
+	-e "/^PHASE_S=/a FLOOR_ROUNDS=${FLOOR_ROUNDS:-5}" "$work/extra/uniprof/jobs/bench.sh"
+# The 2017 uniprof itself, if you built it (cnplab/uniprof: ./configure
+# --without-libunwind && make uniprof): measured beside its equivalent loop.
+if [ -n "${UNIPROF2017_BIN:-}" ]; then
+	cp "$UNIPROF2017_BIN" "$work/extra/bench/uniprof2017" ||
+		{ echo "bench: cannot copy UNIPROF2017_BIN=$UNIPROF2017_BIN" >&2; exit 1; }
+fi
 "$src/bench/gen-symbols.sh" "$work/extra/bench/big-symbols.elf" 100000 ||
 	{ echo "bench: cannot generate the 100k-function image" >&2; exit 1; }
 "$src/tests/xen-vm/prepare-dom0.sh" "$src" "$builddir" "$cache" "$work" "$work/extra" \
