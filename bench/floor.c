@@ -190,8 +190,15 @@ static int read_word(struct floor *f, uint64_t cr3_mfn, uint64_t va,
 /* rbp chain of at most f->frames frames. */
 static void walk(struct floor *f, const vcpu_guest_context_any_t *c)
 {
+#if defined(__x86_64__)
 	uint64_t bp = c->x64.user_regs.rbp, ip = c->x64.user_regs.rip;
 	uint64_t cr3 = xen_cr3_to_pfn_x86_64(c->x64.ctrlreg[3]);
+#else
+	/* The bench's floor is an x86-64 PV guest's; main refuses others. */
+	uint64_t bp = 0, ip = 0, cr3 = 0;
+
+	(void)c;
+#endif
 
 	for (unsigned i = 0; i < f->frames && bp; i++) {
 		uint64_t next, ra;
@@ -347,6 +354,10 @@ int main(int argc, char **argv)
 	}
 	if (optind + 1 != argc || !(hz > 0) || n == 0 || n > MAX_SAMPLES)
 		return usage(argv[0]);
+#if !defined(__x86_64__)
+	fprintf(stderr, "uniprof-floor: measures x86-64 PV guests only\n");
+	return 2;
+#endif
 	f.domid = (uint32_t)strtoul(argv[optind], NULL, 0);
 	f.xcall = xencall_open(NULL, 0);
 	f.fmem = xenforeignmemory_open(NULL, 0);
