@@ -25,7 +25,7 @@ static bool regs_tell_block(const struct up_unwind_opts *uo,
 int sample_paused(struct up_target *t, struct up_mem *mem,
 		  const struct up_sampler_config *c,
 		  const struct up_unwind_opts *uo, unsigned first,
-		  unsigned last, struct vcpu_sample *vs,
+		  unsigned last, struct vcpu_sample *vs, bool behind,
 		  uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
 		  struct up_unwind_counts *counts, bool *abandoned)
 {
@@ -44,12 +44,12 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 				       up_target_get_activity(t, v, &a, &online, &run) == 0 &&
 				       a == UP_VCPU_BLOCKED;
 	}
-	target_will_read(t, first, last);
+	target_will_read(t, first, last, behind);
 	t0 = sampler_now_ns();
 	rc = up_target_pause(t);
 	if (rc < 0)
 		return rc;
-	*stopped = sampler_now_ns();
+	*stopped = t0;
 	up_mem_new_sample(mem);
 	for (unsigned v = first; v <= last; v++) {
 		struct up_regs regs;

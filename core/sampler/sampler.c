@@ -30,6 +30,7 @@ struct loop {
 	struct up_unwind_opts uo;
 	size_t pause_cap, late_cap;
 	bool relaxed;
+	bool behind;              /* the last sample took whole periods */
 	bool have_last;           /* vs holds the last kept sample's stacks */
 	uint64_t paused_total;    /* time we held the domain paused, in all */
 	uint64_t clocks_at;       /* when the run clocks were last read */
@@ -166,8 +167,8 @@ static int take_sample(struct loop *l, struct up_target *t,
 {
 	if (c->consistency != UP_CONSISTENCY_RELAXED)
 		return sample_paused(t, l->mem, c, &l->uo, l->first, l->last,
-				     l->vs, pause_ns, stopped, resumed,
-				     &s->frames, abandoned);
+				     l->vs, l->behind, pause_ns, stopped,
+				     resumed, &s->frames, abandoned);
 	/* No domain pause: the interval between samples is from one
 	 * sample's start to the next. */
 	*stopped = *resumed = sampler_now_ns();
@@ -337,6 +338,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		/* Behind (the last sample took periods): no sleep at all, as
 		 * a timer sleep, however short, costs its wake-up latency,
 		 * which under emulation is longer than a sample. */
+		l.behind = missed > 0;
 		if (missed) {
 			at = now;
 		} else {

@@ -72,7 +72,7 @@ int sampler_walk(struct up_mem *mem, const struct up_regs *regs,
 int sample_paused(struct up_target *t, struct up_mem *mem,
 		  const struct up_sampler_config *c,
 		  const struct up_unwind_opts *uo, unsigned first,
-		  unsigned last, struct vcpu_sample *vs,
+		  unsigned last, struct vcpu_sample *vs, bool behind,
 		  uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
 		  struct up_unwind_counts *counts, bool *abandoned);
 

@@ -37,6 +37,7 @@ struct xen_target {
 	uint64_t online_stamp;
 	bool crashed;            /* last state check: shut down by a crash */
 	unsigned read_first, read_n;  /* the next pause reads these vCPUs */
+	bool state_with_unpause;      /* its unpause reads the state too */
 };
 
 static struct xen_target *to_xen(struct up_target *t)
@@ -71,13 +72,19 @@ static void refresh_online(struct xen_target *x)
 	}
 }
 
-/* The next pause is a sample's: the vCPUs it reads. */
-static void xen_will_read(struct up_target *t, unsigned first, unsigned last)
+/* The next pause is a sample's: the vCPUs it reads. The domain's state,
+ * which the sampler asks after each sample, comes with the unpause when
+ * the sampler is back to back (a trap saved); else from a domctl of its
+ * own after it: Xen runs it after the unpause either way, but the window
+ * the sampler measures ends when the unpausing call returns. */
+static void xen_will_read(struct up_target *t, unsigned first, unsigned last,
+			  bool back_to_back)
 {
 	struct xen_target *x = to_xen(t);
 
 	x->read_first = first;
 	x->read_n = last - first + 1;
+	x->state_with_unpause = back_to_back;
 }
 
 static int xen_pause(struct up_target *t)
@@ -106,8 +113,12 @@ static int xen_unpause(struct up_target *t)
 {
 	struct xen_target *x = to_xen(t);
 
-	if (x->direct)
+	if (x->direct && x->state_with_unpause) {
+		x->state_with_unpause = false;
 		return xen_domctl_unpause_state(x->direct);
+	}
+	if (x->direct)
+		return xen_domctl_unpause(x->direct);
 	if (xc_domain_unpause(x->xch, t->info.domid) < 0)
 		return up_fail(errno == ESRCH ? UP_EGONE : UP_EIO,
 			       "cannot unpause domain %u: %s", t->info.domid,
@@ -261,14 +272,16 @@ static void xen_unmap_frame(struct up_target *t, const void *page)
 	xenforeignmemory_unmap(to_xen(t)->fmem, (void *)page, 1);
 }
 
-/* The state the last fused unpause read in the same trap, if any. */
+/* The state the last fused unpause read in the same trap, else one bare
+ * getdomaininfo on the direct path's buffers (libxenctrl's bounces). */
 static bool state_from_unpause(struct xen_target *x,
 			       enum up_domain_state *state)
 {
 	uint32_t f, reason;
 	bool exists;
 
-	if (!x->direct || !xen_domctl_last_state(x->direct, &f, &exists))
+	if (!x->direct || (!xen_domctl_last_state(x->direct, &f, &exists) &&
+			   xen_domctl_state(x->direct, &f, &exists) < 0))
 		return false;
 	reason = (f >> XEN_DOMINF_shutdownshift) & XEN_DOMINF_shutdownmask;
 	if (!exists)

@@ -301,6 +301,22 @@ bool xen_domctl_last_state(struct xen_domctl_path *p, uint32_t *flags,
 	return true;
 }
 
+int xen_domctl_state(struct xen_domctl_path *p, uint32_t *flags,
+		     bool *exists)
+{
+	p->dc->u.getdomaininfo.domain = (domid_t)p->domid;
+	if (domctl(p, XEN_DOMCTL_getdomaininfo) < 0) {
+		if (errno != ESRCH)
+			return fail_errno("query", p);
+		*exists = false;
+		*flags = 0;
+		return 0;
+	}
+	*exists = p->dc->u.getdomaininfo.domain == p->domid;
+	*flags = p->dc->u.getdomaininfo.flags;
+	return 0;
+}
+
 int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 			    const vcpu_guest_context_any_t **ctx)
 {

@@ -61,6 +61,9 @@ int xen_domctl_unpause_state(struct xen_domctl_path *p);
  * the domain still exists. False when there is none to give. */
 bool xen_domctl_last_state(struct xen_domctl_path *p, uint32_t *flags,
 			   bool *exists);
+/* The same read on its own (one getdomaininfo). */
+int xen_domctl_state(struct xen_domctl_path *p, uint32_t *flags,
+		     bool *exists);
 
 #ifdef XEN_DOMCTL_HVM_CPU
 /* An HVM/PVH vCPU's CPU save record, likewise. */
