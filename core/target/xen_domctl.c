@@ -156,11 +156,14 @@ void xen_domctl_close(struct xen_domctl_path *p)
 
 int xen_domctl_pause(struct xen_domctl_path *p)
 {
+	p->f.valid = false;
 	return domctl(p, XEN_DOMCTL_pausedomain) < 0 ? fail_errno("pause", p) : 0;
 }
 
 int xen_domctl_unpause(struct xen_domctl_path *p)
 {
+	/* The fused registers are of the pause that ends here. */
+	p->f.valid = false;
 	return domctl(p, XEN_DOMCTL_unpausedomain) < 0 ?
 		fail_errno("unpause", p) : 0;
 }
@@ -243,16 +246,26 @@ int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
 	return 0;
 }
 
-/* This pause's registers of a vCPU, when the pausing trap read them. */
-static bool fused_read(struct xen_domctl_path *p, unsigned vcpu, bool hvm,
-		       unsigned *i)
+/* This pause's registers of a vCPU, when the pausing trap read them: 1
+ * (entry *i), 0 when it did not read them, or -1 when Xen refused them
+ * there (a vCPU that is down has none): not asked twice in one pause. */
+static int fused_read(struct xen_domctl_path *p, unsigned vcpu, bool hvm,
+		      unsigned *i)
 {
+	uint64_t r;
+
 	if (!p->f.valid || p->f.hvm != hvm || vcpu < p->f.first ||
-	    vcpu - p->f.first >= p->f.n ||
-	    p->f.mc[vcpu - p->f.first + 1].result != 0)
-		return false;
+	    vcpu - p->f.first >= p->f.n)
+		return 0;
+	r = p->f.mc[vcpu - p->f.first + 1].result;
+	if (r == NOT_RUN)
+		return 0;
+	if (r != 0) {
+		errno = (int)-(int64_t)r;
+		return -1;
+	}
 	*i = vcpu - p->f.first;
-	return true;
+	return 1;
 }
 
 int xen_domctl_unpause_state(struct xen_domctl_path *p)
@@ -321,11 +334,15 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 			    const vcpu_guest_context_any_t **ctx)
 {
 	unsigned i;
+	int fr = fused_read(p, vcpu, false, &i);
 
-	if (fused_read(p, vcpu, false, &i)) {
+	if (fr > 0) {
 		*ctx = &p->f.ctx[i];
 		return 0;
 	}
+	if (fr < 0)
+		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
+			       vcpu, strerror(errno));
 	p->dc->u.vcpucontext.vcpu = vcpu;
 	set_xen_guest_handle_raw(p->dc->u.vcpucontext.ctxt,
 			     (vcpu_guest_context_t *)p->vcpu);
@@ -354,11 +371,15 @@ int xen_domctl_hvm_cpu(struct xen_domctl_path *p, unsigned vcpu,
 		       const struct hvm_hw_cpu **cpu)
 {
 	unsigned i;
+	int fr = fused_read(p, vcpu, true, &i);
 
-	if (fused_read(p, vcpu, true, &i)) {
+	if (fr > 0) {
 		*cpu = &p->f.cpu[i];
 		return 0;
 	}
+	if (fr < 0)
+		return up_fail(UP_EIO, "cannot read vCPU %u registers: %s",
+			       vcpu, strerror(errno));
 	p->dc->u.hvmcontext_partial.type = HVM_SAVE_CODE(CPU);
 	p->dc->u.hvmcontext_partial.instance = vcpu;
 	p->dc->u.hvmcontext_partial.bufsz = sizeof(*p->cpu);
