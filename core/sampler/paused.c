@@ -61,7 +61,14 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 		vs[v].at_block = false;
 		vs[v].xen_blocked = false;
 		if (up_target_get_regs(t, v, &regs) < 0) {
+			/* Xen has no registers of a vCPU that is down (never
+			 * started, or taken down): only then is it asked. */
 			vs[v].status = VCPU_NO_REGS;
+			if (!c->no_activity &&
+			    up_target_get_activity(t, v, &vs[v].activity,
+						   &online, &run) == 0 && !online)
+				vs[v].status = VCPU_OFFLINE;
+			vs[v].activity = UP_VCPU_UNKNOWN;
 			continue;
 		}
 		ask = !c->no_activity &&
@@ -76,16 +83,16 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 		}
 		vs[v].status = sampler_walk(mem, &regs, c, uo, &vs[v].stack,
 					    counts) < 0 ? VCPU_NO_REGS : VCPU_STACK;
+		vs[v].at_block = !c->no_activity &&
+				 kernel_at_block(mem, &regs, uo->kernel,
+						 uo->domain_type);
 		if (c->no_activity || ask) {
 			vs[v].xen_blocked = vs[v].activity == UP_VCPU_BLOCKED;
 			if (!vs[v].activity_failed && vs[v].blocked_before &&
-			    vs[v].status == VCPU_STACK &&
-			    kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
+			    vs[v].status == VCPU_STACK && vs[v].at_block)
 				vs[v].activity = UP_VCPU_BLOCKED;
 			continue;
 		}
-		vs[v].at_block = kernel_at_block(mem, &regs, uo->kernel,
-						 uo->domain_type);
 		if (!vs[v].at_block) {
 			/* Not at a block point: running or runnable. */
 			vs[v].activity = UP_VCPU_BUSY;

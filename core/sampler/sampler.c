@@ -339,10 +339,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		 * a timer sleep, however short, costs its wake-up latency,
 		 * which under emulation is longer than a sample. */
 		l.behind = missed > 0;
-		if (missed) {
-			at = now;
-		} else {
-			at = pacing_instant(&pc);
+		at = pacing_instant(&pc);
+		if (!missed) {
 			pacing_sleep_until(at, stop);
 			now = sampler_now_ns();
 		}

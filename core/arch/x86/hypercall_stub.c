@@ -60,7 +60,11 @@ bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
 				   after_trap &&
 		       (regs->arg0 == SCHEDOP_BLOCK ||
 			regs->arg0 == SCHEDOP_POLL);
+	/* hlt runs in the kernel only: an 0xf4 byte elsewhere, or inside
+	 * another instruction of a function outside the kernel's text, is
+	 * not one. */
 	return type != UP_DOMAIN_PV && regs->ip &&
+	       up_kernel_map_in_text(k, regs->ip - 1) &&
 	       up_mem_read(m, regs, regs->ip - 1, &op, 1) == 0 && op == 0xf4;
 }
 
