@@ -230,10 +230,13 @@ static int sample_floor(struct floor *f)
 	rc = domctl(f, f->dc, XEN_DOMCTL_getvcpucontext);
 	if (rc == 0)
 		walk(f, f->ctx);
-	if (domctl(f, f->dc, XEN_DOMCTL_unpausedomain) < 0)
-		return -1;
-	return rc;
+	for (int i = 0; i < 5; i++)       /* never leave it paused */
+		if (domctl(f, f->dc, XEN_DOMCTL_unpausedomain) == 0)
+			return rc;
+	return -1;
 }
+
+#define NOT_RUN 0x5a5a5a5aULL   /* no domctl returns it */
 
 static void mc_domctl(struct floor *f, multicall_entry_t *e,
 		      struct xen_domctl *dc, uint32_t cmd)
@@ -244,32 +247,34 @@ static void mc_domctl(struct floor *f, multicall_entry_t *e,
 	memset(e, 0, sizeof(*e));
 	e->op = __HYPERVISOR_domctl;
 	e->args[0] = (uint64_t)(uintptr_t)dc;
+	e->result = NOT_RUN;
 }
 
 static int sample_fused(struct floor *f)
 {
+	int rc;
+
 	mc_domctl(f, &f->mc[0], f->dc, XEN_DOMCTL_pausedomain);
 	mc_domctl(f, &f->mc[1], f->dc2, XEN_DOMCTL_getvcpucontext);
 	f->dc2->u.vcpucontext.vcpu = 0;
 	set_xen_guest_handle_raw(f->dc2->u.vcpucontext.ctxt,
 				 (vcpu_guest_context_t *)f->ctx);
-	if (xencall2(f->xcall, __HYPERVISOR_multicall,
-		     (uint64_t)(uintptr_t)f->mc, 2) < 0)
+	rc = xencall2(f->xcall, __HYPERVISOR_multicall,
+		      (uint64_t)(uintptr_t)f->mc, 2);
+	/* Paused only if the pause entry ran and succeeded. */
+	if (f->mc[0].result != 0)
 		return -1;
-	if ((int64_t)f->mc[0].result < 0)
-		return -1;
-	if ((int64_t)f->mc[1].result == 0)
+	if (rc == 0 && f->mc[1].result == 0)
 		walk(f, f->ctx);
 	mc_domctl(f, &f->mc[0], f->dc, XEN_DOMCTL_unpausedomain);
 	mc_domctl(f, &f->mc[1], f->dc2, XEN_DOMCTL_getdomaininfo);
 	f->dc2->u.getdomaininfo.domain = (domid_t)f->domid;
-	if (xencall2(f->xcall, __HYPERVISOR_multicall,
-		     (uint64_t)(uintptr_t)f->mc, 2) < 0 ||
-	    (int64_t)f->mc[0].result < 0) {
-		/* Never leave it paused. */
-		return domctl(f, f->dc, XEN_DOMCTL_unpausedomain) < 0 ? -1 : -2;
-	}
-	return 0;
+	xencall2(f->xcall, __HYPERVISOR_multicall, (uint64_t)(uintptr_t)f->mc, 2);
+	if (f->mc[0].result == 0)
+		return 0;
+	/* The unpause did not run, or failed: once more, plainly (never
+	 * twice after one that ran: Xen's pause is a count). */
+	return domctl(f, f->dc, XEN_DOMCTL_unpausedomain) < 0 ? -1 : -2;
 }
 
 /* The 2017 uniprof's default build (libxencall): each domctl on a struct
