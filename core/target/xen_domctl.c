@@ -192,6 +192,17 @@ static int multicall(struct xen_domctl_path *p, unsigned n)
 			(uint64_t)(uintptr_t)p->f.mc, n) < 0 ? -1 : 0;
 }
 
+/* Whether Xen refused the multicall whose return was mc_rc as a whole:
+ * before its first entry ran, or with ENOSYS for a domctl in a multicall.
+ * Then the path takes plain domctls from now on. */
+static bool fused_refused(struct xen_domctl_path *p, int mc_rc)
+{
+	if ((mc_rc < 0 && p->f.mc[0].result == NOT_RUN) ||
+	    (int64_t)p->f.mc[0].result == -ENOSYS)
+		p->f.broken = true;
+	return p->f.broken;
+}
+
 int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
 			  unsigned n, bool hvm)
 {
@@ -224,17 +235,9 @@ int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
 						 (vcpu_guest_context_t *)&p->f.ctx[i]);
 		}
 	}
-	if (multicall(p, n + 1) < 0 && p->f.mc[0].result == NOT_RUN) {
-		/* Refused before the pause ran: the plain way, from now on. */
-		p->f.broken = true;
+	if (fused_refused(p, multicall(p, n + 1)))
 		return xen_domctl_pause(p);
-	}
 	paused = (int64_t)p->f.mc[0].result;
-	if (paused == -ENOSYS) {
-		/* A hypervisor that takes no domctl in a multicall. */
-		p->f.broken = true;
-		return xen_domctl_pause(p);
-	}
 	if (paused < 0) {
 		errno = (int)-paused;
 		return fail_errno("pause", p);
@@ -280,15 +283,9 @@ int xen_domctl_unpause_state(struct xen_domctl_path *p)
 	fused_entry(p, 0, XEN_DOMCTL_unpausedomain);
 	dc = fused_entry(p, 1, XEN_DOMCTL_getdomaininfo);
 	dc->u.getdomaininfo.domain = (domid_t)p->domid;
-	if (multicall(p, 2) < 0 && p->f.mc[0].result == NOT_RUN) {
-		p->f.broken = true;
+	if (fused_refused(p, multicall(p, 2)))
 		return xen_domctl_unpause(p);
-	}
 	r = (int64_t)p->f.mc[0].result;
-	if (r == -ENOSYS) {
-		p->f.broken = true;
-		return xen_domctl_unpause(p);
-	}
 	if (r < 0) {
 		errno = (int)-r;
 		return fail_errno("unpause", p);
