@@ -38,6 +38,8 @@
 #include <xenctrl.h>
 #include <xenforeignmemory.h>
 
+#include "bench_time.h"
+
 #define PAGE 4096ULL
 #define CACHE 64
 #define MAX_SAMPLES 1000000
@@ -58,21 +60,6 @@ struct floor {
 	FILE *out;                     /* uniprof2017: its trace file */
 	uint64_t frames_read;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static uint64_t pct(uint64_t *v, size_t n, double p)
 {

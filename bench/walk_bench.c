@@ -18,23 +18,10 @@
 
 #include "uniprof/uniprof.h"
 
+#include "bench_time.h"
+
 #define REPEATS 50
 #define MAX_DEPTH 128
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static uint64_t median(uint64_t *v, size_t n)
 {
