@@ -31,7 +31,8 @@ CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \
 	core/unwind/cfi_table.c core/unwind/cfi_table.h
 CORE_SYMBOLS = core/symbols/table.c core/symbols/table_impl.h \
 	core/symbols/elf.c core/symbols/nm.c core/symbols/demangle.c \
-	core/symbols/hypercall.c core/symbols/load.c
+	core/symbols/hypercall.c core/symbols/load.c \
+	core/symbols/srcinfo.c core/symbols/srcinfo.h
 CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
 	core/sampler/pacing.c core/sampler/paused.c core/sampler/walk.c \
 	core/sampler/config.c core/sampler/stats.c \

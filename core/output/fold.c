@@ -46,6 +46,57 @@ static void frame_name(const struct up_symtab *s, uint64_t addr,
 			*c = '_';
 }
 
+/* The file's last path component: frames stay short. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
+			      bool is_return, bool leaf,
+			      const struct up_output_opts *opts,
+			      char (*names)[PROFILE_NAME_MAX])
+{
+	struct up_src_frame src[UP_SRC_MAX_FRAMES];
+	size_t nsrc = 0;
+	unsigned n = 1;
+
+	frame_name(s, addr, is_return, opts->with_offsets, names[0]);
+	if (up_symtab_has_source(s) && (!opts->no_inline || (opts->lines && leaf)))
+		nsrc = up_symtab_source(s, addr, is_return, src,
+					UP_SRC_MAX_FRAMES);
+	for (size_t i = nsrc; !opts->no_inline && i-- > 0;) {
+		char *b = names[n];
+
+		if (!src[i].inlined || !src[i].function)
+			continue;
+		name_fit(b, PROFILE_NAME_MAX - sizeof(PROFILE_INLINED_MARK),
+			 src[i].function);
+		strcat(b, PROFILE_INLINED_MARK);
+		for (char *c = b; *c; c++)
+			if (*c == ';' || *c == '\n' || *c == '\r')
+				*c = '_';
+		n++;
+	}
+	if (opts->lines && leaf && nsrc > 0 && src[0].file) {
+		char *b = names[n - 1], at[160];
+		size_t len = strlen(b);
+
+		/* A file name cut to fit, never the line number. */
+		snprintf(at, sizeof(at), " %.*s:%u", 120,
+			 base_name(src[0].file), src[0].line);
+		for (char *c = at; *c; c++)
+			if (*c == ';' || *c == '\n' || *c == '\r')
+				*c = '_';
+		if (len + strlen(at) >= PROFILE_NAME_MAX)
+			len = PROFILE_NAME_MAX - 1 - strlen(at);
+		memcpy(b + len, at, strlen(at) + 1);
+	}
+	return n;
+}
+
 struct agg {
 	const struct up_symtab *symtab;
 	const struct up_output_opts *opts;
@@ -55,6 +106,7 @@ struct agg {
 	char *line;
 	size_t line_cap;
 	unsigned *stamp;      /* top: last stack that counted a name */
+	char (*names)[PROFILE_NAME_MAX];   /* one frame's labels */
 	unsigned gen;
 	int err;
 };
@@ -139,9 +191,11 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 	if (rc == 0 && s->depth == 0)   /* [dropped] or [unseen] */
 		rc = line_append(a, &len, up_stack_record_pseudo(s));
 	for (unsigned i = s->depth; rc == 0 && i-- > 0;) {
-		frame_name(a->symtab, s->frames[i], i > 0, a->opts->with_offsets,
-			   name);
-		rc = line_append(a, &len, name);
+		unsigned n = profile_frame_labels(a->symtab, s->frames[i], i > 0,
+						  i == 0, a->opts, a->names);
+
+		for (unsigned k = 0; rc == 0 && k < n; k++)
+			rc = line_append(a, &len, a->names[k]);
 	}
 	if (rc < 0)
 		return a->err = rc;
@@ -167,16 +221,26 @@ static void agg_release(struct agg *a)
 	free(a->totals);
 	free(a->stamp);
 	free(a->line);
+	free(a->names);
 }
 
 static const struct up_output_opts default_opts = { .vcpu = -1 };
+
+static int agg_names(struct agg *a)
+{
+	a->names = malloc(UP_SRC_MAX_FRAMES * sizeof(*a->names));
+	return a->names ? 0 : up_fail(UP_ENOMEM, "out of memory");
+}
 
 int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,
 		 const struct up_output_opts *opts, struct strmap **keys,
 		 uint64_t **counts)
 {
 	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
-	int rc = strmap_new(&a.keys);
+	int rc = agg_names(&a);
+
+	if (rc == 0)
+		rc = strmap_new(&a.keys);
 
 	if (rc == 0)
 		rc = up_profile_foreach(p, visit_folded, &a);
@@ -247,7 +311,6 @@ static int top_count(struct agg *a, const char *name, bool leaf,
 static int visit_top(const struct up_stack_record *s, void *arg)
 {
 	struct agg *a = arg;
-	char name[PROFILE_NAME_MAX];
 	int rc = 0;
 
 	if (!kept(a->opts, s))
@@ -256,8 +319,16 @@ static int visit_top(const struct up_stack_record *s, void *arg)
 	if (s->depth == 0)               /* [dropped] or [unseen] */
 		return top_count(a, up_stack_record_pseudo(s), true, s->count);
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
-		frame_name(a->symtab, s->frames[i], i > 0, false, name);
-		rc = top_count(a, name, i == 0, s->count);
+		struct up_output_opts o = *a->opts;
+		unsigned n;
+
+		o.with_offsets = false;
+		n = profile_frame_labels(a->symtab, s->frames[i], i > 0, i == 0,
+					 &o, a->names);
+		/* Innermost first: the leaf is the last inlined call. */
+		for (unsigned k = n; rc == 0 && k-- > 0;)
+			rc = top_count(a, a->names[k], i == 0 && k == n - 1,
+				       s->count);
 	}
 	return rc;
 }
@@ -291,7 +362,9 @@ int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
 	size_t n = 0;
 	int rc;
 
-	rc = strmap_new(&a.keys);
+	rc = agg_names(&a);
+	if (rc == 0)
+		rc = strmap_new(&a.keys);
 	if (rc == 0)
 		rc = up_profile_foreach(p, visit_top, &a);
 	if (rc == 0 && a.err)

@@ -16,6 +16,17 @@
 bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
 			 bool is_return, bool with_offset, char *buf);
 
+/* The labels one raw frame stands for, outermost first: the function
+ * (profile_frame_label's name, ';' and line ends replaced), then each call
+ * inlined in it, innermost last, as "name (inlined)" (unless opts say
+ * no_inline); with opts->lines and leaf, the innermost gets " file:line".
+ * Returns how many (1 .. UP_SRC_MAX_FRAMES). */
+#define PROFILE_INLINED_MARK " (inlined)"
+unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
+			      bool is_return, bool leaf,
+			      const struct up_output_opts *opts,
+			      char (*names)[PROFILE_NAME_MAX]);
+
 /* *keys holds each distinct stack string, (*counts)[i] its samples; the
  * caller frees both (strmap_free, free). */
 int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,

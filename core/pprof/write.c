@@ -42,6 +42,20 @@ struct loc {
 	uint64_t addr;
 	long func;      /* function index, -1: unsymbolized */
 	bool synthetic; /* [truncated], [dropped]: no mapping */
+	size_t lines_off;   /* with source: its lines in the lines arena */
+	unsigned nlines;
+};
+
+/* A pprof Line: a function and a line in it (0: unknown). */
+struct line_rec {
+	long func;
+	int64_t line;
+};
+
+/* What DWARF says of a function: where it is defined. */
+struct func_src {
+	long file;          /* string index, 0: unknown */
+	int64_t start_line;
 };
 
 struct writer {
@@ -51,7 +65,11 @@ struct writer {
 	struct loc *loc;
 	size_t nloc, loc_cap;
 	long *func_name;     /* string index of each function's name */
-	size_t func_cap;
+	struct func_src *func_src;
+	size_t func_cap, func_src_cap;
+	struct line_rec *lines;   /* locations' lines, innermost first */
+	size_t nlines, lines_cap;
+	bool source;              /* the symbol table has DWARF lines */
 	uint64_t *ids;
 	size_t nids, ids_cap;
 	struct rec *recs;
@@ -97,7 +115,59 @@ static long func_idx(struct writer *w, const char *name)
 				sizeof(*w->func_name), 64) < 0)
 		return -1;
 	w->func_name[i] = s;
+	if (grow_array(&w->func_src, &w->func_src_cap, (size_t)i + 1,
+		       sizeof(*w->func_src), 64) < 0)
+		return -1;
+	w->func_src[i] = (struct func_src){ 0, 0 };
 	return i;
+}
+
+/* A function's file and first line, from the first frame that knew. */
+static void func_source(struct writer *w, long f, const struct up_src_frame *sf)
+{
+	if (f < 0 || w->func_src[f].file || !sf->decl_file)
+		return;
+	w->func_src[f].file = text_idx(w, sf->decl_file);
+	w->func_src[f].start_line = sf->decl_line;
+}
+
+/* A location's lines, as pprof wants them: the calls inlined at its
+ * address innermost first, the function holding the code (f) last. */
+static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
+		     bool is_return)
+{
+	struct up_src_frame src[UP_SRC_MAX_FRAMES];
+	size_t n = up_symtab_source(w->symtab, addr, is_return, src,
+				    UP_SRC_MAX_FRAMES);
+	size_t first = w->nlines;
+
+	if (n == 0)
+		return 0;
+	if (grow_array(&w->lines, &w->lines_cap, w->nlines + n,
+		       sizeof(*w->lines), 256) < 0)
+		return UP_ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		const struct up_src_frame *sf = &src[k];
+		long g = f;
+
+		if (sf->inlined) {
+			if (!sf->function)
+				continue;
+			g = func_idx(w, sf->function);
+			if (g < 0)
+				return UP_ENOMEM;
+		} else if (k != n - 1) {
+			continue;
+		}
+		func_source(w, g, sf);
+		w->lines[w->nlines++] = (struct line_rec){ g, sf->line };
+	}
+	/* The function itself, when DWARF found no subprogram around. */
+	if (src[n - 1].inlined)
+		w->lines[w->nlines++] = (struct line_rec){ f, 0 };
+	w->loc[loc].lines_off = first;
+	w->loc[loc].nlines = (unsigned)(w->nlines - first);
+	return 0;
 }
 
 /* The location of a frame: one per address, and per function where one
@@ -120,7 +190,7 @@ static long loc_idx(struct writer *w, uint64_t addr, const char *name,
 		return i;
 	if (grow_array(&w->loc, &w->loc_cap, (size_t)i + 1, sizeof(*w->loc), 256) < 0)
 		return -1;
-	w->loc[i] = (struct loc){ addr, f, synthetic };
+	w->loc[i] = (struct loc){ addr, f, synthetic, 0, 0 };
 	w->nloc = (size_t)i + 1;
 	if (!synthetic) {
 		if (addr < w->lo)
@@ -152,8 +222,14 @@ static int visit(const struct up_stack_record *s, void *arg)
 		bool named = profile_frame_label(w->symtab, s->frames[i], i > 0,
 						 false, name);
 
-		rc = add_id(w, loc_idx(w, w->names_only ? 0 : s->frames[i], name,
-				      named, w->names_only));
+		size_t known = w->nloc;
+		long loc = loc_idx(w, w->names_only ? 0 : s->frames[i], name,
+				   named, w->names_only);
+
+		if (loc >= 0 && (size_t)loc >= known && named && w->source &&
+		    loc_lines(w, loc, w->loc[loc].func, s->frames[i], i > 0) < 0)
+			loc = -1;
+		rc = add_id(w, loc);
 	}
 	/* The folded writer's pseudo-frames, at the root, as flame graph
 	 * views of pprof files show them. */
@@ -178,6 +254,8 @@ static void writer_release(struct writer *w)
 	strmap_free(w->funcs);
 	free(w->loc);
 	free(w->func_name);
+	free(w->func_src);
+	free(w->lines);
 	free(w->ids);
 	free(w->recs);
 }
@@ -270,8 +348,8 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	b->func_ptrs = calloc(nf + 1, sizeof(*b->func_ptrs));
 	b->locs = calloc(nl + 1, sizeof(*b->locs));
 	b->loc_ptrs = calloc(nl + 1, sizeof(*b->loc_ptrs));
-	b->lines = calloc(nl + 1, sizeof(*b->lines));
-	b->line_ptrs = calloc(nl + 1, sizeof(*b->line_ptrs));
+	b->lines = calloc(nl + w->nlines + 1, sizeof(*b->lines));
+	b->line_ptrs = calloc(nl + w->nlines + 1, sizeof(*b->line_ptrs));
 	b->samples = calloc(ns + 1, sizeof(*b->samples));
 	b->sample_ptrs = calloc(ns + 1, sizeof(*b->sample_ptrs));
 	b->values = calloc(2 * ns + 1, sizeof(*b->values));
@@ -286,6 +364,8 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		perftools__profiles__function__init(&b->funcs[i]);
 		b->funcs[i].id = i + 1;
 		b->funcs[i].name = b->funcs[i].system_name = w->func_name[i];
+		b->funcs[i].filename = w->func_src[i].file;
+		b->funcs[i].start_line = w->func_src[i].start_line;
 		b->func_ptrs[i] = &b->funcs[i];
 	}
 	for (size_t i = 0; i < nl; i++) {
@@ -297,7 +377,22 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		if (!w->loc[i].synthetic &&
 		    (!mapped || (l->address >= m->text_start && l->address < m->text_end)))
 			l->mapping_id = 1;
-		if (w->loc[i].func >= 0) {
+		if (w->loc[i].nlines) {
+			/* Past the locations' own slots: inlined chains. */
+			size_t at = nl + w->loc[i].lines_off;
+
+			for (unsigned k = 0; k < w->loc[i].nlines; k++) {
+				const struct line_rec *lr =
+					&w->lines[w->loc[i].lines_off + k];
+
+				perftools__profiles__line__init(&b->lines[at + k]);
+				b->lines[at + k].function_id = (uint64_t)lr->func + 1;
+				b->lines[at + k].line = lr->line;
+				b->line_ptrs[at + k] = &b->lines[at + k];
+			}
+			l->n_line = w->loc[i].nlines;
+			l->line = &b->line_ptrs[at];
+		} else if (w->loc[i].func >= 0) {
 			perftools__profiles__line__init(&b->lines[i]);
 			b->lines[i].function_id = (uint64_t)w->loc[i].func + 1;
 			b->line_ptrs[i] = &b->lines[i];
@@ -341,6 +436,8 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	b->mapping.filename = text_idx(w, m->kernel);
 	b->mapping.build_id = text_idx(w, m->build_id);
 	b->mapping.has_functions = w->symtab != NULL;
+	b->mapping.has_filenames = b->mapping.has_line_numbers =
+		b->mapping.has_inline_frames = w->nlines > 0;
 	b->mapping_ptr = &b->mapping;
 
 	for (int i = 0; i < 2; i++) {
@@ -389,6 +486,9 @@ int up_profile_write_pprof(const struct up_profile *p,
 	static const struct up_pprof_meta none;
 	struct writer w = { .symtab = symtab, .lo = UINT64_MAX,
 			    .names_only = meta && meta->names_only };
+
+	/* Stored profiles read back by name have no addresses to look up. */
+	w.source = up_symtab_has_source(symtab) && !w.names_only;
 	struct pb b;
 	uint8_t *buf = NULL;
 	size_t len;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/error_impl.h"
+#include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
 
 static int want_symbol(Elf *elf, const GElf_Sym *sym, const char *name,
@@ -166,6 +167,17 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 		if (id[0] && !(s->build_id = strdup(id))) {
 			up_symtab_free(s);
 			rc = up_fail(UP_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	/* DWARF is read after sampling, from these bytes: keep them. */
+	if (srcinfo_elf_has_dwarf(elf)) {
+		elf_end(elf);
+		elf = NULL;
+		rc = srcinfo_new(&s->src, copy, len);
+		copy = NULL;
+		if (rc < 0) {
+			up_symtab_free(s);
 			goto out;
 		}
 	}

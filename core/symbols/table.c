@@ -10,6 +10,7 @@
 
 #include "util/error_impl.h"
 #include "util/grow.h"
+#include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
 
 struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
@@ -31,6 +32,7 @@ void up_symtab_free(struct up_symtab *s)
 	free(s->names);
 	free(s->syms);
 	free(s->build_id);
+	srcinfo_free(s->src);
 	free(s);
 }
 
@@ -268,4 +270,23 @@ int up_symtab_format(const struct up_symtab *s, uint64_t addr,
 		return snprintf(buf, len, "%s+0x%llx", sym->name,
 				(unsigned long long)(addr - sym->addr));
 	return snprintf(buf, len, "%s", sym->name);
+}
+
+bool up_symtab_has_source(const struct up_symtab *s)
+{
+	return s && s->src;
+}
+
+size_t up_symtab_source(const struct up_symtab *s, uint64_t addr,
+			bool is_return, struct up_src_frame *out, size_t max)
+{
+	if (!s || !s->src || !max)
+		return 0;
+	return srcinfo_lookup(s->src, is_return && addr ? addr - 1 : addr,
+			      out, max);
+}
+
+const char *up_symtab_source_warning(const struct up_symtab *s)
+{
+	return s ? srcinfo_warning(s->src) : NULL;
 }

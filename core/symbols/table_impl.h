@@ -27,6 +27,7 @@ struct up_symtab {
 	char warning[256];         /* caps hit while loading: one line */
 	bool capped;               /* symbols left out (SYMTAB_MAX_*) */
 	size_t long_names;         /* names cut to SYMTAB_MAX_NAME */
+	struct srcinfo *src;       /* DWARF lines and inlines, or NULL */
 };
 
 /* Add to the table's warning line ("; "-separated). */

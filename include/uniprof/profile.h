@@ -101,6 +101,11 @@ struct up_output_opts {
 	 * samples as taken, and the unseen CPU time is already in the idle
 	 * ones there (the on-CPU view shows it). */
 	bool raw;
+	/* With DWARF in the image: calls inlined into a function are frames
+	 * of their own ("name (inlined)") unless no_inline; lines adds the
+	 * leaf's " file:line". */
+	bool no_inline;
+	bool lines;
 };
 
 /* Folded stacks, root first, "a;b;c count\n", as flamegraph.pl reads them.

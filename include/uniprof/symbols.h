@@ -80,6 +80,34 @@ const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
 int up_symtab_format(const struct up_symtab *s, uint64_t addr,
 		     bool with_offset, char *buf, size_t len);
 
+/* Source lines and inlined functions, when the file the table came from
+ * has DWARF (.debug_info and .debug_line: built with -g, or its debug
+ * file). Resolved after sampling, on first use, and cached per address. */
+struct up_src_frame {
+	const char *function;    /* DWARF's name; NULL when it has none */
+	const char *file;        /* the source file, NULL when unknown */
+	unsigned line;           /* 0 when unknown */
+	const char *decl_file;   /* where the function is defined */
+	unsigned decl_line;
+	bool inlined;            /* an inlined call, not a real frame */
+};
+
+/* Frames one address may stand for: the function, and up to 16 levels of
+ * inlined calls within it. */
+#define UP_SRC_MAX_FRAMES 17
+
+bool up_symtab_has_source(const struct up_symtab *s);
+
+/* The source frames of addr (addr - 1 for a return address): innermost
+ * inlined callee first, the function holding the code last. At most max;
+ * returns how many, 0 when no line information covers it. The strings
+ * live as long as the table. */
+size_t up_symtab_source(const struct up_symtab *s, uint64_t addr,
+			bool is_return, struct up_src_frame *out, size_t max);
+
+/* Caps met while resolving source frames, as one line; NULL when none. */
+const char *up_symtab_source_warning(const struct up_symtab *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@ UNIT_TESTS = \
 	tests/unit/test_eh_frame \
 	tests/unit/test_cfi_caps \
 	tests/unit/test_symbol_caps \
+	tests/unit/test_srcinfo \
 	tests/unit/test_unwind_cfi \
 	tests/unit/test_unwind_compare \
 	tests/unit/test_unwind_rules \
@@ -40,6 +41,7 @@ tests_unit_libtestguest_la_SOURCES = tests/unit/guest.c tests/unit/guest.h \
 tests_unit_libtestguest_la_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_libtestguest_la_LIBADD = core/libuniprof-core.la
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
+tests_unit_test_srcinfo_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
 
 LDADD = tests/unit/libtestguest.la core/libuniprof-core.la
 
@@ -81,10 +83,14 @@ tests_daemon_test_http_api_LDADD = $(UPD_LIBS)
 # build's CFLAGS after our own, as automake's rules had them.
 # A small program with known functions for the symbol tests.
 X86_FIXTURES = tests/unit/fixture_symbols tests/unit/fixture_cfi_far \
-	tests/unit/fixture_cfi_loop tests/unit/fixture_entry0
+	tests/unit/fixture_cfi_loop tests/unit/fixture_entry0 tests/unit/fixture_lines
 tests/unit/fixture_symbols: $(srcdir)/tests/unit/fixture_symbols.c
 	$(AM_V_CC)$(MKDIR_P) tests/unit && \
 	$(TG_CC) -O1 -g0 $(CFLAGS) -Wl,--build-id=sha1 -o $@ $(srcdir)/tests/unit/fixture_symbols.c
+# Inlined calls and line tables (-O2 -g), for the source-line tests.
+tests/unit/fixture_lines: $(srcdir)/tests/unit/fixture_lines.c
+	$(AM_V_CC)$(MKDIR_P) tests/unit && \
+	$(TG_CC) $(CFLAGS) -O2 -g -Wl,--build-id=sha1 -o $@ $(srcdir)/tests/unit/fixture_lines.c
 # An image with one CFI rule beyond the table, for the libunwind fallback.
 tests/unit/fixture_cfi_far: $(srcdir)/tests/unit/fixture_cfi_far.c
 	$(AM_V_CC)$(MKDIR_P) tests/unit && \

@@ -1,0 +1,45 @@
+/* Source lines and inlined functions of code addresses, from the image's
+ * DWARF (.debug_info, .debug_line) through libdw. Opened lazily on the
+ * first lookup, which is after sampling: loading a symbol table costs no
+ * more than keeping its file's bytes. Every answer is cached per address. */
+#ifndef UP_SYMBOLS_SRCINFO_H
+#define UP_SYMBOLS_SRCINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "uniprof/symbols.h"
+
+struct srcinfo;
+
+/* Whether an ELF file's bytes hold line tables or debug info worth
+ * keeping (an image built with -g, or its debug file). */
+bool srcinfo_elf_has_dwarf(const void *elf_handle);
+
+/* Take ownership of buf (a malloc'ed ELF file of len bytes). */
+int srcinfo_new(struct srcinfo **out, void *buf, size_t len);
+void srcinfo_free(struct srcinfo *si);
+
+/* The frames of code address pc, innermost inlined callee first and the
+ * function containing pc last (inlined false); at most max. Pointers stay
+ * valid until the srcinfo is freed. Returns how many (0: no line
+ * information covers pc). */
+size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
+		      struct up_src_frame *out, size_t max);
+
+/* Caps met while answering (inline depth, addresses, time), as one line;
+ * NULL when none. */
+const char *srcinfo_warning(const struct srcinfo *si);
+
+/* What one srcinfo may cost, whatever the image says: the addresses it
+ * resolves, the inlined levels it keeps per address, and the time it
+ * spends resolving in all. Past a cap, addresses get no source frames
+ * and the warning says so. Variables so that tests can lower them. */
+struct srcinfo_limits {
+	size_t addresses;
+	unsigned inline_depth;
+	uint64_t budget_ns;
+};
+extern struct srcinfo_limits srcinfo_limits;
+
+#endif

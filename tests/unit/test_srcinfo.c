@@ -1,0 +1,352 @@
+/* Source lines and inlined calls (core/symbols/srcinfo.c) on a program
+ * built with -O2 -g (fixture_lines.c): the chain of inlined calls at each
+ * address of fx_outer with the lines marked in the fixture's source, the
+ * writers' inlined frames, --no-inline and --lines, the caps, and an image
+ * without DWARF unchanged. */
+#include <unistd.h>
+#include <zlib.h>
+
+#include "guest.h"
+#include "pprof/profile.pb-c.h"
+#include "uniprof/stored.h"
+#include "test.h"
+#include "output/fold.h"
+#include "symbols/srcinfo.h"
+
+TEST_GLOBALS;
+
+static char fixture[4096], source[4096], plain[4096];
+static unsigned line_mix, line_twice, line_outer;
+
+/* The line of the fixture source holding "LINE: what". */
+static unsigned marked_line(const char *what)
+{
+	char want[128], buf[512];
+	unsigned n = 0, found = 0;
+	FILE *f = fopen(source, "r");
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "LINE: %s ", what);
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, want))
+			found = n;
+	}
+	fclose(f);
+	return found;
+}
+
+static const struct up_symbol *outer(const struct up_symtab *s)
+{
+	for (size_t i = 0; i < up_symtab_count(s); i++)
+		if (strcmp(up_symtab_symbol(s, i)->name, "fx_outer") == 0)
+			return up_symtab_symbol(s, i);
+	return NULL;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(tail);
+
+	return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+/* An address of fx_outer inside fx_mix (inlined into fx_twice, inlined
+ * into fx_outer), or 0. */
+static uint64_t addr_in_mix(const struct up_symtab *s)
+{
+	const struct up_symbol *fn = outer(s);
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+
+	for (uint64_t a = fn->addr; fn && a < fn->addr + fn->size; a++)
+		if (up_symtab_source(s, a, false, f, UP_SRC_MAX_FRAMES) == 3 &&
+		    f[0].function && strcmp(f[0].function, "fx_mix") == 0)
+			return a;
+	return 0;
+}
+
+static void test_inline_chain(void)
+{
+	struct up_symtab *s;
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	const struct up_symbol *fn;
+	unsigned mixed = 0, plain_outer = 0;
+	uint64_t a;
+
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	CHECK(up_symtab_has_source(s));
+	fn = outer(s);
+	REQUIRE(fn && fn->size > 0);
+	for (a = fn->addr; a < fn->addr + fn->size; a++) {
+		size_t n = up_symtab_source(s, a, false, f, UP_SRC_MAX_FRAMES);
+
+		REQUIRE(n >= 1);
+		/* The last frame is always the function holding the code. */
+		CHECK(!f[n - 1].inlined);
+		CHECK_STR(f[n - 1].function, "fx_outer");
+		CHECK(ends_with(f[n - 1].decl_file, "/fixture_lines.c"));
+		if (n == 1) {
+			plain_outer++;
+			continue;
+		}
+		if (n != 3)
+			continue;
+		/* mix's body, called from twice's line, called from outer's. */
+		CHECK_STR(f[0].function, "fx_mix");
+		CHECK(f[0].inlined && f[1].inlined);
+		CHECK_STR(f[1].function, "fx_twice");
+		CHECK(ends_with(f[0].file, "/fixture_lines.c"));
+		CHECK(f[0].line >= line_mix - 1 && f[0].line <= line_mix + 1);
+		CHECK_U64(f[1].line, line_twice);
+		CHECK_U64(f[2].line, line_outer);
+		CHECK(f[0].decl_line > 0 && f[0].decl_line < line_mix);
+		mixed++;
+	}
+	CHECK(mixed > 0);
+	CHECK(plain_outer > 0);
+	/* A return address is looked up at the call: addr - 1. */
+	a = addr_in_mix(s);
+	REQUIRE(a != 0);
+	CHECK(up_symtab_source(s, a + 1, true, f, UP_SRC_MAX_FRAMES) == 3);
+	/* max bounds what is written. */
+	CHECK(up_symtab_source(s, a, false, f, 1) == 1);
+	CHECK(up_symtab_source_warning(s) == NULL);
+	/* Outside any line table: nothing. */
+	CHECK(up_symtab_source(s, 0x10, false, f, UP_SRC_MAX_FRAMES) == 0);
+	up_symtab_free(s);
+}
+
+static void test_writers(void)
+{
+	struct up_symtab *s;
+	struct up_profile *p;
+	struct up_output_opts o = { .vcpu = -1 };
+	char buf[8192], want[256];
+	uint64_t a, frames[2];
+	FILE *out;
+
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	REQUIRE((a = addr_in_mix(s)) != 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	frames[0] = a;
+	frames[1] = outer(s)->addr + 1;    /* a "return address" */
+	REQUIRE(up_profile_add(p, 0, frames, 1, UP_TRUNC_NONE) == 0);
+	REQUIRE(up_profile_add(p, 0, frames, 1, UP_TRUNC_NONE) == 0);
+
+	out = fmemopen(buf, sizeof(buf), "w");
+	REQUIRE(out && up_profile_write_folded(p, s, &o, out) == 0);
+	fclose(out);
+	CHECK_STR(buf, "fx_outer;fx_twice (inlined);fx_mix (inlined) 2\n");
+
+	o.no_inline = true;
+	out = fmemopen(buf, sizeof(buf), "w");
+	REQUIRE(out && up_profile_write_folded(p, s, &o, out) == 0);
+	fclose(out);
+	CHECK_STR(buf, "fx_outer 2\n");
+
+	/* --lines: the leaf's line, inlined or not. */
+	o.lines = true;
+	snprintf(want, sizeof(want), "fx_outer fixture_lines.c:%u 2\n",
+		 line_mix);
+	out = fmemopen(buf, sizeof(buf), "w");
+	REQUIRE(out && up_profile_write_folded(p, s, &o, out) == 0);
+	fclose(out);
+	if (strcmp(buf, want) != 0) {   /* the loop may sit on the for line */
+		snprintf(want, sizeof(want), "fx_outer fixture_lines.c:%u 2\n",
+			 line_mix - 1);
+	}
+	CHECK_STR(buf, want);
+
+	o.no_inline = false;
+	out = fmemopen(buf, sizeof(buf), "w");
+	REQUIRE(out && up_profile_write_folded(p, s, &o, out) == 0);
+	fclose(out);
+	CHECK(strstr(buf, "fx_outer;fx_twice (inlined);fx_mix (inlined) fixture_lines.c:") == buf);
+
+	/* The top list: the inlined leaf is the self, its callers total. */
+	{
+		struct up_top_entry *e;
+		size_t n;
+
+		o.lines = false;
+		REQUIRE(up_profile_top(p, s, &o, &e, &n) == 0);
+		CHECK(n == 3);
+		CHECK(n > 0 && strcmp(e[0].name, "fx_mix (inlined)") == 0 &&
+		      e[0].self == 2 && e[0].total == 2);
+		for (size_t i = 1; i < n; i++)
+			CHECK(e[i].self == 0 && e[i].total == 2);
+		up_top_free(e, n);
+	}
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
+/* The pprof file's bytes, gunzipped and unpacked. */
+static Perftools__Profiles__Profile *read_pprof(const char *path)
+{
+	static uint8_t raw[1 << 20];
+	gzFile g = gzopen(path, "rb");
+	int n;
+
+	if (!g)
+		return NULL;
+	n = gzread(g, raw, sizeof(raw));
+	gzclose(g);
+	if (n <= 0)
+		return NULL;
+	return perftools__profiles__profile__unpack(NULL, (size_t)n, raw);
+}
+
+static const char *fn_name(const Perftools__Profiles__Profile *pb,
+			   uint64_t id)
+{
+	for (size_t i = 0; i < pb->n_function; i++)
+		if (pb->function[i]->id == id)
+			return pb->string_table[pb->function[i]->name];
+	return "?";
+}
+
+/* pprof: the leaf location's lines are mix, twice, outer (innermost
+ * first), with the marked lines; functions carry file and first line;
+ * the mapping says it has them. */
+static void test_pprof(void)
+{
+	struct up_pprof_meta meta = { .hz = 97 };
+	Perftools__Profiles__Profile *pb;
+	struct up_symtab *s;
+	struct up_profile *p;
+	char path[] = "/tmp/test_srcinfo.XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t a;
+	FILE *out;
+	unsigned checked = 0;
+
+	REQUIRE(fd >= 0);
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	REQUIRE((a = addr_in_mix(s)) != 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add(p, 0, &a, 1, UP_TRUNC_NONE) == 0);
+	out = fdopen(fd, "w");
+	REQUIRE(out && up_profile_write_pprof(p, s, &meta, out) == 0);
+	fclose(out);
+	pb = read_pprof(path);
+	unlink(path);
+	REQUIRE(pb != NULL);
+	CHECK(pb->n_mapping == 1 && pb->mapping[0]->has_filenames &&
+	      pb->mapping[0]->has_line_numbers &&
+	      pb->mapping[0]->has_inline_frames);
+	for (size_t i = 0; i < pb->n_location; i++) {
+		const Perftools__Profiles__Location *l = pb->location[i];
+
+		if (l->address != a)
+			continue;
+		REQUIRE(l->n_line == 3);
+		CHECK_STR(fn_name(pb, l->line[0]->function_id), "fx_mix");
+		CHECK_STR(fn_name(pb, l->line[1]->function_id), "fx_twice");
+		CHECK_STR(fn_name(pb, l->line[2]->function_id), "fx_outer");
+		CHECK(l->line[0]->line >= line_mix - 1 && l->line[0]->line <= line_mix);
+		CHECK_U64(l->line[1]->line, line_twice);
+		CHECK_U64(l->line[2]->line, line_outer);
+		checked++;
+	}
+	CHECK(checked == 1);
+	for (size_t i = 0; i < pb->n_function; i++) {
+		const Perftools__Profiles__Function *f = pb->function[i];
+
+		CHECK(ends_with(pb->string_table[f->filename], "/fixture_lines.c"));
+		CHECK(f->start_line > 0 && f->start_line <= (int64_t)line_outer);
+	}
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
+static void test_caps(void)
+{
+	struct srcinfo_limits saved = srcinfo_limits;
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	struct up_symtab *s;
+	uint64_t a;
+
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	REQUIRE((a = addr_in_mix(s)) != 0);
+	up_symtab_free(s);
+
+	/* One inlined level kept: the innermost, and the function. */
+	srcinfo_limits.inline_depth = 1;
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	REQUIRE(up_symtab_source(s, a, false, f, UP_SRC_MAX_FRAMES) == 2);
+	CHECK_STR(f[0].function, "fx_mix");
+	CHECK_STR(f[1].function, "fx_outer");
+	CHECK_U64(f[1].line, line_outer);   /* still the real call site */
+	CHECK(up_symtab_source_warning(s) &&
+	      strstr(up_symtab_source_warning(s), "inlined"));
+	up_symtab_free(s);
+	srcinfo_limits = saved;
+
+	/* One address resolved: the next gets nothing, and says why. */
+	srcinfo_limits.addresses = 1;
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	CHECK(up_symtab_source(s, a, false, f, UP_SRC_MAX_FRAMES) == 3);
+	CHECK(up_symtab_source(s, a, false, f, UP_SRC_MAX_FRAMES) == 3);
+	CHECK(up_symtab_source(s, a + 1, false, f, UP_SRC_MAX_FRAMES) == 0);
+	CHECK(up_symtab_source_warning(s) &&
+	      strstr(up_symtab_source_warning(s), "too many addresses"));
+	up_symtab_free(s);
+	srcinfo_limits = saved;
+
+	/* No time left: nothing resolved. */
+	srcinfo_limits.budget_ns = 0;
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	CHECK(up_symtab_source(s, a, false, f, UP_SRC_MAX_FRAMES) == 0);
+	CHECK(up_symtab_source_warning(s) &&
+	      strstr(up_symtab_source_warning(s), "too long"));
+	up_symtab_free(s);
+	srcinfo_limits = saved;
+}
+
+/* Without DWARF (fixture_entry0 is built -g0 alone): no source frames. */
+static void test_without_dwarf(void)
+{
+	struct up_symtab *s;
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	const struct up_symbol *sym;
+
+	REQUIRE(up_symtab_load(&s, plain) == 0);
+	CHECK(!up_symtab_has_source(s));
+	sym = up_symtab_symbol(s, 0);
+	CHECK(up_symtab_source(s, sym->addr, false, f, UP_SRC_MAX_FRAMES) == 0);
+	CHECK(up_symtab_source_warning(s) == NULL);
+	up_symtab_free(s);
+	CHECK(!up_symtab_has_source(NULL));
+	CHECK(up_symtab_source(NULL, 1, false, f, UP_SRC_MAX_FRAMES) == 0);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("top_builddir"), *src = getenv("top_srcdir");
+
+	(void)argc;
+	snprintf(fixture, sizeof(fixture), "%s/tests/unit/fixture_lines",
+		 dir ? dir : ".");
+	snprintf(plain, sizeof(plain), "%s/tests/unit/fixture_entry0",
+		 dir ? dir : ".");
+	snprintf(source, sizeof(source), "%s/tests/unit/fixture_lines.c",
+		 src ? src : ".");
+	line_mix = marked_line("mix body");
+	line_twice = marked_line("twice calls mix");
+	line_outer = marked_line("outer calls twice");
+	if (access(fixture, R_OK) != 0 || !line_mix || !line_twice ||
+	    !line_outer) {
+		fprintf(stderr, "%s: fixture %s or %s missing\n", argv[0],
+			fixture, source);
+		return 1;
+	}
+	RUN(test_inline_chain);
+	RUN(test_writers);
+	RUN(test_pprof);
+	RUN(test_caps);
+	RUN(test_without_dwarf);
+	TEST_MAIN_END();
+}
