@@ -18,7 +18,9 @@ static int failed(const struct xlp_source *src, int rc)
 static int write_folded(const struct xlp_source *src, FILE *out)
 {
 	const struct up_output_opts all = { .vcpu = src->view.vcpu,
-					    .with_idle = true, .raw = true };
+					    .with_idle = true, .raw = true,
+					    .no_inline = src->view.no_inline,
+					    .lines = src->view.lines };
 
 	return failed(src, up_profile_write_folded(src->profile, src->names,
 						   &all, out));

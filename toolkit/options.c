@@ -15,6 +15,7 @@ enum {
 	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
 	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME, OPT_IDLE,
 	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE, OPT_CONSISTENCY,
+	OPT_NO_INLINE, OPT_LINES,
 };
 
 static const struct xlp_option_doc docs[] = {
@@ -38,6 +39,10 @@ static const struct xlp_option_doc docs[] = {
 	  "paused: pause the domain for each sample, every stack of one instant (default); relaxed: no domain pause, Xen stops one vCPU at a time only to copy its registers, stacks checked for changes (see CONSISTENCY in xl-profile(1))" },
 	{ { "idle", no_argument, NULL, OPT_IDLE }, OPT_IDLE, NULL,
 	  "also show blocked (idle) vCPUs' stacks, under [idle], in the flame graph and top list (default: on-CPU time only)" },
+	{ { "no-inline", no_argument, NULL, OPT_NO_INLINE }, OPT_NO_INLINE, NULL,
+	  "fold calls inlined into a function back into it (default with DWARF in the image: each is a frame of its own, marked (inlined))" },
+	{ { "lines", no_argument, NULL, OPT_LINES }, OPT_LINES, NULL,
+	  "add the source file and line to each stack's leaf frame (needs DWARF: an image built with -g, or its debug file)" },
 	{ { "no-vcpu-state", no_argument, NULL, OPT_NO_VCPU_STATE }, OPT_NO_VCPU_STATE, NULL,
 	  "do not ask Xen whether each vCPU is blocked (one hypercall less per vCPU and sample; all stacks count as on-CPU)" },
 	{ { "entry", required_argument, NULL, OPT_ENTRY }, OPT_ENTRY, "FUNCTION",
@@ -254,6 +259,12 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			break;
 		case OPT_IDLE:
 			o->with_idle = true;
+			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
+			break;
+		case OPT_LINES:
+			o->lines = true;
 			break;
 		case OPT_NO_VCPU_STATE:
 			o->no_vcpu_state = true;

@@ -29,6 +29,8 @@ struct xlp_options {
 	bool once;                /* -1: one stack per vCPU, no files */
 	bool no_realtime;         /* sample without SCHED_FIFO/mlockall */
 	bool with_idle;           /* --idle: blocked stacks in SVG and top */
+	bool no_inline;           /* --no-inline: inlined calls folded back */
+	bool lines;               /* --lines: file:line on leaf frames */
 	bool no_vcpu_state;       /* --no-vcpu-state: do not ask busy/blocked */
 	const char *entries[16];  /* --entry: outermost functions */
 	unsigned nr_entries;

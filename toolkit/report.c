@@ -232,6 +232,8 @@ void xlp_report_summary(const struct xlp_report *r, struct xlp_summary *s)
 	s->names = r->symtab;
 	s->view.vcpu = -1;
 	s->view.with_idle = r->opt->with_idle;
+	s->view.no_inline = r->opt->no_inline;
+	s->view.lines = r->opt->lines;
 	s->top = r->opt->top;
 	s->run = r;
 	s->outputs = r->files;
@@ -266,6 +268,8 @@ void xlp_report_source(struct xlp_report_source *rs, const struct xlp_report *r,
 	src->names = r->symtab;
 	src->view.vcpu = -1;
 	src->view.with_idle = r->opt->with_idle;
+	src->view.no_inline = r->opt->no_inline;
+	src->view.lines = r->opt->lines;
 	src->top = r->opt->top;
 	src->title = rs->title;
 	xlp_report_summary(r, &rs->summary);

@@ -291,7 +291,9 @@ static int write_results(struct run *r)
 	xlp_busy_warnings(&rep, stderr);
 	if (!opt->quiet) {
 		const struct up_output_opts view = { .vcpu = -1,
-						     .with_idle = opt->with_idle };
+						     .with_idle = opt->with_idle,
+						     .no_inline = opt->no_inline,
+						     .lines = opt->lines };
 
 		xlp_report_text(&rep, stdout);
 		fputc('\n', stdout);

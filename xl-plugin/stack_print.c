@@ -51,6 +51,27 @@ static const struct up_symbol *frame_name(const struct up_symtab *symtab,
 	return sym;
 }
 
+/* " at file:line" of a source frame, when known. */
+static void print_at(FILE *out, const struct up_src_frame *f)
+{
+	if (!f->file)
+		return;
+	fputs(" at ", out);
+	up_text_print_escaped(out, f->file);
+	fprintf(out, ":%u", f->line);
+}
+
+static void json_at(yajl_gen g, const struct up_src_frame *f)
+{
+	xlp_json_key(g, "file");
+	xlp_json_str(g, f ? f->file : NULL);
+	xlp_json_key(g, "line");
+	if (f && f->file && f->line)
+		yajl_gen_integer(g, f->line);
+	else
+		yajl_gen_null(g);
+}
+
 static bool wanted(const struct xlp_stack_print *sp, unsigned v)
 {
 	return sp->vcpu < 0 || (unsigned)sp->vcpu == v;
@@ -79,9 +100,25 @@ unsigned xlp_print_stacks_text(const struct xlp_stack_print *sp, FILE *out)
 					up_vcpu_activity_name(s->activity),
 					up_trunc_name(s->trunc));
 			for (unsigned i = 0; i < s->depth; i++) {
+				struct up_src_frame src[UP_SRC_MAX_FRAMES];
+				size_t ns = up_symtab_source(sp->symtab, s->frames[i],
+							     i > 0, src, UP_SRC_MAX_FRAMES);
+
 				frame_name(sp->symtab, s->frames, i, name, sizeof(name));
 				fprintf(out, "  #%-3u 0x%016" PRIx64 "  ", i, s->frames[i]);
+				/* Calls inlined here first, as gdb lists them. */
+				for (size_t k = 0; k < ns; k++) {
+					if (!src[k].inlined)
+						break;
+					up_text_print_escaped(out, src[k].function ?
+							      src[k].function : "?");
+					fputs(" (inlined)", out);
+					print_at(out, &src[k]);
+					fprintf(out, "\n  %-4s %-18s  ", "", "");
+				}
 				up_text_print_escaped(out, name);
+				if (ns && !src[ns - 1].inlined)
+					print_at(out, &src[ns - 1]);
 				fputc('\n', out);
 			}
 		}
@@ -142,6 +179,8 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 			for (unsigned i = 0; i < s->depth; i++) {
 				const struct up_symbol *sym =
 					frame_name(sp->symtab, s->frames, i, name, sizeof(name));
+				struct up_src_frame src[UP_SRC_MAX_FRAMES];
+				size_t ns;
 
 				yajl_gen_map_open(g);
 				xlp_json_key(g, "address");
@@ -155,6 +194,21 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 					yajl_gen_null(g);
 				xlp_json_key(g, "name");
 				xlp_json_str(g, name);
+				ns = up_symtab_source(sp->symtab, s->frames[i], i > 0,
+						      src, UP_SRC_MAX_FRAMES);
+				json_at(g, ns && !src[ns - 1].inlined ?
+					   &src[ns - 1] : NULL);
+				/* Calls inlined at this address, innermost first. */
+				xlp_json_key(g, "inlined");
+				yajl_gen_array_open(g);
+				for (size_t k = 0; k < ns && src[k].inlined; k++) {
+					yajl_gen_map_open(g);
+					xlp_json_key(g, "function");
+					xlp_json_str(g, src[k].function);
+					json_at(g, &src[k]);
+					yajl_gen_map_close(g);
+				}
+				yajl_gen_array_close(g);
 				yajl_gen_map_close(g);
 			}
 			yajl_gen_array_close(g);

@@ -26,6 +26,12 @@ int xlp_stored_option(const char *cmd, int c, char **argv,
 	case XLP_OPT_IDLE:
 		o->view.with_idle = true;
 		return 1;
+	case XLP_OPT_NO_INLINE:
+		o->view.no_inline = true;
+		return 1;
+	case XLP_OPT_LINES:
+		o->view.lines = true;
+		return 1;
 	case XLP_OPT_VCPU:
 		if (xlp_parse_uint(optarg, 4095, &v) < 0) {
 			fprintf(stderr, "xl profile %s: invalid vCPU '%s': give a vCPU number from 0\n",

@@ -11,7 +11,8 @@
 #include "uniprof/uniprof.h"
 
 /* The options report and diff share. */
-enum { XLP_OPT_TOP = 256, XLP_OPT_VCPU, XLP_OPT_IDLE, XLP_OPT_FORCE_SYMBOLS };
+enum { XLP_OPT_TOP = 256, XLP_OPT_VCPU, XLP_OPT_IDLE, XLP_OPT_FORCE_SYMBOLS,
+       XLP_OPT_NO_INLINE, XLP_OPT_LINES };
 struct xlp_stored_opts {
 	struct up_output_opts view;
 	unsigned top;
@@ -19,7 +20,7 @@ struct xlp_stored_opts {
 	bool quiet;
 };
 /* One getopt result c that is not the command's own: 1 when it was -o,
- * -q, --idle, --vcpu or --top, else -2 after one error line (a bad value,
+ * -q, --idle, --no-inline, --lines, --vcpu or --top, else -2 after one error line (a bad value,
  * an unknown option or a missing value: exit status 2). */
 int xlp_stored_option(const char *cmd, int c, char **argv,
 		      struct xlp_stored_opts *o);

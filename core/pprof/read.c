@@ -171,13 +171,14 @@ static int index_pprof(struct pp *p)
 	return 0;
 }
 
-/* Frames of a sample, leaf first; inlined functions (foreign profiles)
- * become frames of their own when going by name. */
+/* Frames of a sample, leaf first; inlined functions (ours, and foreign
+ * profiles') become frames of their own when going by name, marked
+ * " (inlined)" as the writers mark them. */
 static int sample_frames(struct up_stored *s, const struct pp *p,
 			 const PbSample *sm, size_t nloc, size_t *depth,
 			 bool *deep)
 {
-	char unknown[24];
+	char unknown[24], inl[1024];
 
 	*depth = 0;
 	for (size_t i = 0; i < nloc; i++) {
@@ -206,6 +207,12 @@ static int sample_frames(struct up_stored *s, const struct pp *p,
 				if (!n) {
 					snprintf(unknown, sizeof(unknown), "0x%" PRIx64, l->address);
 					n = unknown;
+				} else if (j + 1 < lines) {
+					/* Inlined into the next line's function:
+					 * named as the live writers name it. */
+					snprintf(inl, sizeof(inl), "%.*s (inlined)",
+						 (int)(sizeof(inl) - 16), n);
+					n = inl;
 				}
 				rc = stored_name_frame(s, n, &s->frames[*depth]);
 			} else {

@@ -231,7 +231,6 @@ static void test_pprof(void)
 	REQUIRE(out && up_profile_write_pprof(p, s, &meta, out) == 0);
 	fclose(out);
 	pb = read_pprof(path);
-	unlink(path);
 	REQUIRE(pb != NULL);
 	CHECK(pb->n_mapping == 1 && pb->mapping[0]->has_filenames &&
 	      pb->mapping[0]->has_line_numbers &&
@@ -251,6 +250,27 @@ static void test_pprof(void)
 		checked++;
 	}
 	CHECK(checked == 1);
+	/* Read back (report, diff): inlined calls are frames by name, marked
+	 * as the live writers mark them, so the two compare. */
+	{
+		struct up_stored *st;
+		struct up_output_opts o = { .vcpu = -1 };
+		char buf[4096];
+		FILE *f;
+
+		out = fopen(path, "w");
+		REQUIRE(out && up_profile_write_pprof(p, s, &meta, out) == 0);
+		fclose(out);
+		REQUIRE(up_stored_load(&st, (const char *const[]){ path }, 1,
+				       NULL) == 0);
+		f = fmemopen(buf, sizeof(buf), "w");
+		REQUIRE(f && up_profile_write_folded(up_stored_profile(st),
+						     up_stored_symtab(st), &o, f) == 0);
+		fclose(f);
+		CHECK_STR(buf, "fx_outer;fx_twice (inlined);fx_mix (inlined) 1\n");
+		up_stored_free(st);
+		unlink(path);
+	}
 	for (size_t i = 0; i < pb->n_function; i++) {
 		const Perftools__Profiles__Function *f = pb->function[i];
 
