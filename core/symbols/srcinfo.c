@@ -1,7 +1,8 @@
-/* Source lines and inlined functions through libdw, as eu-addr2line -i
- * finds them: the line table gives the innermost file:line, the concrete
- * scopes around the address give the inlined calls, each with the call
- * site in its caller. The image is untrusted: libdw bounds-checks its
+/* Source lines and inlined functions through libdw: the line table gives
+ * the innermost file:line; the function holding the address (a binary
+ * search in its unit's index) and the concrete scopes inside it down to
+ * the address give the inlined calls, each with its call site in the
+ * caller (what eu-addr2line -i prints). The image is untrusted: libdw bounds-checks its
  * reads; we cap the depth we keep, the addresses we resolve and the time
  * we spend, and keep only valid UTF-8 of bounded length. */
 #include "config.h"
@@ -40,6 +41,22 @@ struct entry {
 	bool used;
 };
 
+/* A function's code range in a compile unit's index. */
+struct fn_range {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+};
+
+/* Each compile unit's functions by address, made on its first lookup:
+ * a lookup is then a binary search and a walk of one function's scopes,
+ * not of the whole unit (which is what dwarf_getscopes does, and which
+ * leaks on some malformed units). */
+struct cu_index {
+	Dwarf_Off cu;
+	struct fn_range *r;
+	size_t n;
+};
+
 struct srcinfo {
 	void *buf;
 	size_t len;
@@ -51,6 +68,8 @@ struct srcinfo {
 	struct frame_rec *frames;
 	size_t nframes, frames_cap;
 	struct strmap *strings;
+	struct cu_index *cus;
+	size_t ncus, cus_cap;
 	uint64_t spent_ns;
 	bool capped_depth, capped_addresses, capped_time;
 	char warning[256];
@@ -106,6 +125,9 @@ void srcinfo_free(struct srcinfo *si)
 	free(si->table);
 	free(si->frames);
 	strmap_free(si->strings);
+	for (size_t i = 0; i < si->ncus; i++)
+		free(si->cus[i].r);
+	free(si->cus);
 	free(si);
 }
 
@@ -194,11 +216,137 @@ static int push_frame(struct srcinfo *si, Dwarf_Die *fn, uint32_t file,
 	return 0;
 }
 
+/* Bounds on one unit's index and one function's scopes, whatever the
+ * DWARF says: DIEs visited, ranges per function, nesting. */
+#define INDEX_MAX_VISITS (4u << 20)
+#define INDEX_MAX_RANGES 256
+#define SCOPE_MAX_DEPTH 64
+#define SCOPE_MAX_VISITS 65536
+
+/* C++ puts functions inside these, which have no code range of their own. */
+static bool transparent(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void index_children(Dwarf_Die *parent, struct cu_index *ci,
+			   size_t *cap, unsigned depth, unsigned *visits)
+{
+	Dwarf_Die child;
+
+	if (depth > 8 || dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (++*visits > INDEX_MAX_VISITS)
+			return;
+		if (transparent(tag)) {
+			index_children(&child, ci, cap, depth + 1, visits);
+		} else if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			unsigned k = 0;
+
+			while (k++ < INDEX_MAX_RANGES &&
+			       (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (grow_array(&ci->r, cap, ci->n + 1,
+					       sizeof(*ci->r), 64) < 0)
+					return;
+				ci->r[ci->n++] = (struct fn_range){
+					lo, hi, dwarf_dieoffset(&child) };
+			}
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static struct cu_index *cu_index_of(struct srcinfo *si, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	struct cu_index *ci;
+	unsigned visits = 0;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < si->ncus; i++)
+		if (si->cus[i].cu == off)
+			return &si->cus[i];
+	if (grow_array(&si->cus, &si->cus_cap, si->ncus + 1,
+		       sizeof(*si->cus), 16) < 0)
+		return NULL;
+	ci = &si->cus[si->ncus++];
+	*ci = (struct cu_index){ .cu = off };
+	index_children(cu, ci, &cap, 0, &visits);
+	if (ci->n)
+		qsort(ci->r, ci->n, sizeof(*ci->r), range_cmp);
+	return ci;
+}
+
+/* The function whose code holds pc, by the unit's index. Overlapping
+ * ranges (hostile, or a function's cold part) are searched a few back. */
+static bool function_at(struct srcinfo *si, struct cu_index *ci, uint64_t pc,
+			Dwarf_Die *out)
+{
+	size_t lo = 0, hi = ci->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ci->r[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, k = 0; i-- > 0 && k < 16; k++)
+		if (pc < ci->r[i].hi && pc >= ci->r[i].lo)
+			return dwarf_offdie(si->dw, ci->r[i].die, out) != NULL;
+	return false;
+}
+
+/* The scopes around pc inside fn, outermost first (path[0] = fn): each
+ * step down is the child whose ranges hold pc. Returns the depth. */
+static int scopes_in(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *path)
+{
+	unsigned visits = 0;
+	int n = 1;
+
+	path[0] = *fn;
+	while (n < SCOPE_MAX_DEPTH) {
+		Dwarf_Die child;
+		bool down = false;
+
+		if (dwarf_child(&path[n - 1], &child) != 0)
+			break;
+		do {
+			if (++visits > SCOPE_MAX_VISITS)
+				return n;
+			if (dwarf_haspc(&child, pc) == 1) {
+				path[n++] = child;
+				down = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+		if (!down)
+			break;
+	}
+	return n;
+}
+
 /* Resolve pc into frames appended to si->frames. */
 static void resolve(struct srcinfo *si, uint64_t pc)
 {
-	Dwarf_Die cu, *scopes = NULL, *chain = NULL, innermost;
+	Dwarf_Die cu, fn, path[SCOPE_MAX_DEPTH];
 	Dwarf_Files *files = NULL;
+	struct cu_index *ci;
 	Dwarf_Line *ln;
 	uint32_t file = NO_STRING, line = 0;
 	unsigned depth = 0;
@@ -212,23 +360,18 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 		if (dwarf_lineno(ln, &lineno) == 0 && lineno > 0)
 			line = (uint32_t)lineno;
 	}
-	n = dwarf_getscopes(&cu, pc, &scopes);
-	if (n <= 0 || !dwarf_offdie(si->dw, dwarf_dieoffset(&scopes[0]),
-				    &innermost)) {
-		free(scopes);
+	ci = cu_index_of(si, &cu);
+	if (!ci || !function_at(si, ci, pc, &fn))
 		return;
-	}
-	free(scopes);
-	/* The concrete parents: abstract scopes would name the inlined
-	 * function's own body, not its caller. */
-	n = dwarf_getscopes_die(&innermost, &chain);
-	if (n > 0)
-		dwarf_getsrcfiles(&cu, &files, NULL);
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&chain[i]);
+	n = scopes_in(&fn, pc, path);
+	dwarf_getsrcfiles(&cu, &files, NULL);
+	/* Innermost first: each inlined call's position is where the code
+	 * is; its call site is its caller's position. */
+	for (int i = n; i-- > 0;) {
+		int tag = dwarf_tag(&path[i]);
 
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
-			push_frame(si, &chain[i], file, line, false);
+		if (i == 0) {
+			push_frame(si, &path[0], file, line, false);
 			break;
 		}
 		if (tag != DW_TAG_inlined_subroutine)
@@ -237,20 +380,15 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 		 * innermost and the function itself are kept. */
 		if (depth++ >= srcinfo_limits.inline_depth)
 			si->capped_depth = true;
-		else if (push_frame(si, &chain[i], file, line, true) < 0)
+		else if (push_frame(si, &path[i], file, line, true) < 0)
 			break;
-		/* Where this was inlined is the caller's position. */
-		line = udata(&chain[i], DW_AT_call_line);
+		line = udata(&path[i], DW_AT_call_line);
 		file = NO_STRING;
-		if (files) {
-			const char *f = dwarf_filesrc(
-				files, udata(&chain[i], DW_AT_call_file), NULL,
-				NULL);
-
-			file = keep(si, f);
-		}
+		if (files)
+			file = keep(si, dwarf_filesrc(
+				files, udata(&path[i], DW_AT_call_file), NULL,
+				NULL));
 	}
-	free(chain);
 }
 
 static struct entry *slot_for(struct srcinfo *si, uint64_t pc)

@@ -5,7 +5,7 @@
 FUZZ_SECONDS = 60
 FUZZ_TARGETS = tests/fuzz/fuzz_symbols tests/fuzz/fuzz_eh_frame \
 	tests/fuzz/fuzz_cfi_table tests/fuzz/fuzz_image tests/fuzz/fuzz_output \
-	tests/fuzz/fuzz_stored tests/fuzz/fuzz_core
+	tests/fuzz/fuzz_stored tests/fuzz/fuzz_core tests/fuzz/fuzz_srcinfo
 EXTRA_DIST += tests/fuzz
 if FUZZING
 EXTRA_PROGRAMS = $(FUZZ_TARGETS) tests/fuzz/gen_seeds
@@ -41,6 +41,10 @@ tests_fuzz_fuzz_core_SOURCES = tests/fuzz/fuzz_core.c
 tests_fuzz_fuzz_core_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_core_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_core_LDADD = $(FUZZ_LDADD)
+tests_fuzz_fuzz_srcinfo_SOURCES = tests/fuzz/fuzz_srcinfo.c
+tests_fuzz_fuzz_srcinfo_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_srcinfo_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_srcinfo_LDADD = $(FUZZ_LDADD)
 # The JSON summary is xl profile's own (toolkit/report.c), read back with yajl; the
 # SVG is read back with libxml2.
 tests_fuzz_fuzz_output_SOURCES = tests/fuzz/fuzz_output.c \

@@ -58,6 +58,14 @@ objcopy -j .debug_frame -j .text debug_frame.full "$out/fuzz_cfi_table/debug-fra
 # tests' fixture as the build made it with the cross compiler.
 cp "$unit/tests/unit/fixture_arm64.elf" "$out/fuzz_cfi_table/arm64.elf"
 
+# Source lines: the inlining fixture with its DWARF (5, GCC's default,
+# and 4), nothing else stripped but .comment.
+mkdir -p "$out/fuzz_srcinfo"
+gcc $small -O2 -g "$top/tests/unit/fixture_lines.c" -o lines.full
+gcc $small -O2 -gdwarf-4 "$top/tests/unit/fixture_lines.c" -o lines4.full
+objcopy -R .comment lines.full "$out/fuzz_srcinfo/fixture-lines.elf"
+objcopy -R .comment lines4.full "$out/fuzz_srcinfo/fixture-lines-dwarf4.elf"
+
 # Guests and output inputs are made by a program (tests/fuzz/gen_seeds.c).
 (cd "$fuzz" && make tests/fuzz/gen_seeds >/dev/null)
 mkdir -p "$out/fuzz_core"
