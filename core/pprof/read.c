@@ -15,6 +15,7 @@
 #include "util/strmap.h"
 #include "pprof/profile.pb-c.h"
 #include "profile/stored_impl.h"
+#include "uniprof/symbols.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
@@ -106,17 +107,59 @@ static const PbLocation *location(const struct pp *p, uint64_t id)
 	       p->pb->location[p->loc_idx[lo]] : NULL;
 }
 
-static const char *function_name(const struct pp *p, uint64_t id)
+static const PbFunction *function_of(const struct pp *p, uint64_t id)
 {
 	/* Functions are usually numbered 1..n in order; else search. */
 	const PbProfile *pb = p->pb;
 
 	if (id >= 1 && id <= pb->n_function && pb->function[id - 1]->id == id)
-		return pstr(p, pb->function[id - 1]->name);
+		return pb->function[id - 1];
 	for (size_t i = 0; i < pb->n_function; i++)
 		if (pb->function[i]->id == id)
-			return pstr(p, pb->function[i]->name);
+			return pb->function[i];
 	return NULL;
+}
+
+static const char *function_name(const struct pp *p, uint64_t id)
+{
+	const PbFunction *f = function_of(p, id);
+
+	return f ? pstr(p, f->name) : NULL;
+}
+
+/* A location's lines as source frames (innermost first), for a profile
+ * read by address: the symbol table gives them again, so its inlined
+ * calls and lines show as the live run showed them. */
+static int location_source(struct up_stored *s, const struct pp *p,
+			   const PbLocation *l, bool is_return)
+{
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	size_t n = 0;
+
+	for (size_t k = 0; k < l->n_line && n < UP_SRC_MAX_FRAMES; k++) {
+		const PbFunction *fn = function_of(p, l->line[k]->function_id);
+		const char *file = fn ? pstr(p, fn->filename) : NULL;
+
+		if (file && !*file)
+			file = NULL;
+		f[n++] = (struct up_src_frame){
+			.function = fn ? pstr(p, fn->name) : NULL,
+			.file = file,
+			.line = l->line[k]->line > 0 && l->line[k]->line <= UINT32_MAX ?
+				(unsigned)l->line[k]->line : 0,
+			.decl_file = file,
+			.decl_line = fn && fn->start_line > 0 && fn->start_line <= UINT32_MAX ?
+				(unsigned)fn->start_line : 0,
+			.inlined = k + 1 < l->n_line,
+		};
+	}
+	/* Only when there is more than a name to give. */
+	if (n < 2 && (n == 0 || (!f[0].file && !f[0].line)))
+		return 0;
+	/* Deeper than kept: the outermost, the function itself, stays last. */
+	if (l->n_line > n)
+		f[n - 1].inlined = false;
+	return stored_point_source(s, l->address, is_return, f, n);
 }
 
 /* The name the live run gave a location (its innermost line's function),
@@ -218,11 +261,19 @@ static int sample_frames(struct up_stored *s, const struct pp *p,
 			} else {
 				s->frames[*depth] = l->address;
 				rc = 0;
+				/* The function holding the code is the last line
+				 * (the ones before were inlined into it). */
+				if (l->n_line > 1)
+					n = function_name(p, l->line[l->n_line - 1]->function_id);
+				if (n && !*n)
+					n = NULL;
 				if (n && !s->resym) {
 					long id = strmap_intern(s->names_by_id, n);
 
 					rc = id < 0 ? UP_ENOMEM :
 					     stored_point_name(s, l->address, *depth > 0, id);
+					if (rc == 0)
+						rc = location_source(s, p, l, *depth > 0);
 				}
 			}
 			if (rc < 0)
@@ -336,8 +387,9 @@ static int load_header(struct up_stored *s, const struct pp *p)
 	return 0;
 }
 
-/* Whether one pprof can keep its addresses: no inlined lines (a location
- * that stands for several frames), and addresses at all. */
+/* Whether one pprof can keep its addresses: addresses at all, and inlined
+ * lines (a location that stands for several frames) only at addresses in
+ * a mapping, as ours writes them. */
 static bool addresses_consistent(const struct pp *p)
 {
 	const PbProfile *pb = p->pb;
@@ -345,7 +397,7 @@ static bool addresses_consistent(const struct pp *p)
 	for (size_t i = 0; i < pb->n_location; i++) {
 		const PbLocation *l = pb->location[i];
 
-		if (l->n_line > 1)
+		if (l->n_line > 1 && (l->address == 0 || l->mapping_id == 0))
 			return false;
 		/* Names without addresses (written from folded stacks), but
 		 * for our own pseudo-frames. */

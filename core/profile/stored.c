@@ -14,6 +14,7 @@
 #include "util/strmap.h"
 #include "profile/profile_impl.h"
 #include "profile/stored_impl.h"
+#include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
 
 static const struct file_read_caps profile_caps = {
@@ -44,6 +45,11 @@ static int build_symtab(struct up_stored *s)
 	if (rc < 0) {
 		up_symtab_free(t);
 		return rc;
+	}
+	/* The lines and inlined calls the file gave its addresses. */
+	if (!s->by_name) {
+		t->src = s->src;
+		s->src = NULL;
 	}
 	s->symtab = t;
 	return 0;
@@ -185,6 +191,7 @@ void up_stored_free(struct up_stored *s)
 	strmap_free(s->names_by_id);
 	strmap_free(s->points);
 	free(s->point_name);
+	srcinfo_free(s->src);
 	free(s->frames);
 	free(s->kernel);
 	free(s->build_id);

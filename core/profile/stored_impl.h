@@ -30,6 +30,7 @@ struct up_stored {
 	struct strmap *points;   /* addresses: "L" -> name, for the symtab */
 	long *point_name;
 	size_t point_cap;
+	struct srcinfo *src;     /* addresses: the pprof's lines and inlines */
 	uint64_t *frames;        /* one stack being assembled */
 	size_t frames_cap;
 };
@@ -48,6 +49,10 @@ int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
 		     enum up_vcpu_activity act, enum up_trunc trunc,
 		     bool dropped, bool unseen, size_t depth, uint64_t count);
 int stored_add_comment(struct up_stored *s, const char *c);
+/* By address: the source frames the live run gave ADDR (innermost first,
+ * its function last), for the symbol table to give them again. */
+int stored_point_source(struct up_stored *s, uint64_t addr, bool is_return,
+			const struct up_src_frame *f, size_t n);
 
 /* The two formats. */
 bool stored_looks_folded(const uint8_t *d, size_t n);

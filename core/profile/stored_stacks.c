@@ -12,6 +12,7 @@
 #include "util/strmap.h"
 #include "profile/profile_impl.h"
 #include "profile/stored_impl.h"
+#include "symbols/srcinfo.h"
 
 int stored_bad(const char *what, const char *why)
 {
@@ -52,6 +53,16 @@ int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
 		return UP_ENOMEM;
 	s->point_name[i] = name_id;
 	return 0;
+}
+
+int stored_point_source(struct up_stored *s, uint64_t addr, bool is_return,
+			const struct up_src_frame *f, size_t n)
+{
+	int rc;
+
+	if (!s->src && (rc = srcinfo_new(&s->src, NULL, 0)) < 0)
+		return rc;
+	return srcinfo_add(s->src, is_return && addr ? addr - 1 : addr, f, n);
 }
 
 /* dropped: a pseudo-stack of depth 0, [unseen] if unseen, else

@@ -146,6 +146,9 @@ static bool opened(struct srcinfo *si)
 	if (si->opened)
 		return !si->broken;
 	si->opened = true;
+	si->broken = !si->buf;
+	if (si->broken)
+		return false;
 	si->elf = elf_memory(si->buf, si->len);
 	if (si->elf)
 		si->dw = dwarf_begin_elf(si->elf, DWARF_C_READ, NULL);
@@ -433,19 +436,52 @@ static void set_warning(struct srcinfo *si)
 		si->warning[n - 2] = '\0';
 }
 
+int srcinfo_add(struct srcinfo *si, uint64_t pc, const struct up_src_frame *f,
+		size_t n)
+{
+	struct entry *e;
+	size_t first = si->nframes;
+
+	if (si->table && slot_for(si, pc)->used)
+		return 0;
+	if (si->used >= srcinfo_limits.addresses)
+		return 0;
+	if (n > srcinfo_limits.inline_depth + 1)
+		n = srcinfo_limits.inline_depth + 1;
+	if (table_room(si) < 0 ||
+	    grow_array(&si->frames, &si->frames_cap, si->nframes + n,
+		       sizeof(*si->frames), 64) < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		si->frames[si->nframes++] = (struct frame_rec){
+			.function = keep(si, f[i].function),
+			.file = keep(si, f[i].file),
+			.decl_file = keep(si, f[i].decl_file),
+			.line = f[i].line, .decl_line = f[i].decl_line,
+			.inlined = f[i].inlined && i + 1 < n,
+		};
+	e = slot_for(si, pc);
+	*e = (struct entry){ .pc = pc, .first = (uint32_t)first,
+			     .n = (uint32_t)n, .used = true };
+	si->used++;
+	return 0;
+}
+
 size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		      struct up_src_frame *out, size_t max)
 {
 	struct entry *e;
 	size_t n;
 
-	if (!si || !opened(si))
+	if (!si)
 		return 0;
 	if (si->table) {
 		e = slot_for(si, pc);
 		if (e->used)
 			goto found;
 	}
+	if (!opened(si))
+		return 0;
 	if (si->used >= srcinfo_limits.addresses ||
 	    si->spent_ns >= srcinfo_limits.budget_ns) {
 		si->capped_addresses |= si->used >= srcinfo_limits.addresses;

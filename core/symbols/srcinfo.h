@@ -16,8 +16,14 @@ struct srcinfo;
  * keeping (an image built with -g, or its debug file). */
 bool srcinfo_elf_has_dwarf(const void *elf_handle);
 
-/* Take ownership of buf (a malloc'ed ELF file of len bytes). */
+/* Take ownership of buf (a malloc'ed ELF file of len bytes). buf NULL:
+ * no DWARF, only what srcinfo_add says (a stored profile's lines). */
 int srcinfo_new(struct srcinfo **out, void *buf, size_t len);
+
+/* The frames of pc, as srcinfo_lookup will give them (the first answer
+ * for a pc stays). */
+int srcinfo_add(struct srcinfo *si, uint64_t pc, const struct up_src_frame *f,
+		size_t n);
 void srcinfo_free(struct srcinfo *si);
 
 /* The frames of code address pc, innermost inlined callee first and the

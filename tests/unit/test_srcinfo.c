@@ -250,8 +250,8 @@ static void test_pprof(void)
 		checked++;
 	}
 	CHECK(checked == 1);
-	/* Read back (report, diff): inlined calls are frames by name, marked
-	 * as the live writers mark them, so the two compare. */
+	/* Read back (report, diff): by address, with the file's lines and
+	 * inlined calls, which the writers show as they showed them live. */
 	{
 		struct up_stored *st;
 		struct up_output_opts o = { .vcpu = -1 };
@@ -268,6 +268,26 @@ static void test_pprof(void)
 						     up_stored_symtab(st), &o, f) == 0);
 		fclose(f);
 		CHECK_STR(buf, "fx_outer;fx_twice (inlined);fx_mix (inlined) 1\n");
+		CHECK(!up_stored_names_only(st));   /* kept by address */
+		/* report --lines and --no-inline, without the image. */
+		o.lines = true;
+		o.no_inline = true;
+		f = fmemopen(buf, sizeof(buf), "w");
+		REQUIRE(f && up_profile_write_folded(up_stored_profile(st),
+						     up_stored_symtab(st), &o, f) == 0);
+		fclose(f);
+		CHECK(strncmp(buf, "fx_outer fixture_lines.c:", 25) == 0);
+		up_stored_free(st);
+		/* Two files merge by name: inlined calls keep their mark. */
+		REQUIRE(up_stored_load(&st, (const char *const[]){ path, path },
+				       2, NULL) == 0);
+		CHECK(up_stored_names_only(st));
+		o.lines = o.no_inline = false;
+		f = fmemopen(buf, sizeof(buf), "w");
+		REQUIRE(f && up_profile_write_folded(up_stored_profile(st),
+						     up_stored_symtab(st), &o, f) == 0);
+		fclose(f);
+		CHECK_STR(buf, "fx_outer;fx_twice (inlined);fx_mix (inlined) 2\n");
 		up_stored_free(st);
 		unlink(path);
 	}
