@@ -10,6 +10,12 @@ bench_uniprof_floor_SOURCES = bench/floor.c bench/bench_time.h
 bench_uniprof_floor_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS) $(XENCALL_CFLAGS) $(XENFMEM_CFLAGS)
 bench_uniprof_floor_LDADD = $(XENCALL_LIBS) $(XENFMEM_LIBS)
 
+# What source lines and inlined calls cost (no Xen: before and after
+# sampling), run by make bench on generated images (bench/lines-bench.sh).
+noinst_PROGRAMS = bench/uniprof-lines-bench
+bench_uniprof_lines_bench_SOURCES = bench/lines_bench.c bench/bench_time.h
+bench_uniprof_lines_bench_LDADD = core/libuniprof-core.la
+
 # make check-arm64: the same proof on Xen on Arm (tests/xen-vm/xen-arm64.test:
 # an arm64 cross build of uniprof for dom0, Debian's Xen/arm64 in
 # qemu-system-aarch64, the AArch64 test unikernel). Apart from make check,

@@ -7,7 +7,8 @@
 # BENCH_PHASE_S (seconds per slowdown phase, default 20), BENCH_ONLY=fleet
 # (only uniprofd over 1, 4 and 16 domains, a few minutes), BENCH_ONLY=floor
 # (only uniprof against the hypercall floor and the 2017 uniprof, about ten
-# minutes; FLOOR_ROUNDS rounds, default 5), UNIPROF2017_BIN (a build of the
+# minutes; FLOOR_ROUNDS rounds, default 5), BENCH_ONLY=lines (only what
+# source lines cost, no Xen: bench/lines-bench.sh), UNIPROF2017_BIN (a build of the
 # 2017 uniprof to measure beside its equivalent loop).
 set -u
 src=$(cd "${top_srcdir:-.}" && pwd)
@@ -19,6 +20,12 @@ mkdir -p "$work/extra/uniprof/jobs" "$work/extra/bench"
 
 cp "$src/bench/fleet-job.sh" "$work/extra/uniprof/jobs/fleet.sh"
 cp "$src/bench/floor-job.sh" "$work/extra/uniprof/jobs/floor.sh"
+# Source lines cost no Xen time: measured here, before the boot.
+case ${BENCH_ONLY:-} in
+lines) exec "$src/bench/lines-bench.sh" "$src" "$builddir" ;;
+'' | all) "$src/bench/lines-bench.sh" "$src" "$builddir" ||
+	echo "bench: the source-lines measurement failed (above)" >&2 ;;
+esac
 case ${BENCH_ONLY:-} in
 fleet|floor)
 	# One part alone: the job's helpers, then that part.
@@ -26,7 +33,7 @@ fleet|floor)
 	  printf '. /uniprof/jobs/%s.sh\n%s_bench\nput "done"\n' "$BENCH_ONLY" "$BENCH_ONLY"; } \
 		> "$work/extra/uniprof/jobs/bench.sh" ;;
 '' | all) ;;
-*) echo "bench: BENCH_ONLY is fleet or floor, not '$BENCH_ONLY'" >&2; exit 2 ;;
+*) echo "bench: BENCH_ONLY is fleet, floor or lines, not '$BENCH_ONLY'" >&2; exit 2 ;;
 esac
 if [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = all ]; then
 	cp "$src/bench/overhead-job.sh" "$work/extra/uniprof/jobs/bench.sh"
