@@ -106,6 +106,7 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 	struct up_elf_identity kid = { { 0 } };
 	const char *debug = q->debug_dir ? q->debug_dir : "/usr/lib/debug";
 	char *cand[10] = { NULL }, *dir = NULL, *tmp;
+	struct up_symtab *plain = NULL;   /* the kernel's, without DWARF */
 	const char *why[10];
 	int n = 0, rc = 0;
 
@@ -136,8 +137,16 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 	}
 	if (kid.has_symtab) {
 		rc = try_file(q, q->kernel, kid.build_id, "domain kernel", false, out);
-		if (rc != 0)
+		/* Symbols without DWARF: a debug file may have the lines. */
+		if (rc < 0 || (rc == 1 && up_symtab_has_source(*out)))
 			goto done;
+		if (rc == 1) {
+			plain = *out;
+			*out = NULL;
+			rc = 0;
+			note(q, "%s (%s): no DWARF, looking for its debug file for source lines",
+			     q->kernel, "domain kernel");
+		}
 	} else if (kid.machine) {
 		note(q, "%s (%s): no symbol table, looking for its debug file", q->kernel,
 		     "domain kernel");
@@ -146,8 +155,11 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 	tmp = strdup(q->kernel);
 	dir = tmp ? strdup(dirname(tmp)) : NULL;
 	free(tmp);
-	if (!dir)
+	if (!dir) {
+		*out = plain;
+		*used = plain ? strdup(q->kernel) : NULL;
 		return 0;
+	}
 	if (strlen(kid.build_id) > 2) {
 		char sub[3] = { kid.build_id[0], kid.build_id[1], '\0' };
 		char *p;
@@ -179,10 +191,20 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 		if (!cand[i])
 			continue;
 		rc = try_file(q, cand[i], kid.build_id, why[i], false, out);
-		if (rc == 1) {
+		if (rc == 1 && plain && !up_symtab_has_source(*out)) {
+			up_symtab_free(*out);    /* no better than the kernel's */
+			*out = NULL;
+			rc = 0;
+		} else if (rc == 1) {
 			*used = cand[i];
 			cand[i] = NULL;
 		}
+	}
+	if (plain && rc == 0) {
+		*out = plain;
+		rc = 1;
+	} else {
+		up_symtab_free(plain);
 	}
 done:
 	if (rc == 1 && !*used)

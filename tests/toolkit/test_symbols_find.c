@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../unit/test.h"
+#include "toolkit/image_cache.h"
 #include "toolkit/symbols_find.h"
 #include "uniprof/uniprof.h"
 
@@ -127,6 +128,44 @@ static void test_build_id_and_debuglink(void)
 		fclose(f);
 }
 
+/* A kernel with symbols but no DWARF: its debug file with DWARF wins (the
+ * source lines), one without DWARF does not (the kernel's own stays). */
+static void test_debug_file_for_lines(void)
+{
+	char k[600], bid[1024];
+	struct xlp_symbol_query q = { .guest_width = 8 };
+	struct up_elf_identity id;
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+
+	fresh("lines", k, sizeof(k));
+	sh("objcopy --strip-debug '%s' '%s'", full, k);
+	REQUIRE(up_elf_identify(k, &id) == 0);
+	REQUIRE(id.has_symtab && strlen(id.build_id) == 40);
+	snprintf(bid, sizeof(bid), "%s/lines/debug/.build-id/%.2s", dir, id.build_id);
+	sh("mkdir -p '%s' && objcopy --strip-all '%s' '%s/%s.debug'", bid, full, bid,
+	   id.build_id + 2);   /* no DWARF, no symbols: not better */
+	snprintf(bid, sizeof(bid), "%s/lines/debug", dir);
+	q.kernel = k;
+	q.debug_dir = bid;
+	CHECK(xlp_find_symbols(&q, &s, &used) == 0);
+	CHECK(s && !up_symtab_has_source(s));
+	CHECK_STR(used, k);
+	up_symtab_free(s);
+	free(used);
+	s = NULL;
+	used = NULL;
+	snprintf(bid, sizeof(bid), "%s/lines/debug/.build-id/%.2s", dir, id.build_id);
+	sh("objcopy --only-keep-debug '%s' '%s/%s.debug'", full, bid, id.build_id + 2);
+	snprintf(bid, sizeof(bid), "%s/lines/debug", dir);
+	xlp_image_cache_drop();    /* the same path, new contents */
+	CHECK(xlp_find_symbols(&q, &s, &used) == 0);
+	CHECK(s && up_symtab_has_source(s));
+	CHECK(used && strstr(used, "/.build-id/") != NULL);
+	up_symtab_free(s);
+	free(used);
+}
+
 static void test_build_id_mismatch(void)
 {
 	char k[600], *used = NULL;
@@ -218,6 +257,7 @@ int main(void)
 	RUN(test_kernel_with_symbols);
 	RUN(test_order_beside);
 	RUN(test_build_id_and_debuglink);
+	RUN(test_debug_file_for_lines);
 	RUN(test_build_id_mismatch);
 	RUN(test_explicit_and_missing);
 	RUN(test_wrong_width);
