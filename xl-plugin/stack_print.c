@@ -106,7 +106,8 @@ unsigned xlp_print_stacks_text(const struct xlp_stack_print *sp, FILE *out)
 
 				frame_name(sp->symtab, s->frames, i, name, sizeof(name));
 				fprintf(out, "  #%-3u 0x%016" PRIx64 "  ", i, s->frames[i]);
-				/* Calls inlined here first, as gdb lists them. */
+				/* Calls inlined here first, as gdb lists them,
+				 * each line with the frame's number and address. */
 				for (size_t k = 0; k < ns; k++) {
 					if (!src[k].inlined)
 						break;
@@ -114,7 +115,8 @@ unsigned xlp_print_stacks_text(const struct xlp_stack_print *sp, FILE *out)
 							      src[k].function : "?");
 					fputs(" (inlined)", out);
 					print_at(out, &src[k]);
-					fprintf(out, "\n  %-4s %-18s  ", "", "");
+					fprintf(out, "\n  #%-3u 0x%016" PRIx64 "  ", i,
+						s->frames[i]);
 				}
 				up_text_print_escaped(out, name);
 				if (ns && !src[ns - 1].inlined)

@@ -60,6 +60,12 @@ function callee_ok(a, b,    n) {
 	stack = $0
 	sub(/ [0-9]+$/, "", stack)
 	n = split(stack, f, ";")
+	# Calls inlined into a function are part of it here: the checks are
+	# of real frames (tests/xl-plugin/pprof-go.test checks the inlined).
+	m = 0
+	for (i = 1; i <= n; i++)
+		if (f[i] !~ / \(inlined\)$/) f[++m] = f[i]
+	n = m
 	total += count
 	idle_stack = (f[1] == "[idle]")
 	if (idle_stack) {

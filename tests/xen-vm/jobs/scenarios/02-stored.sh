@@ -25,6 +25,16 @@ if [ -s "${FP_PV_STEM:-}.pb.gz" ]; then
 			grep -q '\"build_id\": \"[0-9a-f]\{40\}\"' $OUT/r.json"
 	xl profile report -F folded $OUT/r.pb.gz > $OUT/r2.folded 2>> $OUT/r.err
 	check "report: a pprof written by report reads back the same" cmp -s $OUT/r2.folded "$FP_PV_STEM.folded"
+	# Inlined calls and lines come with the file (the image has DWARF).
+	xl profile report --no-inline -F folded "$FP_PV_STEM.pb.gz" > $OUT/r-noinl.folded 2>> $OUT/r.err
+	sed 's/;[^;]* (inlined)//g' "$FP_PV_STEM.folded" |
+		awk '{ s = $0; sub(/ [0-9]+$/, "", s); n[s] += $NF } END { for (s in n) print s, n[s] }' |
+		sort > $OUT/r-noinl.want
+	check "report --no-inline: the live stacks with their inlined calls folded back" \
+		sh -c "grep -q '(inlined)' '$FP_PV_STEM.folded' && sort $OUT/r-noinl.folded | cmp -s - $OUT/r-noinl.want"
+	xl profile report --lines -F txt "$FP_PV_STEM.pb.gz" > $OUT/r-lines.txt 2>> $OUT/r.err
+	check "report --lines: the top list by source line, without the image" \
+		grep -q "tg_chain_10 workload.c:[0-9]" $OUT/r-lines.txt
 else
 	not_ok "report: the PV run left a pprof profile" "$(ls /var/log/xen/profile/)"
 fi
