@@ -8,11 +8,13 @@
 #include "toolkit/json_write.h"
 #include "stack_print.h"
 
-/* One vCPU's stack, found by a walk of the profile. */
+/* One vCPU's stack, found by a walk of the profile: copied into the
+ * caller's record (the walk's own is gone when it returns; its frames
+ * stay, they are the profile's). */
 struct found {
 	unsigned vcpu;
-	const struct up_stack_record *rec;
-	struct up_stack_record copy;
+	struct up_stack_record *out;
+	bool hit;
 };
 
 static int find(const struct up_stack_record *s, void *arg)
@@ -21,18 +23,19 @@ static int find(const struct up_stack_record *s, void *arg)
 
 	if (s->vcpu != f->vcpu || s->depth == 0)
 		return 0;
-	f->copy = *s;
-	f->rec = &f->copy;
+	*f->out = *s;
+	f->hit = true;
 	return 1;
 }
 
 static const struct up_stack_record *stack_of(const struct up_profile *p,
-					      unsigned vcpu)
+					      unsigned vcpu,
+					      struct up_stack_record *rec)
 {
-	struct found f = { .vcpu = vcpu };
+	struct found f = { .vcpu = vcpu, .out = rec };
 
 	up_profile_foreach(p, find, &f);
-	return f.rec;
+	return f.hit ? rec : NULL;
 }
 
 /* Return addresses point after the call: name the call. The symbol, or
@@ -83,11 +86,12 @@ unsigned xlp_print_stacks_text(const struct xlp_stack_print *sp, FILE *out)
 	char name[512];
 
 	for (unsigned v = 0; v < n; v++) {
+		struct up_stack_record rec;
 		const struct up_stack_record *s;
 
 		if (!wanted(sp, v))
 			continue;
-		s = stack_of(sp->profile, v);
+		s = stack_of(sp->profile, v, &rec);
 		if (!s) {
 			fprintf(out, "vcpu%u: no stack (%s)\n", v,
 				sp->missing_why ? sp->missing_why : "offline");
@@ -154,11 +158,12 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 	xlp_json_key(g, "vcpus");
 	yajl_gen_array_open(g);
 	for (unsigned v = 0; v < n; v++) {
+		struct up_stack_record rec;
 		const struct up_stack_record *s;
 
 		if (!wanted(sp, v))
 			continue;
-		s = stack_of(sp->profile, v);
+		s = stack_of(sp->profile, v, &rec);
 		yajl_gen_map_open(g);
 		xlp_json_key(g, "vcpu");
 		yajl_gen_integer(g, v);

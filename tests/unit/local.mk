@@ -30,6 +30,7 @@ UNIT_TESTS = \
 	tests/unit/test_output_names \
 	tests/toolkit/test_report \
 	tests/toolkit/test_formats \
+	tests/xl-plugin/test_stack_print \
 	tests/daemon/test_settings \
 	tests/daemon/test_http_api
 
@@ -60,6 +61,14 @@ tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
 	toolkit/json_write.c toolkit/json_write.h
 tests_toolkit_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_toolkit_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
+
+# xl profile --once and core's stack printing, text and JSON.
+tests_xl_plugin_test_stack_print_SOURCES = tests/xl-plugin/test_stack_print.c \
+	xl-plugin/stack_print.c xl-plugin/stack_print.h \
+	toolkit/json_write.c toolkit/json_write.h
+tests_xl_plugin_test_stack_print_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin -I$(top_srcdir)/tests/unit
+tests_xl_plugin_test_stack_print_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_xl_plugin_test_stack_print_LDADD = $(LDADD) $(YAJL_LIBS)
 
 # The output formats' table is consistent (names, suffixes, bits, commands).
 tests_toolkit_test_formats_SOURCES = tests/toolkit/test_formats.c \
