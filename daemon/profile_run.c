@@ -52,8 +52,14 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		return -1;
 	}
 	xlp_report_source(&out, &rep, sym->kmap, &r->started, XLP_FORMAT_PPROF);
+	/* The table outlives this run (cached per build): its source-line
+	 * caps are this profile's. */
+	up_symtab_source_new_pass(sym->symtab);
 	rc = xlp_format_write(XLP_FORMAT_PPROF, &out.src, f);
 	xlp_report_source_release(&out);
+	if (up_symtab_source_warning(sym->symtab))
+		upd_log("domain %s: source lines: %s", p->dom->name,
+			up_symtab_source_warning(sym->symtab));
 	if (fclose(f) != 0 || rc < 0) {
 		free(buf);
 		snprintf(r->error, sizeof(r->error), "cannot write the pprof profile (see the daemon's log)");

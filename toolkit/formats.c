@@ -184,5 +184,14 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	src->nr_files = 0;
+	xlp_source_warnings(src);
 	return rc;
+}
+
+void xlp_source_warnings(const struct xlp_source *src)
+{
+	const char *w = up_symtab_source_warning(src->names);
+
+	if (w)
+		fprintf(stderr, "%s: source lines: %s\n", src->cmd, w);
 }

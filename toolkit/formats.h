@@ -105,6 +105,10 @@ int xlp_format_write(unsigned format, const struct xlp_source *src, FILE *out);
  * in src->lists_files last), each through a temporary name and a rename;
  * "wrote PATH" on report after each unless report is NULL. A file that
  * fails does not stop the others. 0, or -1 after an error line each. */
+/* A line on stderr when resolving source lines met a cap (after the
+ * writers ran; xlp_formats_write says it itself). */
+void xlp_source_warnings(const struct xlp_source *src);
+
 int xlp_formats_write(struct xlp_source *src, unsigned formats,
 		      const char *stem, FILE *report);
 

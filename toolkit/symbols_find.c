@@ -191,8 +191,12 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 		if (!cand[i])
 			continue;
 		rc = try_file(q, cand[i], kid.build_id, why[i], false, out);
-		if (rc == 1 && plain && !up_symtab_has_source(*out)) {
-			up_symtab_free(*out);    /* no better than the kernel's */
+		/* Beside the kernel's own symbols, only the same build with
+		 * DWARF is better; anything else, even an error, is ignored. */
+		if (plain && (rc < 0 || (rc == 1 && (!up_symtab_has_source(*out) ||
+				!up_symtab_build_id(*out) || !kid.build_id[0] ||
+				strcmp(up_symtab_build_id(*out), kid.build_id) != 0)))) {
+			up_symtab_free(*out);
 			*out = NULL;
 			rc = 0;
 		} else if (rc == 1) {

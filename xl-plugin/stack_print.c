@@ -201,6 +201,12 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 					yajl_gen_null(g);
 				xlp_json_key(g, "name");
 				xlp_json_str(g, name);
+				/* Source keys only with DWARF: without, the
+				 * stack reads as it always did. */
+				if (!up_symtab_has_source(sp->symtab)) {
+					yajl_gen_map_close(g);
+					continue;
+				}
 				ns = up_symtab_source(sp->symtab, s->frames[i], i > 0,
 						      src, UP_SRC_MAX_FRAMES);
 				json_at(g, ns && !src[ns - 1].inlined ?

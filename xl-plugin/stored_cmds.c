@@ -150,6 +150,7 @@ int xlp_write_formats(const char *cmd, const char *output,
 		}
 		if (xlp_format_write(formats, src, stdout) < 0 || fflush(stdout) != 0)
 			return 1;
+		xlp_source_warnings(src);
 		return 0;
 	}
 	if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -9,6 +9,7 @@
 
 #include "util/error_impl.h"
 #include "output/name_fit.h"
+#include "output/utf8.h"
 #include "output/fold.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
@@ -46,12 +47,22 @@ static void frame_name(const struct up_symtab *s, uint64_t addr,
 			*c = '_';
 }
 
-/* The file's last path component: frames stay short. */
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
 
-	return slash ? slash + 1 : path;
+/* Whether a label is an inlined call (ours, or a stored profile's read
+ * by name). */
+static bool is_inlined_label(const char *b)
+{
+	size_t n = strlen(b), m = sizeof(PROFILE_INLINED_MARK) - 1;
+
+	return n > m && strcmp(b + n - m, PROFILE_INLINED_MARK) == 0;
+}
+
+/* ';' separates frames and a newline ends a record in folded files. */
+static void frame_safe(char *b)
+{
+	for (char *c = b; *c; c++)
+		if (*c == ';' || *c == '\n' || *c == '\r')
+			*c = '_';
 }
 
 unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
@@ -64,10 +75,14 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 	unsigned n = 1;
 
 	frame_name(s, addr, is_return, opts->with_offsets, names[0]);
+	/* A stored profile's inlined frame, folded back into its caller. */
+	if (opts->no_inline && is_inlined_label(names[0]))
+		return 0;
 	if (up_symtab_has_source(s) && (!opts->no_inline || (opts->lines && leaf)))
 		nsrc = up_symtab_source(s, addr, is_return, src,
 					UP_SRC_MAX_FRAMES);
-	for (size_t i = nsrc; !opts->no_inline && i-- > 0;) {
+	for (size_t i = nsrc; !opts->no_inline && i-- > 0 &&
+	     n < UP_SRC_MAX_FRAMES;) {
 		char *b = names[n];
 
 		if (!src[i].inlined || !src[i].function)
@@ -75,24 +90,22 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 		name_fit(b, PROFILE_NAME_MAX - sizeof(PROFILE_INLINED_MARK),
 			 src[i].function);
 		strcat(b, PROFILE_INLINED_MARK);
-		for (char *c = b; *c; c++)
-			if (*c == ';' || *c == '\n' || *c == '\r')
-				*c = '_';
+		frame_safe(b);
 		n++;
 	}
 	if (opts->lines && leaf && nsrc > 0 && src[0].file) {
-		char *b = names[n - 1], at[160];
-		size_t len = strlen(b);
+		char *b = names[n - 1], at[160], file[128], name[PROFILE_NAME_MAX];
+		const char *base = strrchr(src[0].file, '/');
 
-		/* A file name cut to fit, never the line number. */
-		snprintf(at, sizeof(at), " %.*s:%u", 120,
-			 base_name(src[0].file), src[0].line);
-		for (char *c = at; *c; c++)
-			if (*c == ';' || *c == '\n' || *c == '\r')
-				*c = '_';
-		if (len + strlen(at) >= PROFILE_NAME_MAX)
-			len = PROFILE_NAME_MAX - 1 - strlen(at);
-		memcpy(b + len, at, strlen(at) + 1);
+		/* The file's last component, cut on a character; the name
+		 * fitted again (its distinguishing hash kept) to leave room. */
+		utf8_valid_copy(file, sizeof(file), base ? base + 1 : src[0].file,
+				strlen(base ? base + 1 : src[0].file));
+		snprintf(at, sizeof(at), " %s:%u", file, src[0].line);
+		frame_safe(at);
+		memcpy(name, b, PROFILE_NAME_MAX);
+		name_fit(b, PROFILE_NAME_MAX - strlen(at), name);
+		strcat(b, at);
 	}
 	return n;
 }
@@ -318,6 +331,8 @@ static int visit_top(const struct up_stack_record *s, void *arg)
 	a->gen++;
 	if (s->depth == 0)               /* [dropped] or [unseen] */
 		return top_count(a, up_stack_record_pseudo(s), true, s->count);
+	bool leaf = true;   /* until a frame gave a label */
+
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
 		struct up_output_opts o = *a->opts;
 		unsigned n;
@@ -327,8 +342,9 @@ static int visit_top(const struct up_stack_record *s, void *arg)
 					 &o, a->names);
 		/* Innermost first: the leaf is the last inlined call. */
 		for (unsigned k = n; rc == 0 && k-- > 0;)
-			rc = top_count(a, a->names[k], i == 0 && k == n - 1,
+			rc = top_count(a, a->names[k], leaf && k == n - 1,
 				       s->count);
+		leaf = leaf && n == 0;
 	}
 	return rc;
 }

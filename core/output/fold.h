@@ -20,7 +20,8 @@ bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
  * (profile_frame_label's name, ';' and line ends replaced), then each call
  * inlined in it, innermost last, as "name (inlined)" (unless opts say
  * no_inline); with opts->lines and leaf, the innermost gets " file:line".
- * Returns how many (1 .. UP_SRC_MAX_FRAMES). */
+ * Returns how many (1 .. UP_SRC_MAX_FRAMES; 0 for a stored profile's
+ * inlined frame, read by name, when opts say no_inline). */
 #define PROFILE_INLINED_MARK " (inlined)"
 unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 			      bool is_return, bool leaf,

@@ -136,7 +136,9 @@ static int location_source(struct up_stored *s, const struct pp *p,
 	struct up_src_frame f[UP_SRC_MAX_FRAMES];
 	size_t n = 0;
 
-	for (size_t k = 0; k < l->n_line && n < UP_SRC_MAX_FRAMES; k++) {
+	for (size_t j = 0; j < l->n_line && n < UP_SRC_MAX_FRAMES; j++) {
+		/* Too deep: the innermost calls, and last the function. */
+		size_t k = n + 1 == UP_SRC_MAX_FRAMES ? l->n_line - 1 : j;
 		const PbFunction *fn = function_of(p, l->line[k]->function_id);
 		const char *file = fn ? pstr(p, fn->filename) : NULL;
 
@@ -156,9 +158,6 @@ static int location_source(struct up_stored *s, const struct pp *p,
 	/* Only when there is more than a name to give. */
 	if (n < 2 && (n == 0 || (!f[0].file && !f[0].line)))
 		return 0;
-	/* Deeper than kept: the outermost, the function itself, stays last. */
-	if (l->n_line > n)
-		f[n - 1].inlined = false;
 	return stored_point_source(s, l->address, is_return, f, n);
 }
 
@@ -272,7 +271,7 @@ static int sample_frames(struct up_stored *s, const struct pp *p,
 
 					rc = id < 0 ? UP_ENOMEM :
 					     stored_point_name(s, l->address, *depth > 0, id);
-					if (rc == 0)
+					if (rc == 1)    /* a new address */
 						rc = location_source(s, p, l, *depth > 0);
 				}
 			}

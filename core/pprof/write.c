@@ -143,7 +143,8 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 
 	if (n == 0)
 		return 0;
-	if (grow_array(&w->lines, &w->lines_cap, w->nlines + n,
+	/* n lines, and the function's when DWARF found none around. */
+	if (grow_array(&w->lines, &w->lines_cap, w->nlines + n + 1,
 		       sizeof(*w->lines), 256) < 0)
 		return UP_ENOMEM;
 	for (size_t k = 0; k < n; k++) {
@@ -173,17 +174,20 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 /* The location of a frame: one per address, and per function where one
  * address names two (a return address just past a call that ends its
  * function names the caller, the same address as an IP the next one). */
-static long loc_idx(struct writer *w, uint64_t addr, const char *name,
-		    bool named, bool synthetic)
+static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
+		    const char *name, bool named, bool synthetic)
 {
-	char key[40];
+	char key[48];
 	long f = named ? func_idx(w, name) : -1;
 	size_t known;
 	long i;
 
 	if (named && f < 0)
 		return -1;
-	snprintf(key, sizeof(key), "%" PRIx64 "/%ld", addr, f);
+	/* With source lines an IP and a return address at one address are
+	 * two places (the return address is looked up at the call). */
+	snprintf(key, sizeof(key), "%" PRIx64 "/%ld%s", addr, f,
+		 w->source && is_return ? "/r" : "");
 	known = strmap_count(w->locs);
 	i = strmap_intern(w->locs, key);
 	if (i < 0 || (size_t)i < known)
@@ -223,8 +227,8 @@ static int visit(const struct up_stack_record *s, void *arg)
 						 false, name);
 
 		size_t known = w->nloc;
-		long loc = loc_idx(w, w->names_only ? 0 : s->frames[i], name,
-				   named, w->names_only);
+		long loc = loc_idx(w, w->names_only ? 0 : s->frames[i], i > 0,
+				   name, named, w->names_only);
 
 		if (loc >= 0 && (size_t)loc >= known && named && w->source &&
 		    loc_lines(w, loc, w->loc[loc].func, s->frames[i], i > 0) < 0)
@@ -234,9 +238,9 @@ static int visit(const struct up_stack_record *s, void *arg)
 	/* The folded writer's pseudo-frames, at the root, as flame graph
 	 * views of pprof files show them. */
 	if (rc == 0 && s->depth == 0)
-		rc = add_id(w, loc_idx(w, 0, up_stack_record_pseudo(s), true, true));
+		rc = add_id(w, loc_idx(w, 0, false, up_stack_record_pseudo(s), true, true));
 	else if (rc == 0 && s->trunc != UP_TRUNC_NONE)
-		rc = add_id(w, loc_idx(w, 0, "[truncated]", true, true));
+		rc = add_id(w, loc_idx(w, 0, false, "[truncated]", true, true));
 	if (rc == 0 && grow_array(&w->recs, &w->recs_cap, w->nrecs + 1,
 				  sizeof(*w->recs), 256) < 0)
 		rc = UP_ENOMEM;

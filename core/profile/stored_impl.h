@@ -40,7 +40,8 @@ int stored_bad(const char *what, const char *why);
 
 /* By name: the frame standing for NAME (stacks merged by name). */
 int stored_name_frame(struct up_stored *s, const char *name, uint64_t *frame);
-/* By address: the name the live run gave ADDR, for the symbol table. */
+/* By address: the name the live run gave ADDR, for the symbol table;
+ * 1 when ADDR is new, 0 when it was known. */
 int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
 		      long name_id);
 /* Count s->frames[0..depth) COUNT times (dropped: a pseudo-stack of depth

@@ -52,7 +52,7 @@ int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
 		       sizeof(*s->point_name), 256) < 0)
 		return UP_ENOMEM;
 	s->point_name[i] = name_id;
-	return 0;
+	return 1;
 }
 
 int stored_point_source(struct up_stored *s, uint64_t addr, bool is_return,

@@ -17,6 +17,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "util/strmap.h"
+#include "output/utf8.h"
 #include "symbols/srcinfo.h"
 #include "uniprof/text.h"
 
@@ -26,6 +27,11 @@
 struct srcinfo_limits srcinfo_limits = { 1u << 19, 16, 60ULL * 1000000000ULL };
 
 #define MAX_TEXT 1024       /* bytes of a kept name or file name */
+/* All kept names and file names, all functions' code ranges: a real
+ * image needs a few MiB and a few 100k; past these, the rest are left
+ * out (and the warning says so). */
+#define MAX_TEXT_BYTES (64u << 20)
+#define MAX_RANGES (1u << 22)
 #define NO_STRING UINT32_MAX
 
 struct frame_rec {
@@ -69,9 +75,10 @@ struct srcinfo {
 	size_t nframes, frames_cap;
 	struct strmap *strings;
 	struct cu_index *cus;
-	size_t ncus, cus_cap;
-	uint64_t spent_ns;
-	bool capped_depth, capped_addresses, capped_time;
+	size_t ncus, cus_cap, last_cu, ranges;
+	size_t text_bytes;
+	uint64_t spent_ns, deadline;   /* deadline: of the lookup under way */
+	bool capped_depth, capped_addresses, capped_time, capped_size;
 	char warning[256];
 };
 
@@ -160,18 +167,36 @@ static bool opened(struct srcinfo *si)
  * bytes, interned. NO_STRING for none (or no memory). */
 static uint32_t keep(struct srcinfo *si, const char *s)
 {
-	char cut[MAX_TEXT + 1], *valid;
+	char cut[MAX_TEXT + 1];
+	size_t known = strmap_count(si->strings), len;
 	long idx;
 
 	if (!s || !*s)
 		return NO_STRING;
-	snprintf(cut, sizeof(cut), "%s", s);
-	valid = up_text_valid_utf8(cut);
-	if (!valid)
-		return NO_STRING;
-	idx = strmap_intern(si->strings, valid);
-	free(valid);
+	/* Whole characters, invalid bytes as U+FFFD, within MAX_TEXT bytes;
+	 * the image's string is read no further than that needs. */
+	utf8_valid_copy(cut, sizeof(cut), s, strnlen(s, MAX_TEXT));
+	len = strlen(cut);
+	if (si->text_bytes + len > MAX_TEXT_BYTES) {
+		idx = strmap_find(si->strings, cut);
+		if (idx < 0)
+			si->capped_size = true;
+		return idx < 0 ? NO_STRING : (uint32_t)idx;
+	}
+	idx = strmap_intern(si->strings, cut);
+	if (idx >= 0 && (size_t)idx >= known)
+		si->text_bytes += len + 1;
 	return idx < 0 || idx >= (long)NO_STRING ? NO_STRING : (uint32_t)idx;
+}
+
+/* Whether the lookup under way ran out of time (checked every so often
+ * inside the walks, so one hostile unit cannot hold a lookup forever). */
+static bool out_of_time(struct srcinfo *si)
+{
+	if (now_ns() < si->deadline)
+		return false;
+	si->capped_time = true;
+	return true;
 }
 
 static const char *string_at(const struct srcinfo *si, uint32_t i)
@@ -240,8 +265,9 @@ static int range_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static void index_children(Dwarf_Die *parent, struct cu_index *ci,
-			   size_t *cap, unsigned depth, unsigned *visits)
+static void index_children(struct srcinfo *si, Dwarf_Die *parent,
+			   struct cu_index *ci, size_t *cap, unsigned depth,
+			   unsigned *visits)
 {
 	Dwarf_Die child;
 
@@ -250,10 +276,11 @@ static void index_children(Dwarf_Die *parent, struct cu_index *ci,
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (++*visits > INDEX_MAX_VISITS)
+		if (++*visits > INDEX_MAX_VISITS ||
+		    ((*visits & 1023) == 0 && out_of_time(si)))
 			return;
 		if (transparent(tag)) {
-			index_children(&child, ci, cap, depth + 1, visits);
+			index_children(si, &child, ci, cap, depth + 1, visits);
 		} else if (tag == DW_TAG_subprogram) {
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
@@ -263,6 +290,11 @@ static void index_children(Dwarf_Die *parent, struct cu_index *ci,
 			       (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
 				if (hi <= lo)
 					continue;
+				if (si->ranges >= MAX_RANGES) {
+					si->capped_size = true;
+					return;
+				}
+				si->ranges++;
 				if (grow_array(&ci->r, cap, ci->n + 1,
 					       sizeof(*ci->r), 64) < 0)
 					return;
@@ -280,15 +312,20 @@ static struct cu_index *cu_index_of(struct srcinfo *si, Dwarf_Die *cu)
 	unsigned visits = 0;
 	size_t cap = 0;
 
+	if (si->last_cu < si->ncus && si->cus[si->last_cu].cu == off)
+		return &si->cus[si->last_cu];
 	for (size_t i = 0; i < si->ncus; i++)
-		if (si->cus[i].cu == off)
+		if (si->cus[i].cu == off) {
+			si->last_cu = i;
 			return &si->cus[i];
+		}
 	if (grow_array(&si->cus, &si->cus_cap, si->ncus + 1,
 		       sizeof(*si->cus), 16) < 0)
 		return NULL;
 	ci = &si->cus[si->ncus++];
 	*ci = (struct cu_index){ .cu = off };
-	index_children(cu, ci, &cap, 0, &visits);
+	si->last_cu = si->ncus - 1;
+	index_children(si, cu, ci, &cap, 0, &visits);
 	if (ci->n)
 		qsort(ci->r, ci->n, sizeof(*ci->r), range_cmp);
 	return ci;
@@ -315,9 +352,24 @@ static bool function_at(struct srcinfo *si, struct cu_index *ci, uint64_t pc,
 	return false;
 }
 
+/* Whether die's code ranges hold pc: dwarf_haspc, with at most
+ * INDEX_MAX_RANGES ranges read. */
+static bool holds(Dwarf_Die *die, uint64_t pc)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	for (unsigned k = 0; k < INDEX_MAX_RANGES &&
+	     (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0; k++)
+		if (pc >= lo && pc < hi)
+			return true;
+	return false;
+}
+
 /* The scopes around pc inside fn, outermost first (path[0] = fn): each
  * step down is the child whose ranges hold pc. Returns the depth. */
-static int scopes_in(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *path)
+static int scopes_in(struct srcinfo *si, Dwarf_Die *fn, uint64_t pc,
+		     Dwarf_Die *path)
 {
 	unsigned visits = 0;
 	int n = 1;
@@ -330,9 +382,10 @@ static int scopes_in(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *path)
 		if (dwarf_child(&path[n - 1], &child) != 0)
 			break;
 		do {
-			if (++visits > SCOPE_MAX_VISITS)
+			if (++visits > SCOPE_MAX_VISITS ||
+			    ((visits & 255) == 0 && out_of_time(si)))
 				return n;
-			if (dwarf_haspc(&child, pc) == 1) {
+			if (holds(&child, pc)) {
 				path[n++] = child;
 				down = true;
 				break;
@@ -344,12 +397,21 @@ static int scopes_in(Dwarf_Die *fn, uint64_t pc, Dwarf_Die *path)
 	return n;
 }
 
+/* Inlined levels kept per address: the limit, and never more than the
+ * callers' arrays hold beside the function. */
+static unsigned max_inline(void)
+{
+	return srcinfo_limits.inline_depth < UP_SRC_MAX_FRAMES - 1 ?
+	       srcinfo_limits.inline_depth : UP_SRC_MAX_FRAMES - 1;
+}
+
 /* Resolve pc into frames appended to si->frames. */
 static void resolve(struct srcinfo *si, uint64_t pc)
 {
 	Dwarf_Die cu, fn, path[SCOPE_MAX_DEPTH];
 	Dwarf_Files *files = NULL;
 	struct cu_index *ci;
+	size_t first = si->nframes;
 	Dwarf_Line *ln;
 	uint32_t file = NO_STRING, line = 0;
 	unsigned depth = 0;
@@ -364,9 +426,17 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 			line = (uint32_t)lineno;
 	}
 	ci = cu_index_of(si, &cu);
-	if (!ci || !function_at(si, ci, pc, &fn))
+	if (!ci || !function_at(si, ci, pc, &fn)) {
+		/* No function (assembly): the line table's position alone. */
+		if (file != NO_STRING &&
+		    grow_array(&si->frames, &si->frames_cap, si->nframes + 1,
+			       sizeof(*si->frames), 64) == 0)
+			si->frames[si->nframes++] = (struct frame_rec){
+				.function = NO_STRING, .file = file, .line = line,
+				.decl_file = NO_STRING };
 		return;
-	n = scopes_in(&fn, pc, path);
+	}
+	n = scopes_in(si, &fn, pc, path);
 	dwarf_getsrcfiles(&cu, &files, NULL);
 	/* Innermost first: each inlined call's position is where the code
 	 * is; its call site is its caller's position. */
@@ -374,20 +444,24 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 		int tag = dwarf_tag(&path[i]);
 
 		if (i == 0) {
-			push_frame(si, &path[0], file, line, false);
+			if (push_frame(si, &path[0], file, line, false) < 0)
+				si->nframes = first;   /* all or nothing */
 			break;
 		}
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		/* Past the cap the outer inlined calls are left out; the
 		 * innermost and the function itself are kept. */
-		if (depth++ >= srcinfo_limits.inline_depth)
+		if (depth++ >= max_inline())
 			si->capped_depth = true;
-		else if (push_frame(si, &path[i], file, line, true) < 0)
+		else if (push_frame(si, &path[i], file, line, true) < 0) {
+			si->nframes = first;
 			break;
+		}
+		/* The caller's position: where the call was made, when said. */
 		line = udata(&path[i], DW_AT_call_line);
 		file = NO_STRING;
-		if (files)
+		if (files && dwarf_hasattr(&path[i], DW_AT_call_file))
 			file = keep(si, dwarf_filesrc(
 				files, udata(&path[i], DW_AT_call_file), NULL,
 				NULL));
@@ -427,10 +501,11 @@ static int table_room(struct srcinfo *si)
 
 static void set_warning(struct srcinfo *si)
 {
-	snprintf(si->warning, sizeof(si->warning), "%s%s%s",
+	snprintf(si->warning, sizeof(si->warning), "%s%s%s%s",
 		 si->capped_depth ? "inlined calls deeper than the cap left out; " : "",
 		 si->capped_addresses ? "too many addresses: the rest have no source lines; " : "",
-		 si->capped_time ? "source lines took too long: the rest have none; " : "");
+		 si->capped_time ? "source lines took too long: the rest have none; " : "",
+		 si->capped_size ? "debug info too large: part of it left out; " : "");
 	size_t n = strlen(si->warning);
 	if (n >= 2)
 		si->warning[n - 2] = '\0';
@@ -444,22 +519,35 @@ int srcinfo_add(struct srcinfo *si, uint64_t pc, const struct up_src_frame *f,
 
 	if (si->table && slot_for(si, pc)->used)
 		return 0;
-	if (si->used >= srcinfo_limits.addresses)
+	size_t keep_n = n;
+
+	if (si->used >= srcinfo_limits.addresses) {
+		si->capped_addresses = true;
+		set_warning(si);
 		return 0;
-	if (n > srcinfo_limits.inline_depth + 1)
-		n = srcinfo_limits.inline_depth + 1;
+	}
+	/* Deeper than kept: the innermost calls and the function itself. */
+	if (keep_n > max_inline() + 1) {
+		keep_n = max_inline() + 1;
+		si->capped_depth = true;
+		set_warning(si);
+	}
 	if (table_room(si) < 0 ||
-	    grow_array(&si->frames, &si->frames_cap, si->nframes + n,
+	    grow_array(&si->frames, &si->frames_cap, si->nframes + keep_n,
 		       sizeof(*si->frames), 64) < 0)
 		return up_fail(UP_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
+	for (size_t k = 0; k < keep_n; k++) {
+		size_t i = k + 1 == keep_n ? n - 1 : k;
+
 		si->frames[si->nframes++] = (struct frame_rec){
 			.function = keep(si, f[i].function),
 			.file = keep(si, f[i].file),
 			.decl_file = keep(si, f[i].decl_file),
 			.line = f[i].line, .decl_line = f[i].decl_line,
-			.inlined = f[i].inlined && i + 1 < n,
+			.inlined = k + 1 < keep_n,
 		};
+	}
+	n = keep_n;
 	e = slot_for(si, pc);
 	*e = (struct entry){ .pc = pc, .first = (uint32_t)first,
 			     .n = (uint32_t)n, .used = true };
@@ -495,8 +583,11 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		uint64_t t0 = now_ns();
 		size_t first = si->nframes;
 
+		si->deadline = t0 + (srcinfo_limits.budget_ns - si->spent_ns);
 		resolve(si, pc);
 		si->spent_ns += now_ns() - t0;
+		if (si->capped_time || si->capped_size)
+			set_warning(si);
 		e = slot_for(si, pc);
 		e->used = true;
 		e->pc = pc;
@@ -508,19 +599,35 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 	}
 found:
 	n = e->n < max ? e->n : max;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t k = 0; k < n; k++) {
+		/* Cut short: the innermost calls and, last, the function. */
+		size_t i = k + 1 == n ? e->n - 1 : k;
 		const struct frame_rec *f = &si->frames[e->first + i];
 
-		out[i] = (struct up_src_frame){
+		out[k] = (struct up_src_frame){
 			.function = string_at(si, f->function),
 			.file = string_at(si, f->file),
 			.line = f->line,
 			.decl_file = string_at(si, f->decl_file),
 			.decl_line = f->decl_line,
-			.inlined = f->inlined,
+			.inlined = f->inlined && k + 1 < n,
 		};
 	}
 	return n;
+}
+
+void srcinfo_new_pass(struct srcinfo *si)
+{
+	if (!si)
+		return;
+	if (si->used >= srcinfo_limits.addresses) {
+		free(si->table);
+		si->table = NULL;
+		si->slots = si->used = si->nframes = 0;
+	}
+	si->spent_ns = 0;
+	si->capped_time = si->capped_addresses = false;
+	set_warning(si);
 }
 
 const char *srcinfo_warning(const struct srcinfo *si)

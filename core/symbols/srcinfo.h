@@ -33,6 +33,11 @@ void srcinfo_free(struct srcinfo *si);
 size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		      struct up_src_frame *out, size_t max);
 
+/* A new run of the same table (the daemon keeps one per kernel build):
+ * the time budget and the address cap start again, the answers kept
+ * unless they filled the cap. */
+void srcinfo_new_pass(struct srcinfo *si);
+
 /* Caps met while answering (inline depth, addresses, time), as one line;
  * NULL when none. */
 const char *srcinfo_warning(const struct srcinfo *si);

@@ -290,3 +290,10 @@ const char *up_symtab_source_warning(const struct up_symtab *s)
 {
 	return s ? srcinfo_warning(s->src) : NULL;
 }
+
+/* The table is read-only to its users; its source cache is not. */
+void up_symtab_source_new_pass(const struct up_symtab *s)
+{
+	if (s)
+		srcinfo_new_pass(s->src);
+}

@@ -108,6 +108,10 @@ size_t up_symtab_source(const struct up_symtab *s, uint64_t addr,
 /* Caps met while resolving source frames, as one line; NULL when none. */
 const char *up_symtab_source_warning(const struct up_symtab *s);
 
+/* A new profile from a table kept between runs (uniprofd): the caps on
+ * time and addresses count again from here. */
+void up_symtab_source_new_pass(const struct up_symtab *s);
+
 #ifdef __cplusplus
 }
 #endif
