@@ -28,7 +28,8 @@ frames() {
 # crash_order FILE: the guest's functions (and the hypercall stub) of a
 # --once or core print, innermost first, on one line.
 crash_order() {
-	awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page|HYPERVISOR_)/) print }' "$1" | tr '\n' ' '
+	awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/ at [^ ]+:[0-9]+$/, "")
+		sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page|HYPERVISOR_)/) print }' "$1" | tr '\n' ' '
 }
 # check_crash_stack LABEL PRINT ERRFILE WANT: a --once or core print holds
 # the crash stack WANT (crash_order's words), whole.
