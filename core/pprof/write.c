@@ -125,10 +125,13 @@ static long func_idx(struct writer *w, const char *name)
 /* A function's file and first line, from the first frame that knew. */
 static void func_source(struct writer *w, long f, const struct up_src_frame *sf)
 {
-	if (f < 0 || w->func_src[f].file || !sf->decl_file)
+	/* Assembly has no declaration: the file its line is in. */
+	const char *file = sf->decl_file ? sf->decl_file : sf->file;
+
+	if (f < 0 || w->func_src[f].file || !file)
 		return;
-	w->func_src[f].file = text_idx(w, sf->decl_file);
-	w->func_src[f].start_line = sf->decl_line;
+	w->func_src[f].file = text_idx(w, file);
+	w->func_src[f].start_line = sf->decl_file ? sf->decl_line : 0;
 }
 
 /* A location's lines, as pprof wants them: the calls inlined at its
