@@ -244,12 +244,20 @@ TG_FN void tg_block(void)
 	AFTER_CALL();
 }
 
+/* Nothing may be left pending when we block: Xen kicks a blocked vCPU
+ * only when evtchn_upcall_pending goes from 0 to 1, and a PVH vCPU (no
+ * callback vector) blocks whatever is pending. An event that came after
+ * the caller looked and before the block would leave it set, and then not
+ * even the timer below could wake us: the guest stalled for good, most
+ * often while profiled (pauses move such races around). Taken here, that
+ * event costs at most the timer's wait; the caller looks again. */
 void tg_block_for(uint64_t ns)
 {
 	struct vcpu_set_singleshot_timer t = { .timeout_abs_ns = tg_xen_time() + ns };
 
 	hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer, 0,
 		   (unsigned long)&t);
+	tg_upcall();
 	tg_block();
 	tg_upcall();
 }
@@ -261,7 +269,10 @@ void tg_sleep_until(uint64_t deadline)
 	hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer, 0,
 		   (unsigned long)&t);
 	while (tg_xen_time() < deadline) {
+		tg_upcall();     /* as in tg_block_for */
+		if (tg_xen_time() >= deadline)
+			break;
 		tg_block();
-		tg_upcall();
 	}
+	tg_upcall();
 }

@@ -14,7 +14,9 @@ guest_running() {
 		r = v["run_ms"]; t = v["t_ms"]
 	}
 	END { dt = t - t0; if (pt > 0) dt -= p * dt / pt
-	      if (dt > 0 && r != "") printf "%.2f\n", 100 * (r - r0) / dt }' $1
+	      # No report in the window (the guest made no progress): no
+	      # figure, rather than its share since boot.
+	      if (n >= from && dt > 0 && r != "") printf "%.2f\n", 100 * (r - r0) / dt }' $1
 }
 section "Guests driven by dom0"
 # --- Guests driven by dom0, as real unikernels are (blkback, netback,
