@@ -71,8 +71,18 @@ for t in pv:nofp pvh:fp; do
 		seen=$(awk -v b="${busy:-0}" -v i="${blocked:-0}" 'BEGIN { if (b + i) printf "%.2f", 100 * b / (b + i) }')
 		shown=$(awk -v b="${busy:-0}" -v i="${blocked:-0}" -v u="${unseen:-0}" 'BEGIN { if (b + i) printf "%.2f", 100 * (b + u) / (b + i) }')
 		tol=$(tolerance "${theirs:-50}" "$(json_num $s.json samples)")
-		check "$label: CPU time ${shown:-?}% in the profile (${seen:-?}% seen, ${unseen:-?} samples' worth [unseen]), ${theirs:-?}% by the guest's own run state (+-$tol)" \
-			within "${shown:-}" "${theirs:--100}" "$tol"
+		if [ -z "$theirs" ] && [ -n "$shown" ]; then
+			# None of its reports in the window: the guest made no
+			# progress while profiled (its dom0-driven workload can
+			# still stall for good, a test unikernel bug under
+			# investigation). Then the profile must say it did not
+			# run, as Xen's run clock does.
+			check "$label: the guest made no progress while profiled (no report of its own in the window): the profile shows ${shown}% CPU time, as Xen's run clock does" \
+				within "$shown" 0 1
+		else
+			check "$label: CPU time ${shown:-?}% in the profile (${seen:-?}% seen, ${unseen:-?} samples' worth [unseen]), ${theirs:-?}% by the guest's own run state (+-$tol)" \
+				within "${shown:-}" "${theirs:--100}" "$tol"
+		fi
 		bc=$(sed -n 's/.*"busy_check": "\([^"]*\)".*/\1/p' $s.json | head -n 1)
 		if awk -v a="${seen:-0}" -v b="${theirs:-0}" -v t="${tol:-0}" 'BEGIN { exit !(a < b - t) }'; then
 			# Said after 3 s too when the shortfall was plain by then.
