@@ -75,8 +75,10 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 	unsigned n = 1;
 
 	frame_name(s, addr, is_return, opts->with_offsets, names[0]);
-	/* A stored profile's inlined frame, folded back into its caller. */
-	if (opts->no_inline && is_inlined_label(names[0]))
+	/* A stored profile's inlined frame (read by name: a table of names),
+	 * folded back into its caller. */
+	if (opts->no_inline && up_symtab_format_of(s) == UP_SYMTAB_NM &&
+	    is_inlined_label(names[0]))
 		return 0;
 	if (up_symtab_has_source(s) && (!opts->no_inline || (opts->lines && leaf)))
 		nsrc = up_symtab_source(s, addr, is_return, src,
@@ -204,8 +206,17 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 	if (rc == 0 && s->depth == 0)   /* [dropped] or [unseen] */
 		rc = line_append(a, &len, up_stack_record_pseudo(s));
 	for (unsigned i = s->depth; rc == 0 && i-- > 0;) {
+		/* The outermost frame is never folded away: a stack keeps
+		 * at least one frame whatever its names say. */
+		struct up_output_opts o = *a->opts;
 		unsigned n = profile_frame_labels(a->symtab, s->frames[i], i > 0,
-						  i == 0, a->opts, a->names);
+						  i == 0, &o, a->names);
+
+		if (n == 0 && i + 1 == s->depth) {
+			o.no_inline = false;
+			n = profile_frame_labels(a->symtab, s->frames[i], i > 0,
+						 i == 0, &o, a->names);
+		}
 
 		for (unsigned k = 0; rc == 0 && k < n; k++)
 			rc = line_append(a, &len, a->names[k]);
