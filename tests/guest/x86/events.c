@@ -1,12 +1,16 @@
-/* Blocking the way unikernels do: a one-shot Xen timer bound to an event
- * channel, then SCHEDOP_block through the hypercall page until the event
- * arrives. On PV, SCHEDOP_block re-enables event delivery and checks for a
- * pending event atomically, and Xen enters our upcall (entry.S) on waking.
- * On PVH the event is an interrupt (the callback vector, through our IDT)
- * and interrupts stay enabled: with them off, an event that arrives just
- * before SCHEDOP_block stays pending undelivered and Xen blocks the vCPU
- * anyway, for good. With them on, a handler may take the timer's event
- * just before the block; a 10 ms periodic timer is the backstop. */
+/* Blocking the way unikernels do: event channels, the timer's VIRQ and
+ * the xenstore ring's port, and a wait in Xen through the hypercall page
+ * until an event or a deadline. The wait is SCHEDOP_poll on those ports
+ * with the deadline as its timeout, not a one-shot timer and then
+ * SCHEDOP_block: Xen arms the poll's timeout and looks at the ports'
+ * pending bits inside the one hypercall, so nothing can slip in between.
+ * With SCHEDOP_block the timer's event could come (a long pause by a
+ * profiler is enough) after it was armed and before the block, be taken
+ * by our handler, and leave the vCPU blocked for good: Xen stops a
+ * periodic timer while its vCPU is descheduled, so no backstop of that
+ * kind wakes a blocked one (sched/core.c, sched_context_switch). The
+ * profiler sees the same block point either way (just after sched_op's
+ * trap). */
 #include <stdint.h>
 
 #include <xen/event_channel.h>
@@ -145,14 +149,8 @@ long tg_events_init(enum tg_mode mode, unsigned long boot_info)
 		hypercall(__HYPERVISOR_sched_op, SCHEDOP_yield, 0);
 	if (!rc && !shared->vcpu_info[0].time.tsc_to_system_mul)
 		rc = -1;
-	if (!rc && mode == TG_PVH) {
-		struct vcpu_set_periodic_timer backstop = { .period_ns = 10000000 };
-
-		rc = hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_periodic_timer, 0,
-				(unsigned long)&backstop);
-		if (!rc)
-			__asm__ volatile("sti");
-	}
+	if (!rc && mode == TG_PVH)
+		__asm__ volatile("sti");
 	return rc;
 }
 
@@ -237,42 +235,33 @@ void tg_notify(uint32_t port)
 		  (unsigned long)&send);
 }
 
-/* The frame a blocked vCPU's stack shows under the hypercall page. */
-TG_FN void tg_block(void)
+/* The frame a blocked vCPU's stack shows under the hypercall page: wait
+ * for an event on the timer's or the watched port, or for Xen's system
+ * time to reach deadline (ns, never 0: 0 would mean no timeout). A bit
+ * already pending on those ports returns at once. */
+TG_FN void tg_block(uint64_t deadline)
 {
-	hypercall(__HYPERVISOR_sched_op, SCHEDOP_block, 0);
+	evtchn_port_t ports[2] = { timer_port, watched_port };
+	struct sched_poll poll = { .nr_ports = watching ? 2 : 1,
+				   .timeout = deadline ? deadline : 1 };
+
+	set_xen_guest_handle(poll.ports, ports);
+	hypercall(__HYPERVISOR_sched_op, SCHEDOP_poll, (unsigned long)&poll);
 	AFTER_CALL();
 }
 
-/* Nothing may be left pending when we block: Xen kicks a blocked vCPU
- * only when evtchn_upcall_pending goes from 0 to 1, and a PVH vCPU (no
- * callback vector) blocks whatever is pending. An event that came after
- * the caller looked and before the block would leave it set, and then not
- * even the timer below could wake us: the guest stalled for good, most
- * often while profiled (pauses move such races around). Taken here, that
- * event costs at most the timer's wait; the caller looks again. */
+/* The events are taken after the wait, not before: an answer that came
+ * after the caller looked keeps its bit, and the poll returns at once. */
 void tg_block_for(uint64_t ns)
 {
-	struct vcpu_set_singleshot_timer t = { .timeout_abs_ns = tg_xen_time() + ns };
-
-	hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer, 0,
-		   (unsigned long)&t);
-	tg_upcall();
-	tg_block();
+	tg_block(tg_xen_time() + ns);
 	tg_upcall();
 }
 
 void tg_sleep_until(uint64_t deadline)
 {
-	struct vcpu_set_singleshot_timer t = { .timeout_abs_ns = deadline };
-
-	hypercall3(__HYPERVISOR_vcpu_op, VCPUOP_set_singleshot_timer, 0,
-		   (unsigned long)&t);
 	while (tg_xen_time() < deadline) {
-		tg_upcall();     /* as in tg_block_for */
-		if (tg_xen_time() >= deadline)
-			break;
-		tg_block();
+		tg_block(deadline);
+		tg_upcall();
 	}
-	tg_upcall();
 }

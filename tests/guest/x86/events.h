@@ -26,8 +26,8 @@ int tg_runstate(uint64_t *busy, uint64_t *blocked);
  * on-CPU profile samples. 0 if unknown. */
 uint64_t tg_running(void);
 
-/* Sleep in SCHEDOP_block until Xen's system time reaches deadline (a
- * one-shot timer wakes us; other events may wake us earlier). */
+/* Wait in Xen (SCHEDOP_poll) until Xen's system time reaches deadline;
+ * events may wake us earlier, and we wait again. */
 void tg_sleep_until(uint64_t deadline);
 
 /* Called by the PV upcall (entry.S) and after waking: clear the pending
@@ -38,7 +38,8 @@ void tg_upcall(void);
  * xenstore ring's). 0 or Xen's error. */
 long tg_events_watch(uint32_t port);
 
-/* Block until an event or, at the latest, after ns (a one-shot timer). */
+/* Wait in Xen until an event on the timer's or the watched port or, at
+ * the latest, for ns; then take the events. */
 void tg_block_for(uint64_t ns);
 
 /* Notify the other end of port. */

@@ -1,5 +1,5 @@
 /* The xenstore ring, the way a unikernel's xenbus client uses it: write a
- * request, notify xenstored's event channel, block in SCHEDOP_block until
+ * request, notify xenstored's event channel, wait in Xen (events.c) until
  * the answer comes. The round trip is dom0's work (xenstored runs there),
  * as a real unikernel's I/O is (blkback, netback, xenstored): its CPU time
  * comes in bursts right after dom0 worked. */

@@ -25,7 +25,7 @@ guest_busy() {
 section "Real unikernels block"
 # --- Real unikernels block: a workload like an I/O-bound unikernel's, bursts
 # of requests (tg_req_parse 60 / tg_req_crc 40 of the request work), then
-# SCHEDOP_block through the hypercall page until a timer, ~30 % busy. Every
+# SCHEDOP_poll through the hypercall page until a timeout, ~30 % busy. Every
 # stack, idle ones too, must be whole from the entry, idle ones through the
 # hypercall stub to the function that blocked; the busy share must match
 # the guest's own figure (Xen's run-state accounting of its vCPU, read by the
