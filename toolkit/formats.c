@@ -1,6 +1,7 @@
 /* The output formats' table, their writers and the write loop. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,23 @@ static int write_txt(const struct xlp_source *src, FILE *out)
 						&src->view, src->top, out));
 }
 
+/* The sample times as a heat map, over the view's samples (on-CPU time
+ * unless --idle). */
+static int write_heatmap(const struct xlp_source *src, FILE *out)
+{
+	char legend[160];
+	uint64_t end = up_profile_time_end(src->profile);
+
+	snprintf(legend, sizeof(legend), "%" PRIu64 " samples over %.1f s, %s%s",
+		 up_profile_kept_samples(src->profile, &src->view),
+		 (double)end / 1e9,
+		 src->view.with_idle ? "blocked vCPUs' under [idle]" : "on-CPU time only",
+		 up_profile_untimed(src->profile) ? "; some samples' times were not kept (see the summary)" : "");
+	return failed(src, up_profile_write_heatmap(src->profile, src->names,
+						    &src->view, src->title,
+						    legend, out));
+}
+
 static int write_pprof(const struct xlp_source *src, FILE *out)
 {
 	if (!src->pprof)        /* the source said why when it made none */
@@ -77,6 +95,7 @@ const struct xlp_format_row xlp_format_table[] = {
 	{ "json", ".json", XLP_FORMAT_JSON, VIEWS, write_json },
 	{ "txt", ".txt", XLP_FORMAT_TXT, VIEWS, write_txt },
 	{ "pprof", ".pb.gz", XLP_FORMAT_PPROF, STORED | XLP_CMD_DAEMON, write_pprof },
+	{ "heatmap", ".heatmap.html", XLP_FORMAT_HEATMAP, STORED, write_heatmap, true },
 };
 
 const size_t xlp_format_count = sizeof(xlp_format_table) / sizeof(xlp_format_table[0]);
@@ -95,6 +114,17 @@ unsigned xlp_formats_of(unsigned command)
 
 	for (size_t i = 0; i < xlp_format_count; i++)
 		if (xlp_format_table[i].commands & command)
+			formats |= xlp_format_table[i].bit;
+	return formats;
+}
+
+unsigned xlp_formats_default(unsigned command)
+{
+	unsigned formats = 0;
+
+	for (size_t i = 0; i < xlp_format_count; i++)
+		if ((xlp_format_table[i].commands & command) &&
+		    !xlp_format_table[i].on_request)
 			formats |= xlp_format_table[i].bit;
 	return formats;
 }

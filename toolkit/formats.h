@@ -19,11 +19,12 @@ enum xlp_format {
 	XLP_FORMAT_JSON = 1 << 2,
 	XLP_FORMAT_TXT = 1 << 3,
 	XLP_FORMAT_PPROF = 1 << 4,
+	XLP_FORMAT_HEATMAP = 1 << 5,
 };
 
 #define XLP_FORMAT_ALL \
 	(XLP_FORMAT_FOLDED | XLP_FORMAT_SVG | XLP_FORMAT_JSON | XLP_FORMAT_TXT | \
-	 XLP_FORMAT_PPROF)
+	 XLP_FORMAT_PPROF | XLP_FORMAT_HEATMAP)
 
 /* The commands that write formats. */
 enum xlp_command {
@@ -83,6 +84,7 @@ struct xlp_format_row {
 	unsigned bit;                 /* enum xlp_format */
 	unsigned commands;            /* enum xlp_command: those offering it */
 	xlp_format_writer write;
+	bool on_request;              /* only when -F names it, not by default */
 };
 
 extern const struct xlp_format_row xlp_format_table[];
@@ -92,6 +94,8 @@ extern const size_t xlp_format_count;
 const struct xlp_format_row *xlp_format_row(unsigned bit);
 /* The formats a command offers (enum xlp_command). */
 unsigned xlp_formats_of(unsigned command);
+/* Those it writes when -F names none (-o STEM alone). */
+unsigned xlp_formats_default(unsigned command);
 /* "folded,svg" -> XLP_FORMAT_* bits added to *formats, within allowed;
  * -1 if a name is not one of them. */
 int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats);

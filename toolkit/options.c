@@ -347,6 +347,6 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		return 2;
 	}
 	if (!o->formats)
-		o->formats = xlp_formats_of(XLP_CMD_PROFILE);
+		o->formats = xlp_formats_default(XLP_CMD_PROFILE);
 	return 0;
 }

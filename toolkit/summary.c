@@ -100,7 +100,10 @@ static void stored_head_text(const struct xlp_summary *s, FILE *out)
 		up_profile_samples(s->profile), up_profile_unique_stacks(s->profile));
 	if (hz > 0)
 		fprintf(out, " at %g Hz", hz);
-	if (up_stored_duration_nanos(st) > 0)
+	if (s->ranged)
+		fprintf(out, " taken from %.3f s to %.3f s of the run ([unseen] CPU time left out)",
+			s->from_s, s->to_s);
+	else if (up_stored_duration_nanos(st) > 0)
 		fprintf(out, " over %.1f s", (double)up_stored_duration_nanos(st) / 1e9);
 	fputc('\n', out);
 }
@@ -302,8 +305,15 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 	else
 		yajl_gen_null(g);
 	key(g, "duration_s");
-	num(g, s->run ? s->run->stats->elapsed_s :
+	num(g, s->run ? s->run->stats->elapsed_s : s->ranged ? s->to_s - s->from_s :
 	    (double)up_stored_duration_nanos(s->stored) / 1e9, 3);
+	if (s->ranged) {
+		key(g, "time_range");
+		yajl_gen_map_open(g);
+		key(g, "from_s"); num(g, s->from_s, 3);
+		key(g, "to_s"); num(g, s->to_s, 3);
+		yajl_gen_map_close(g);
+	}
 	if (s->run) {
 		key(g, "stop_reason"); str(g, up_stop_reason_name(s->run->stats->stop));
 		key(g, "samples"); yajl_gen_integer(g, (long long)s->run->stats->samples);

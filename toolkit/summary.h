@@ -29,6 +29,10 @@ struct xlp_summary {
 	const struct up_stored *stored;
 	char *const *inputs;
 	size_t nr_inputs;
+	/* report --from/--to: the profile is the samples taken in
+	 * [from_s, to_s) of the run. */
+	bool ranged;
+	double from_s, to_s;
 	/* The files this write makes (a live run's JSON lists them). */
 	const char *const *outputs;
 	size_t nr_outputs;

@@ -202,7 +202,7 @@ int xlp_cmd_diff(int argc, char **argv)
 		return 2;
 	}
 	if (!formats)
-		formats = so.output ? xlp_formats_of(XLP_CMD_DIFF) : XLP_FORMAT_TXT;
+		formats = so.output ? xlp_formats_default(XLP_CMD_DIFF) : XLP_FORMAT_TXT;
 	for (int i = 0; i < 2; i++) {
 		struct up_symtab *none;
 

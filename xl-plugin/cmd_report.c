@@ -1,9 +1,10 @@
 /* xl profile report FILE...: render stored profiles (pprof or folded) again,
- * on any machine: folded, svg, txt, json or pprof, filtered by vCPU and
- * state, re-symbolized with -s. */
+ * on any machine: folded, svg, txt, json, pprof or heatmap, filtered by
+ * vCPU, state and time range, re-symbolized with -s. */
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "folded, svg, txt, json, pprof; repeat or comma-separate (default: txt to stdout; with -o, all)" },
+	  "folded, svg, txt, json, pprof, heatmap; repeat or comma-separate (default: txt to stdout; with -o, all but heatmap)" },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.folded, STEM.svg, ... (a directory: DIR/NAME-report.*); default: stdout, one format" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
@@ -33,6 +34,10 @@ static const struct xlp_option_doc docs[] = {
 	  "only vCPU N's stacks" },
 	{ { "top", required_argument, NULL, XLP_OPT_TOP }, XLP_OPT_TOP, "N",
 	  "functions in the top list (default 20)" },
+	{ { "from", required_argument, NULL, XLP_OPT_FROM }, XLP_OPT_FROM, "T",
+	  "only samples taken T seconds or more after the run's start (a pprof written by xl profile or uniprofd)" },
+	{ { "to", required_argument, NULL, XLP_OPT_TO }, XLP_OPT_TO, "T",
+	  "only samples taken before T seconds after the run's start" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
@@ -46,6 +51,9 @@ struct report {
 	const struct up_symtab *names;
 	struct up_output_opts view;
 	unsigned top;
+	const struct up_profile *profile;   /* the stored one, or its range */
+	bool ranged;
+	double from_s, to_s;
 };
 
 static void usage(FILE *out)
@@ -64,24 +72,26 @@ static void usage(FILE *out)
 /* The live run's title when the profile says its domain, type and rate. */
 static void svg_title(const struct report *r, char *buf, size_t len)
 {
-	const struct up_profile *p = up_stored_profile(r->s);
+	const struct up_profile *p = r->profile;
 	const char *dom = up_stored_comment(r->s, "domain");
 	const char *type = up_stored_comment(r->s, "type");
 	const char *freq = up_stored_comment(r->s, "frequency");
 	uint64_t kept = up_profile_kept_samples(p, &r->view);
 	const char *what = r->view.with_idle ? "busy and idle" : "on-CPU";
-	char rate[64] = "";
+	char rate[64] = "", range[64] = "";
 
+	if (r->ranged)
+		snprintf(range, sizeof(range), ", %.3f-%.3f s", r->from_s, r->to_s);
 	if (freq)
 		snprintf(rate, sizeof(rate), " at %s", freq);
 	else if (up_stored_hz(r->s) > 0)
 		snprintf(rate, sizeof(rate), " at %g Hz", up_stored_hz(r->s));
 	if (dom)
-		snprintf(buf, len, "%s (%s): %" PRIu64 " %s stacks%s", dom,
-			 type ? type : "?", kept, what, rate);
+		snprintf(buf, len, "%s (%s): %" PRIu64 " %s stacks%s%s", dom,
+			 type ? type : "?", kept, what, rate, range);
 	else
-		snprintf(buf, len, "%s: %" PRIu64 " %s stacks%s", r->files[0], kept,
-			 what, rate);
+		snprintf(buf, len, "%s: %" PRIu64 " %s stacks%s%s", r->files[0],
+			 kept, what, rate, range);
 }
 
 /* The pprof header: the stored one, comments and all; NULL when out of
@@ -115,12 +125,13 @@ static int write_report(const struct report *r, const struct xlp_stored_opts *so
 	struct xlp_summary sum = {
 		.cmd = "xl profile report",
 		.tool = "uniprof xl profile report " PACKAGE_VERSION,
-		.profile = up_stored_profile(r->s), .names = r->names,
+		.profile = r->profile, .names = r->names,
 		.view = r->view, .top = r->top, .stored = r->s,
 		.inputs = r->files, .nr_inputs = r->nr_files,
+		.ranged = r->ranged, .from_s = r->from_s, .to_s = r->to_s,
 	};
 	struct xlp_source src = {
-		.cmd = "xl profile report", .profile = up_stored_profile(r->s),
+		.cmd = "xl profile report", .profile = r->profile,
 		.names = r->names, .view = r->view, .top = r->top, .title = title,
 		.summary_text = xlp_summary_source_text,
 		.summary_json = xlp_summary_source_json, .ctx = &sum,
@@ -128,14 +139,70 @@ static int write_report(const struct report *r, const struct xlp_stored_opts *so
 	int rc;
 
 	svg_title(r, title, sizeof(title));
-	if ((formats & XLP_FORMAT_PPROF) && (lines = pprof_header(r, &meta)))
+	if ((formats & XLP_FORMAT_PPROF) && (lines = pprof_header(r, &meta))) {
+		if (r->ranged)
+			meta.duration_nanos = llround((r->to_s - r->from_s) * 1e9);
 		src.pprof = &meta;
+	}
 	stem = xlp_input_stem(r->files[0], "-report");
 	rc = stem ? xlp_write_formats("report", so->output, stem, formats, &src,
 				      so->quiet) : 1;
 	free(stem);
 	free(lines);
 	return rc;
+}
+
+/* Seconds since the run's start: a decimal number, 0 up to a year. */
+static int parse_seconds(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !isfinite(v) || v < 0 || v > 365.0 * 86400) {
+		fprintf(stderr, "xl profile report: invalid %s '%s': give seconds since the run's start, e.g. 2.5\n",
+			opt, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The range's samples, as a profile of their own (*slice, freed by the
+ * caller). 0, or 1/2 after one error line. */
+static int take_range(struct report *r, bool from_set, bool to_set,
+		      struct up_profile **slice)
+{
+	const struct up_profile *p = up_stored_profile(r->s);
+	double end_s = (double)up_profile_time_end(p) / 1e9;
+
+	if (!up_profile_has_times(p)) {
+		fprintf(stderr, "xl profile report: %s has no sample times (folded stacks, or a pprof from an older uniprof): --from/--to need a pprof written by xl profile or uniprofd\n",
+			r->files[0]);
+		return 1;
+	}
+	if (!to_set)
+		r->to_s = end_s + 1e-3;
+	if (r->from_s >= r->to_s) {
+		fprintf(stderr, "xl profile report: --from %.3f is not before --to %.3f: give a range that is not empty\n",
+			r->from_s, r->to_s);
+		return 2;
+	}
+	if (from_set && r->from_s > end_s) {
+		fprintf(stderr, "xl profile report: --from %.3f is past the profile's last sample, at %.3f s\n",
+			r->from_s, end_s);
+		return 2;
+	}
+	if (up_profile_slice(p, (uint64_t)llround(r->from_s * 1e9),
+			     (uint64_t)llround(r->to_s * 1e9), slice) < 0) {
+		fprintf(stderr, "xl profile report: %s\n", up_error_last());
+		return 1;
+	}
+	if (up_profile_untimed(p))
+		fprintf(stderr, "xl profile report: warning: %" PRIu64 " samples of the profile have no time kept (past its bound on times) and are in no range\n",
+			up_profile_untimed(p));
+	r->ranged = true;
+	r->profile = *slice;
+	return 0;
 }
 
 int xlp_cmd_report(int argc, char **argv)
@@ -145,8 +212,9 @@ int xlp_cmd_report(int argc, char **argv)
 	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
 	const char *symbols = NULL;
 	unsigned formats = 0;
-	bool force = false;
+	bool force = false, from_set = false, to_set = false;
 	struct report r = { .view = { .vcpu = -1 } };
+	struct up_profile *slice = NULL;
 	struct up_symtab *symtab = NULL;
 	struct up_stored *s;
 	int c, rc;
@@ -158,12 +226,22 @@ int xlp_cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'F':
 			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_REPORT), &formats) < 0) {
-				fprintf(stderr, "xl profile report: invalid format '%s': use folded, svg, txt, json or pprof\n", optarg);
+				fprintf(stderr, "xl profile report: invalid format '%s': use folded, svg, txt, json, pprof or heatmap\n", optarg);
 				return 2;
 			}
 			break;
 		case 's': symbols = optarg; break;
 		case XLP_OPT_FORCE_SYMBOLS: force = true; break;
+		case XLP_OPT_FROM:
+			if (parse_seconds("--from", optarg, &r.from_s) < 0)
+				return 2;
+			from_set = true;
+			break;
+		case XLP_OPT_TO:
+			if (parse_seconds("--to", optarg, &r.to_s) < 0)
+				return 2;
+			to_set = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -179,7 +257,7 @@ int xlp_cmd_report(int argc, char **argv)
 		return 2;
 	}
 	if (!formats)
-		formats = so.output ? xlp_formats_of(XLP_CMD_REPORT) : XLP_FORMAT_TXT;
+		formats = so.output ? xlp_formats_default(XLP_CMD_REPORT) : XLP_FORMAT_TXT;
 	r.files = argv + optind;
 	r.nr_files = (size_t)(argc - optind);
 	s = xlp_stored_load("report", r.files, r.nr_files, symbols, force, &symtab);
@@ -187,13 +265,17 @@ int xlp_cmd_report(int argc, char **argv)
 		return 1;
 	r.s = s;
 	r.names = up_stored_symtab(s);
-	if (r.view.vcpu >= 0 && (unsigned)r.view.vcpu >= up_profile_nr_vcpus(up_stored_profile(s))) {
+	r.profile = up_stored_profile(s);
+	if ((from_set || to_set) && (rc = take_range(&r, from_set, to_set, &slice))) {
+		/* said */
+	} else if (r.view.vcpu >= 0 && (unsigned)r.view.vcpu >= up_profile_nr_vcpus(up_stored_profile(s))) {
 		fprintf(stderr, "xl profile report: vCPU %d is not in the profile: it has vCPUs 0-%u\n",
 			r.view.vcpu, up_profile_nr_vcpus(up_stored_profile(s)) - 1);
 		rc = 2;
 	} else {
 		rc = write_report(&r, &so, formats);
 	}
+	up_profile_free(slice);
 	up_stored_free(s);
 	up_symtab_free(symtab);
 	return rc;

@@ -12,7 +12,7 @@
 
 /* The options report and diff share. */
 enum { XLP_OPT_TOP = 256, XLP_OPT_VCPU, XLP_OPT_IDLE, XLP_OPT_FORCE_SYMBOLS,
-       XLP_OPT_NO_INLINE, XLP_OPT_LINES };
+       XLP_OPT_NO_INLINE, XLP_OPT_LINES, XLP_OPT_FROM, XLP_OPT_TO };
 struct xlp_stored_opts {
 	struct up_output_opts view;
 	unsigned top;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/error_impl.h"
+#include "util/grow.h"
 #include "output/name_fit.h"
 #include "output/utf8.h"
 #include "output/fold.h"
@@ -124,6 +125,10 @@ struct agg {
 	char (*names)[PROFILE_NAME_MAX];   /* one frame's labels */
 	unsigned gen;
 	int err;
+	/* profile_fold_ids: the key of each record kept, by id. */
+	bool want_ids;
+	struct profile_fold_id *ids;
+	size_t nids, ids_cap;
 };
 
 static int ensure(struct agg *a, size_t n)
@@ -227,6 +232,12 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 	if (idx < 0 || ensure(a, (size_t)idx + 1) < 0)
 		return a->err = UP_ENOMEM;
 	a->counts[idx] += s->count;
+	if (a->want_ids) {
+		if (grow_array(&a->ids, &a->ids_cap, a->nids + 1,
+			       sizeof(*a->ids), 256) < 0)
+			return a->err = UP_ENOMEM;
+		a->ids[a->nids++] = (struct profile_fold_id){ s->id, (size_t)idx };
+	}
 	return 0;
 }
 
@@ -246,6 +257,7 @@ static void agg_release(struct agg *a)
 	free(a->stamp);
 	free(a->line);
 	free(a->names);
+	free(a->ids);
 }
 
 static const struct up_output_opts default_opts = { .vcpu = -1 };
@@ -260,7 +272,17 @@ int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,
 		 const struct up_output_opts *opts, struct strmap **keys,
 		 uint64_t **counts)
 {
-	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts };
+	return profile_fold_ids(p, symtab, opts, keys, counts, NULL, NULL);
+}
+
+int profile_fold_ids(const struct up_profile *p,
+		     const struct up_symtab *symtab,
+		     const struct up_output_opts *opts, struct strmap **keys,
+		     uint64_t **counts, struct profile_fold_id **ids,
+		     size_t *nr_ids)
+{
+	struct agg a = { .symtab = symtab, .opts = opts ? opts : &default_opts,
+			 .want_ids = ids != NULL };
 	int rc = agg_names(&a);
 
 	if (rc == 0)
@@ -278,6 +300,11 @@ int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,
 	}
 	*keys = a.keys;
 	*counts = a.counts;
+	if (ids) {
+		*ids = a.ids;
+		*nr_ids = a.nids;
+		a.ids = NULL;
+	}
 	a.keys = NULL;
 	a.counts = NULL;
 	agg_release(&a);

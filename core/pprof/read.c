@@ -64,7 +64,7 @@ struct pp {
 	uint64_t *loc_ids;    /* sorted ids ... */
 	size_t *loc_idx;      /* ... and their index in pb->location */
 	size_t value_idx;
-	long k_vcpu, k_state, k_trunc;
+	long k_vcpu, k_state, k_trunc, k_time;
 };
 
 static const char *pstr(const struct pp *p, int64_t i)
@@ -210,6 +210,7 @@ static int index_pprof(struct pp *p)
 	p->k_vcpu = find_str(pb, "vcpu");
 	p->k_state = find_str(pb, "state");
 	p->k_trunc = find_str(pb, "truncated");
+	p->k_time = find_str(pb, "time_ns");
 	return 0;
 }
 
@@ -294,6 +295,7 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 		enum up_trunc trunc = UP_TRUNC_NONE;
 		size_t nloc = sm->n_location_id, depth;
 		bool dropped = false, unseen = false, deep = false;
+		uint64_t t_ns = UP_PROFILE_NO_TIME;
 		int64_t v;
 		int rc;
 
@@ -306,6 +308,16 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 			const char *val = pstr(p, sm->label[j]->str);
 			int64_t k = sm->label[j]->key;
 
+			/* When it was taken (ns since 1970, ours): kept as
+			 * time since the start; one from before the start
+			 * (another profile's, merged) is not kept. */
+			if (k == p->k_time && p->k_time >= 0) {
+				int64_t t = sm->label[j]->num;
+
+				if (t >= 0 && t >= s->time_nanos)
+					t_ns = (uint64_t)(t - s->time_nanos);
+				continue;
+			}
 			if (!val)
 				continue;
 			if (k == p->k_vcpu && p->k_vcpu >= 0) {
@@ -351,7 +363,8 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 				continue;       /* nothing to attribute it to */
 		}
 		rc = stored_add_stack(s, p->what, (unsigned)vcpu, act, trunc,
-				      dropped, unseen, depth, (uint64_t)v);
+				      dropped, unseen, depth, (uint64_t)v,
+				      unseen ? UP_PROFILE_NO_TIME : t_ns);
 		if (rc < 0)
 			return rc;
 	}

@@ -26,16 +26,24 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-#define MAX_LABELS 3   /* vcpu, state, truncated */
+#define MAX_LABELS 4   /* vcpu, state, truncated, time_ns */
 
 /* One sample as collected: its location ids live in the ids arena. */
 struct rec {
+	uint64_t id;          /* the stack record's: rising in visit order */
+	uint64_t timed;       /* of count, in samples written with a time */
 	size_t ids_off;
 	unsigned nids, vcpu;
 	enum up_vcpu_activity act;
 	enum up_trunc trunc;
 	uint64_t count;
 	bool unseen;
+};
+
+/* count samples of record rec taken t_ns after the start. */
+struct timed {
+	size_t rec;
+	uint64_t t_ns, count;
 };
 
 struct loc {
@@ -74,6 +82,8 @@ struct writer {
 	size_t nids, ids_cap;
 	struct rec *recs;
 	size_t nrecs, recs_cap;
+	struct timed *timed;      /* the samples' times, by record */
+	size_t ntimed, timed_cap;
 	uint64_t lo, hi;     /* addresses seen, for a mapping without a range */
 	int err;
 };
@@ -221,8 +231,8 @@ static int visit(const struct up_stack_record *s, void *arg)
 {
 	struct writer *w = arg;
 	char name[PROFILE_NAME_MAX];
-	struct rec r = { w->nids, 0, s->vcpu, s->activity, s->trunc, s->count,
-			 s->unseen };
+	struct rec r = { s->id, 0, w->nids, 0, s->vcpu, s->activity, s->trunc,
+			 s->count, s->unseen };
 	int rc = 0;
 
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
@@ -265,6 +275,41 @@ static void writer_release(struct writer *w)
 	free(w->lines);
 	free(w->ids);
 	free(w->recs);
+	free(w->timed);
+}
+
+static int find_rec(const struct writer *w, uint64_t id, size_t *at)
+{
+	size_t lo = 0, hi = w->nrecs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->recs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == w->nrecs || w->recs[lo].id != id)
+		return -1;
+	*at = lo;
+	return 0;
+}
+
+/* Each time the profile kept, by its record: a sample of its own. */
+static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
+{
+	struct writer *w = arg;
+	size_t r;
+
+	if (find_rec(w, id, &r) < 0 || w->recs[r].count - w->recs[r].timed < count)
+		return 0;
+	if (grow_array(&w->timed, &w->timed_cap, w->ntimed + 1,
+		       sizeof(*w->timed), 1024) < 0)
+		return w->err = up_fail(UP_ENOMEM, "out of memory");
+	w->timed[w->ntimed++] = (struct timed){ r, t_ns, count };
+	w->recs[r].timed += count;
+	return 0;
 }
 
 /* The protobuf, deflated as gzip, straight to the file. */
@@ -347,7 +392,8 @@ static PbLabel label(struct writer *w, const char *k, const char *v)
 /* Everything but the string table, which the last strings still grow. */
 static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 {
-	size_t nf = strmap_count(w->funcs), nl = w->nloc, ns = w->nrecs;
+	size_t nf = strmap_count(w->funcs), nl = w->nloc;
+	size_t ns = w->ntimed + w->nrecs, nsamples = 0;
 	size_t nlabels = 0;
 	bool mapped = m->text_end > m->text_start;
 
@@ -408,19 +454,27 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		}
 		b->loc_ptrs[i] = l;
 	}
+	/* The samples with a time first, one each (label time_ns: ns since
+	 * 1970), then what each stack has left without one. */
 	for (size_t i = 0; i < ns; i++) {
-		const struct rec *r = &w->recs[i];
-		PbSample *s = &b->samples[i];
+		bool with_time = i < w->ntimed;
+		const struct rec *r = &w->recs[with_time ? w->timed[i].rec :
+						     i - w->ntimed];
+		uint64_t count = with_time ? w->timed[i].count :
+				 r->count - r->timed;
+		PbSample *s = &b->samples[nsamples];
 		char num[16];
 		size_t first = nlabels;
 
+		if (count == 0)
+			continue;
 		perftools__profiles__sample__init(s);
 		s->n_location_id = r->nids;
 		s->location_id = w->ids + r->ids_off;
 		s->n_value = 2;
-		s->value = &b->values[2 * i];
-		s->value[0] = (int64_t)r->count;
-		s->value[1] = m->hz > 0 ? (int64_t)llround((double)r->count * 1e9 / m->hz) : 0;
+		s->value = &b->values[2 * nsamples];
+		s->value[0] = (int64_t)count;
+		s->value[1] = m->hz > 0 ? (int64_t)llround((double)count * 1e9 / m->hz) : 0;
 		snprintf(num, sizeof(num), "%u", r->vcpu);
 		b->labels[nlabels++] = label(w, "vcpu", num);
 		if (r->act != UP_VCPU_UNKNOWN)
@@ -429,11 +483,20 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 						     r->act == UP_VCPU_BLOCKED ? "idle" : "busy");
 		if (r->trunc != UP_TRUNC_NONE)
 			b->labels[nlabels++] = label(w, "truncated", up_trunc_name(r->trunc));
+		if (with_time) {
+			PbLabel l = PERFTOOLS__PROFILES__LABEL__INIT;
+
+			l.key = str_idx(w, "time_ns");
+			l.num = (m->time_nanos > 0 ? m->time_nanos : 0) +
+				(int64_t)w->timed[i].t_ns;
+			l.num_unit = str_idx(w, "nanoseconds");
+			b->labels[nlabels++] = l;
+		}
 		for (size_t j = first; j < nlabels; j++)
 			b->label_ptrs[j] = &b->labels[j];
 		s->n_label = nlabels - first;
 		s->label = &b->label_ptrs[first];
-		b->sample_ptrs[i] = s;
+		b->sample_ptrs[nsamples++] = s;
 	}
 
 	perftools__profiles__mapping__init(&b->mapping);
@@ -468,7 +531,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	perftools__profiles__profile__init(&b->prof);
 	b->prof.n_sample_type = 2;
 	b->prof.sample_type = b->type_ptrs;
-	b->prof.n_sample = ns;
+	b->prof.n_sample = nsamples;
 	b->prof.sample = b->sample_ptrs;
 	b->prof.n_mapping = 1;
 	b->prof.mapping = &b->mapping_ptr;
@@ -510,6 +573,10 @@ int up_profile_write_pprof(const struct up_profile *p,
 		goto out;
 	}
 	rc = up_profile_foreach(p, visit, &w);
+	if (rc == 0)
+		rc = w.err;
+	if (rc == 0)
+		rc = up_profile_foreach_time(p, visit_time, &w);
 	if (rc == 0)
 		rc = w.err;
 	if (rc == 0)

@@ -130,7 +130,7 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 	}
 	return rc < 0 ? rc :
 	       stored_add_stack(s, where, 0, act, trunc, dropped, unseen, depth,
-				count);
+				count, UP_PROFILE_NO_TIME);
 }
 
 int stored_load_folded(struct up_stored *s, char *text, size_t n,

@@ -38,7 +38,23 @@ struct up_profile {
 	uint64_t *dropped_by;   /* [vcpu * NR_ACTIVITIES + activity] */
 	uint64_t dropped;
 	uint64_t *vcpu_unseen;
+	/* When each sample was taken, in the order added (see
+	 * up_profile_add_at): bounded too; past the bound the samples count
+	 * and their times are lost, counted in untimed. */
+	struct time_rec *times;
+	size_t nr_times, cap_times, max_times;
+	uint64_t untimed, timed;
 };
+
+/* 16 bytes: id is an entry's index or TIME_DROPPED | its [dropped]
+ * record (vCPU * NR_ACTIVITIES + activity). */
+struct time_rec {
+	uint64_t t_ns;
+	uint32_t id;
+	uint32_t count;
+};
+
+#define TIME_DROPPED 0x80000000u
 
 #define NR_ACTIVITIES (UP_VCPU_BLOCKED + 1)
 
@@ -63,6 +79,7 @@ int up_profile_new(struct up_profile **out, unsigned nr_vcpus)
 	p->nslots = 1024;
 	p->max_stacks = UP_PROFILE_DEFAULT_MAX_STACKS;
 	p->max_bytes = UP_PROFILE_DEFAULT_MAX_BYTES;
+	p->max_times = UP_PROFILE_DEFAULT_MAX_TIMES;
 	p->dropped_by = calloc((size_t)nr_vcpus * NR_ACTIVITIES,
 			       sizeof(*p->dropped_by));
 	p->vcpu_samples = calloc(nr_vcpus, sizeof(*p->vcpu_samples));
@@ -91,6 +108,7 @@ void up_profile_free(struct up_profile *p)
 	free(p->entries);
 	free(p->slots);
 	free(p->arena);
+	free(p->times);
 	free(p);
 }
 
@@ -160,12 +178,57 @@ int up_profile_add(struct up_profile *p, unsigned vcpu,
 				       UP_VCPU_UNKNOWN, 1);
 }
 
+/* Keep when n samples of stack id were taken; merged with the last
+ * record when it is the same stack at the same time. */
+static int add_time(struct up_profile *p, uint64_t t_ns, uint64_t id,
+		    uint64_t n)
+{
+	struct time_rec *last = p->nr_times ? &p->times[p->nr_times - 1] : NULL;
+	uint32_t rid;
+
+	if (t_ns == UP_PROFILE_NO_TIME)
+		return 0;
+	if (id & UP_STACK_ID_DROPPED)
+		rid = TIME_DROPPED | (uint32_t)(id & ~UP_STACK_ID_DROPPED);
+	else
+		rid = (uint32_t)id;
+	if (last && last->t_ns == t_ns && last->id == rid &&
+	    last->count <= UINT32_MAX - n) {
+		last->count += (uint32_t)n;
+		p->timed += n;
+		return 0;
+	}
+	if (p->nr_times >= p->max_times || (id >= TIME_DROPPED && !(id & UP_STACK_ID_DROPPED)) ||
+	    grow_array(&p->times, &p->cap_times, p->nr_times + 1,
+		       sizeof(*p->times), 1024) < 0) {
+		p->untimed += n;
+		return 0;
+	}
+	p->times[p->nr_times++] = (struct time_rec){ t_ns, rid, (uint32_t)n };
+	p->timed += n;
+	return 0;
+}
+
 int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 			    const uint64_t *frames, unsigned depth,
 			    enum up_trunc trunc, enum up_vcpu_activity act,
 			    uint64_t n)
 {
-	uint64_t h;
+	return up_profile_add_at(p, vcpu, frames, depth, trunc, act, n,
+				 UP_PROFILE_NO_TIME);
+}
+
+static uint64_t dropped_id(unsigned vcpu, enum up_vcpu_activity act)
+{
+	return UP_STACK_ID_DROPPED | ((uint64_t)vcpu * NR_ACTIVITIES + act);
+}
+
+int up_profile_add_at(struct up_profile *p, unsigned vcpu,
+		      const uint64_t *frames, unsigned depth,
+		      enum up_trunc trunc, enum up_vcpu_activity act,
+		      uint64_t n, uint64_t t_ns)
+{
+	uint64_t h, id;
 	size_t j;
 	int rc;
 
@@ -184,6 +247,7 @@ int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 		    memcmp(p->arena + e->frames, frames,
 			   depth * sizeof(*frames)) == 0) {
 			e->count += n;
+			id = (uint64_t)(e - p->entries);
 			goto counted;
 		}
 	}
@@ -191,6 +255,7 @@ int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 	    p->bytes > p->max_bytes - stack_cost(depth)) {
 		p->dropped_by[vcpu * NR_ACTIVITIES + act] += n;
 		p->dropped += n;
+		id = dropped_id(vcpu, act);
 		goto counted;
 	}
 	rc = append(p, vcpu, frames, depth, trunc, act, h, j);
@@ -198,7 +263,9 @@ int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 		return rc;
 	p->entries[p->nr_entries - 1].count = n;
 	p->bytes += stack_cost(depth);
+	id = p->nr_entries - 1;
 counted:
+	add_time(p, t_ns, id, n);
 	p->samples += n;
 	p->vcpu_samples[vcpu] += n;
 	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED ? n : 0;
@@ -210,11 +277,12 @@ counted:
 }
 
 int profile_add_dropped(struct up_profile *p, unsigned vcpu,
-			enum up_vcpu_activity act, uint64_t n)
+			enum up_vcpu_activity act, uint64_t n, uint64_t t_ns)
 {
 	if (vcpu >= p->nr_vcpus || act > UP_VCPU_BLOCKED || n == 0 ||
 	    n > UINT32_MAX)
 		return up_fail(UP_EINVAL, "bad dropped count (vCPU %u)", vcpu);
+	add_time(p, t_ns, dropped_id(vcpu, act), n);
 	p->dropped_by[vcpu * NR_ACTIVITIES + act] += n;
 	p->dropped += n;
 	p->samples += n;
@@ -320,6 +388,7 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 	for (size_t i = 0; i < p->nr_entries; i++) {
 		const struct stack_entry *e = &p->entries[i];
 		struct up_stack_record r = {
+			.id = i,
 			.vcpu = e->vcpu, .frames = p->arena + e->frames,
 			.depth = e->depth, .trunc = e->trunc,
 			.activity = e->activity, .count = e->count,
@@ -332,6 +401,7 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 	for (size_t i = 0; i < (size_t)p->nr_vcpus * NR_ACTIVITIES; i++) {
 		static const uint64_t no_frame;
 		struct up_stack_record r = {
+			.id = UP_STACK_ID_DROPPED | i,
 			.vcpu = (unsigned)(i / NR_ACTIVITIES), .frames = &no_frame,
 			.depth = 0, .trunc = UP_TRUNC_NONE,
 			.activity = (enum up_vcpu_activity)(i % NR_ACTIVITIES),
@@ -345,6 +415,7 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 	for (unsigned v = 0; v < p->nr_vcpus; v++) {
 		static const uint64_t no_frame;
 		struct up_stack_record r = {
+			.id = UP_STACK_ID_UNSEEN | v,
 			.vcpu = v, .frames = &no_frame, .depth = 0,
 			.trunc = UP_TRUNC_NONE, .activity = UP_VCPU_BUSY,
 			.count = p->vcpu_unseen[v], .unseen = true,
@@ -354,5 +425,87 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+void up_profile_set_max_times(struct up_profile *p, size_t max_times)
+{
+	p->max_times = max_times;
+}
+
+bool up_profile_has_times(const struct up_profile *p)
+{
+	return p->nr_times > 0;
+}
+
+uint64_t up_profile_untimed(const struct up_profile *p)
+{
+	return p->untimed;
+}
+
+uint64_t up_profile_timed(const struct up_profile *p)
+{
+	return p->timed;
+}
+
+uint64_t up_profile_time_end(const struct up_profile *p)
+{
+	uint64_t end = 0;
+
+	for (size_t i = 0; i < p->nr_times; i++)
+		if (p->times[i].t_ns > end)
+			end = p->times[i].t_ns;
+	return end;
+}
+
+int up_profile_foreach_time(const struct up_profile *p,
+			    up_profile_time_fn fn, void *arg)
+{
+	for (size_t i = 0; i < p->nr_times; i++) {
+		const struct time_rec *t = &p->times[i];
+		uint64_t id = t->id & TIME_DROPPED ?
+			      UP_STACK_ID_DROPPED | (t->id & ~TIME_DROPPED) : t->id;
+		int rc = fn(t->t_ns, id, t->count, arg);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int up_profile_slice(const struct up_profile *p, uint64_t from_ns,
+		     uint64_t to_ns, struct up_profile **out)
+{
+	struct up_profile *q;
+	int rc = up_profile_new(&q, p->nr_vcpus);
+
+	if (rc < 0)
+		return rc;
+	up_profile_set_limits(q, p->max_stacks, p->max_bytes);
+	q->max_times = p->max_times;
+	for (size_t i = 0; rc == 0 && i < p->nr_times; i++) {
+		const struct time_rec *t = &p->times[i];
+
+		if (t->t_ns < from_ns || t->t_ns >= to_ns)
+			continue;
+		if (t->id & TIME_DROPPED) {
+			uint32_t k = t->id & ~TIME_DROPPED;
+
+			rc = profile_add_dropped(q, (unsigned)(k / NR_ACTIVITIES),
+						 (enum up_vcpu_activity)(k % NR_ACTIVITIES),
+						 t->count, t->t_ns);
+		} else if (t->id < p->nr_entries) {
+			const struct stack_entry *e = &p->entries[t->id];
+
+			rc = up_profile_add_at(q, e->vcpu, p->arena + e->frames,
+					       e->depth, e->trunc, e->activity,
+					       t->count, t->t_ns);
+		}
+	}
+	if (rc < 0) {
+		up_profile_free(q);
+		return rc;
+	}
+	*out = q;
 	return 0;
 }

@@ -45,10 +45,12 @@ int stored_name_frame(struct up_stored *s, const char *name, uint64_t *frame);
 int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
 		      long name_id);
 /* Count s->frames[0..depth) COUNT times (dropped: a pseudo-stack of depth
- * 0, [unseen] if unseen, else [dropped]). */
+ * 0, [unseen] if unseen, else [dropped]), taken t_ns after the start
+ * (UP_PROFILE_NO_TIME: not known). */
 int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
 		     enum up_vcpu_activity act, enum up_trunc trunc,
-		     bool dropped, bool unseen, size_t depth, uint64_t count);
+		     bool dropped, bool unseen, size_t depth, uint64_t count,
+		     uint64_t t_ns);
 int stored_add_comment(struct up_stored *s, const char *c);
 /* By address: the source frames the live run gave ADDR (innermost first,
  * its function last), for the symbol table to give them again. */

@@ -70,7 +70,7 @@ int stored_point_source(struct up_stored *s, uint64_t addr, bool is_return,
 int stored_add_stack(struct up_stored *s, const char *what,
 			    unsigned vcpu, enum up_vcpu_activity act,
 			    enum up_trunc trunc, bool dropped, bool unseen,
-			    size_t depth, uint64_t count)
+			    size_t depth, uint64_t count, uint64_t t_ns)
 {
 	int rc;
 
@@ -85,10 +85,10 @@ int stored_add_stack(struct up_stored *s, const char *what,
 	if (unseen)
 		rc = up_profile_add_unseen(s->profile, vcpu, count);
 	else if (dropped || depth == 0)
-		rc = profile_add_dropped(s->profile, vcpu, act, count);
+		rc = profile_add_dropped(s->profile, vcpu, act, count, t_ns);
 	else
-		rc = up_profile_add_activity(s->profile, vcpu, s->frames,
-					     (unsigned)depth, trunc, act, count);
+		rc = up_profile_add_at(s->profile, vcpu, s->frames,
+				       (unsigned)depth, trunc, act, count, t_ns);
 	return rc < 0 ? up_fail(rc, "%s: %s", what, up_error_last()) : 0;
 }
 

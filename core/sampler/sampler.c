@@ -34,6 +34,7 @@ struct loop {
 	bool have_last;           /* vs holds the last kept sample's stacks */
 	uint64_t paused_total;    /* time we held the domain paused, in all */
 	uint64_t clocks_at;       /* when the run clocks were last read */
+	uint64_t start;           /* the loop's start: sample times count from it */
 };
 
 static enum up_stop_reason end_reason(struct up_target *t)
@@ -49,18 +50,19 @@ static enum up_stop_reason end_reason(struct up_target *t)
 	}
 }
 
-/* Count the stacks of one sample, n times each. */
+/* Count the stacks of one sample, n times each, taken at t_ns. */
 static int count_stacks(struct up_profile *p, const struct vcpu_sample *vs,
-			unsigned first, unsigned last, uint64_t n)
+			unsigned first, unsigned last, uint64_t n,
+			uint64_t t_ns)
 {
 	for (unsigned v = first; v <= last; v++) {
 		int rc;
 
 		if (vs[v].status != VCPU_STACK)
 			continue;
-		rc = up_profile_add_activity(p, v, vs[v].stack.frames,
-					     vs[v].stack.depth, vs[v].stack.trunc,
-					     vs[v].activity, n);
+		rc = up_profile_add_at(p, v, vs[v].stack.frames,
+				       vs[v].stack.depth, vs[v].stack.trunc,
+				       vs[v].activity, n, t_ns);
 		if (rc < 0)
 			return rc;
 	}
@@ -150,8 +152,9 @@ static int credit_missed(struct loop *l, const struct up_sampler_config *c,
 
 	if (credit > MAX_CREDIT)
 		credit = MAX_CREDIT;
-	if (credit && (rc = count_stacks(p, l->vs, l->first, l->last,
-					 credit)) < 0)
+	/* The periods the last sample stands for were missed just now. */
+	if (credit && (rc = count_stacks(p, l->vs, l->first, l->last, credit,
+					 sampler_now_ns() - l->start)) < 0)
 		return rc;
 	s->covered_periods += credit;
 	s->missed_deadlines += missed - credit;
@@ -205,7 +208,7 @@ static int keep_sample(struct loop *l, struct up_profile *p,
 		else
 			s->activity_failures += vs->activity_failed;
 	}
-	rc = count_stacks(p, l->vs, l->first, l->last, 1);
+	rc = count_stacks(p, l->vs, l->first, l->last, 1, stopped - l->start);
 	if (rc == 0)
 		rc = stats_record_pause(s, pause_ns, late, &l->pause_cap,
 					&l->late_cap);
@@ -309,7 +312,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	rc = loop_setup(&l, t, c, p, s);
 	if (rc < 0)
 		goto out;
-	start = sampler_now_ns();
+	start = l.start = sampler_now_ns();
 	pacing_start(&pc, c->hz, c->duration_s, !c->no_jitter, start);
 	s->stop = UP_STOP_DURATION;
 	for (;;) {

@@ -30,6 +30,15 @@ int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
 			    enum up_trunc trunc, enum up_vcpu_activity activity,
 			    uint64_t count);
 
+/* The same, taken t_ns after the profile's start (UP_PROFILE_NO_TIME: no
+ * time): the profile keeps when each sample was taken too, for views of a
+ * time range (up_profile_slice) and over time (the heat map). */
+#define UP_PROFILE_NO_TIME UINT64_MAX
+int up_profile_add_at(struct up_profile *p, unsigned vcpu,
+		      const uint64_t *frames, unsigned depth,
+		      enum up_trunc trunc, enum up_vcpu_activity activity,
+		      uint64_t count, uint64_t t_ns);
+
 /* Bounds on the distinct stacks a profile keeps, by count and by the
  * memory they take (entry, frames, hash slots); 0 keeps a bound as it is.
  * Once either is reached a new stack is counted in its vCPU's dropped
@@ -54,6 +63,18 @@ uint64_t up_profile_dropped(const struct up_profile *p);
 int up_profile_add_unseen(struct up_profile *p, unsigned vcpu, uint64_t n);
 uint64_t up_profile_vcpu_unseen(const struct up_profile *p, unsigned vcpu);
 
+/* Sample times are kept for at most this many records (a record: one
+ * stack at one instant, 16 bytes: 64 MiB); past it samples still count, their
+ * times are lost (up_profile_untimed). 0 keeps no times. */
+#define UP_PROFILE_DEFAULT_MAX_TIMES ((size_t)1 << 22)
+void up_profile_set_max_times(struct up_profile *p, size_t max_times);
+bool up_profile_has_times(const struct up_profile *p);
+/* Samples added with a time that the profile kept, and lost. */
+uint64_t up_profile_timed(const struct up_profile *p);
+uint64_t up_profile_untimed(const struct up_profile *p);
+/* The latest sample time kept (ns since the start), 0 with none. */
+uint64_t up_profile_time_end(const struct up_profile *p);
+
 uint64_t up_profile_samples(const struct up_profile *p);  /* all vCPUs */
 uint64_t up_profile_vcpu_samples(const struct up_profile *p, unsigned vcpu);
 uint64_t up_profile_truncated(const struct up_profile *p);
@@ -65,8 +86,14 @@ uint64_t up_profile_truncated_by(const struct up_profile *p, enum up_trunc why);
 size_t up_profile_unique_stacks(const struct up_profile *p);
 unsigned up_profile_nr_vcpus(const struct up_profile *p);
 
+/* A stack record's id: a distinct stack's index, or one of these with a
+ * vCPU's [dropped] (vCPU * 3 + activity) or [unseen] (vCPU) record. */
+#define UP_STACK_ID_DROPPED (1ULL << 62)
+#define UP_STACK_ID_UNSEEN (1ULL << 63)
+
 /* One distinct raw stack and how often it was seen. */
 struct up_stack_record {
+	uint64_t id;
 	unsigned vcpu;                   /* the vCPU it was seen on */
 	const uint64_t *frames;          /* frames[0] is the IP */
 	unsigned depth;
@@ -88,6 +115,19 @@ static inline const char *up_stack_record_pseudo(const struct up_stack_record *s
 typedef int (*up_profile_visit_fn)(const struct up_stack_record *s, void *arg);
 int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 		       void *arg);
+
+/* Visit the sample times kept, in the order taken: count samples of the
+ * stack record id at t_ns. [unseen] CPU time has no time. */
+typedef int (*up_profile_time_fn)(uint64_t t_ns, uint64_t id, uint64_t count,
+				  void *arg);
+int up_profile_foreach_time(const struct up_profile *p,
+			    up_profile_time_fn fn, void *arg);
+
+/* A new profile of the samples taken in [from_ns, to_ns) (ns since the
+ * start), with their times; samples without a time and [unseen] CPU time
+ * are left out. */
+int up_profile_slice(const struct up_profile *p, uint64_t from_ns,
+		     uint64_t to_ns, struct up_profile **out);
 
 struct up_output_opts {
 	int vcpu;             /* -1: all vCPUs merged */
@@ -121,6 +161,15 @@ int up_profile_write_svg(const struct up_profile *p,
 			 const struct up_symtab *symtab,
 			 const struct up_output_opts *opts, const char *title,
 			 FILE *out);
+
+/* A sub-second heat map of the sample times (one column a second, rows of
+ * 20 ms), as one self-contained HTML page: selecting a range shows its
+ * flame graph and top list (FILE#range=FROM-TO opens one). A profile
+ * without times is an error. */
+int up_profile_write_heatmap(const struct up_profile *p,
+			     const struct up_symtab *symtab,
+			     const struct up_output_opts *opts,
+			     const char *title, const char *legend, FILE *out);
 
 struct up_top_entry {
 	char *name;

@@ -50,6 +50,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	up_profile_write_svg(up_stored_profile(s), up_stored_symtab(s), &view, "t", f);
 	up_profile_write_top(up_stored_profile(s), up_stored_symtab(s), &view, 20, f);
+	/* Times from the file: the heat map, and a slice of its first half
+	 * holds no more samples than the whole. */
+	up_profile_write_heatmap(up_stored_profile(s), up_stored_symtab(s), &view,
+				 "t", "l", f);
+	if (up_profile_has_times(up_stored_profile(s))) {
+		struct up_profile *half;
+		uint64_t end = up_profile_time_end(up_stored_profile(s));
+
+		if (up_profile_slice(up_stored_profile(s), 0, end / 2 + 1, &half) == 0) {
+			if (up_profile_samples(half) > up_profile_samples(up_stored_profile(s)))
+				abort();
+			up_profile_free(half);
+		}
+	}
 	if (up_profile_diff(up_stored_profile(s), up_stored_symtab(s),
 			    up_stored_profile(s), up_stored_symtab(s), &view,
 			    &e, &n, &kb, &ka) == 0) {

@@ -24,6 +24,7 @@ UNIT_TESTS = \
 	tests/unit/test_unwind_rules \
 	tests/unit/test_unwind_budget \
 	tests/unit/test_stored \
+	tests/unit/test_sample_times \
 	tests/toolkit/test_symbols_find \
 	tests/toolkit/test_image_cache \
 	tests/toolkit/test_unwind_load \
