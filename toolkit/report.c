@@ -171,7 +171,9 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 	struct up_pprof_meta m = {
 		.hz = r->opt->hz, .kernel = r->dom->kernel,
 		.build_id = r->symtab ? up_symtab_build_id(r->symtab) : NULL,
-		.time_nanos = (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
+		/* The sample times count from the sampler's start. */
+		.time_nanos = s->start_unix_ns ? s->start_unix_ns :
+			      (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
 		.duration_nanos = (int64_t)llround(s->elapsed_s * 1e9),
 	};
 

@@ -307,6 +307,10 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 	key(g, "duration_s");
 	num(g, s->run ? s->run->stats->elapsed_s : s->ranged ? s->to_s - s->from_s :
 	    (double)up_stored_duration_nanos(s->stored) / 1e9, 3);
+	/* When sampling began (ns since 1970): sample times count from it. */
+	key(g, "start_unix_ns");
+	yajl_gen_integer(g, s->run ? (long long)s->run->stats->start_unix_ns :
+			 (long long)up_stored_time_nanos(s->stored));
 	if (s->ranged) {
 		key(g, "time_range");
 		yajl_gen_map_open(g);

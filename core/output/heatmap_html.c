@@ -281,7 +281,7 @@ static const char script[] =
 "  var q = /search=([^&]*)/.exec(location.hash);\n"
 "  search(q ? decodeURIComponent(q[1]) : '');\n"
 "  var m = /range=([0-9.]+)-([0-9.]+)/.exec(location.hash);\n"
-"  if (m) show(parseFloat(m[1]) * 1000, parseFloat(m[2]) * 1000);\n"
+"  if (m) show(Math.round(parseFloat(m[1]) * 1000), Math.round(parseFloat(m[2]) * 1000));\n"
 "  else show(0, cols * 1000);\n"
 "}\n"
 "document.getElementById('search').addEventListener('change', function (ev) {\n"

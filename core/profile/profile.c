@@ -43,7 +43,7 @@ struct up_profile {
 	 * and their times are lost, counted in untimed. */
 	struct time_rec *times;
 	size_t nr_times, cap_times, max_times;
-	uint64_t untimed, timed;
+	uint64_t untimed, timed, time_end;
 };
 
 /* 16 bytes: id is an entry's index or TIME_DROPPED | its [dropped]
@@ -205,6 +205,8 @@ static int add_time(struct up_profile *p, uint64_t t_ns, uint64_t id,
 		return 0;
 	}
 	p->times[p->nr_times++] = (struct time_rec){ t_ns, rid, (uint32_t)n };
+	if (t_ns > p->time_end)
+		p->time_end = t_ns;
 	p->timed += n;
 	return 0;
 }
@@ -450,12 +452,7 @@ uint64_t up_profile_timed(const struct up_profile *p)
 
 uint64_t up_profile_time_end(const struct up_profile *p)
 {
-	uint64_t end = 0;
-
-	for (size_t i = 0; i < p->nr_times; i++)
-		if (p->times[i].t_ns > end)
-			end = p->times[i].t_ns;
-	return end;
+	return p->time_end;
 }
 
 int up_profile_foreach_time(const struct up_profile *p,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
@@ -312,7 +313,13 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	rc = loop_setup(&l, t, c, p, s);
 	if (rc < 0)
 		goto out;
-	start = l.start = sampler_now_ns();
+	{
+		struct timespec wall;
+
+		clock_gettime(CLOCK_REALTIME, &wall);
+		start = l.start = sampler_now_ns();
+		s->start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+	}
 	pacing_start(&pc, c->hz, c->duration_s, !c->no_jitter, start);
 	s->stop = UP_STOP_DURATION;
 	for (;;) {
@@ -385,6 +392,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			early_done = true;
 			c->early(p, s, c->early_arg);
 		}
+		if (c->each)
+			c->each(p, s, c->each_arg);
 	}
 	/* The time since the last read counts too, short runs included. */
 	if (!l.relaxed && s->samples)

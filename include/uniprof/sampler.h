@@ -81,6 +81,13 @@ struct up_sampler_config {
 		      const struct up_sampler_stats *s, void *arg);
 	void *early_arg;
 	uint64_t early_ns;
+	/* Called after every sample kept, between samples (never while the
+	 * domain is paused): a live view (xl profile top) reads the profile
+	 * so far and may set *stop. Its time is the sampler's: keep it
+	 * short. */
+	void (*each)(const struct up_profile *p,
+		     const struct up_sampler_stats *s, void *arg);
+	void *each_arg;
 };
 
 #define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)
@@ -138,6 +145,9 @@ struct up_sampler_stats {
 	uint64_t *vcpu_run_ns, *vcpu_unpaused_ns;
 	unsigned nr_vcpus;
 	double elapsed_s;
+	/* When sampling began, wall clock (ns since 1970): the profile's
+	 * sample times count from it. */
+	int64_t start_unix_ns;
 	struct up_mem_stats mem;   /* frame mappings made and reused */
 	struct up_unwind_counts frames;   /* how frames were unwound */
 	enum up_stop_reason stop;

@@ -33,6 +33,10 @@ unsigned long tg_unit_iters = 2000;
 /* Units of the three parts of a round (cmdline chain=, hot35=, hot15=):
  * a run with another split gives profiles to compare (xl profile diff). */
 unsigned long tg_part_units[3] = { 50, 35, 15 };
+/* Another split from switch_s= seconds on (then_chain=, then_hot35=,
+ * then_hot15=; default the chain and tg_hot_15 trade places): a run whose
+ * profile changes at a known time, for the time views. */
+static unsigned long switch_s, then_units[3] = { 15, 35, 50 };
 unsigned long long tg_spin_ticks[TG_SPIN_PARTS];
 
 TG_FN void tg_chain_10(void) { SPIN(tg_part_units[0]); }
@@ -162,6 +166,16 @@ TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns)
 			last_rounds = rounds;
 			next_report += report_ns;
 		}
+		if (switch_s && now - start >= switch_s * 1000000000ULL) {
+			for (int i = 0; i < 3; i++)
+				tg_part_units[i] = then_units[i];
+			switch_s = 0;
+			console_printf("tg: switch t_ms=%lu chain_t=%lu hot35_t=%lu hot15_t=%lu\n",
+				       (unsigned long)((now - start) / 1000000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_CHAIN] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT35] / 1000),
+				       (unsigned long)(tg_spin_ticks[TG_SPIN_HOT15] / 1000));
+		}
 		if (run_ns && now - start >= run_ns)
 			break;
 		if (crash_ns && now - start >= crash_ns) {
@@ -172,11 +186,16 @@ TG_FN void tg_workload(uint64_t run_ns, uint64_t report_ns, uint64_t crash_ns)
 	console_printf("tg: done rounds=%lu\n", rounds);
 }
 
-/* The workload's knobs from the command line: unit=, chain=, hot35=, hot15=. */
+/* The workload's knobs from the command line: unit=, chain=, hot35=,
+ * hot15=, switch_s=, then_chain=, then_hot35=, then_hot15=. */
 void tg_workload_knobs(const char *cmdline)
 {
 	tg_unit_iters = tg_cmdline_u64(cmdline, "unit", 2000);
 	tg_part_units[0] = tg_cmdline_u64(cmdline, "chain", 50);
 	tg_part_units[1] = tg_cmdline_u64(cmdline, "hot35", 35);
 	tg_part_units[2] = tg_cmdline_u64(cmdline, "hot15", 15);
+	switch_s = tg_cmdline_u64(cmdline, "switch_s", 0);
+	then_units[0] = tg_cmdline_u64(cmdline, "then_chain", 15);
+	then_units[1] = tg_cmdline_u64(cmdline, "then_hot35", 35);
+	then_units[2] = tg_cmdline_u64(cmdline, "then_hot15", 50);
 }

@@ -8,6 +8,8 @@
  *   unit=N             spin iterations per work unit (default 2000)
  *   chain=, hot35=, hot15=  units of each part of a round (50, 35, 15):
  *                      another split, for comparing profiles
+ *   switch_s=SECONDS   switch to then_chain=, then_hot35=, then_hot15=
+ *                      (15, 35, 50) after this long: "tg: switch" line
  *   io=1               the blocking workload (io.c) instead of spinning
  *   busy=PCT           its busy share (default 30)
  *   burst=N            requests per burst (default 60)
