@@ -10,7 +10,7 @@ pkgs="build-essential autoconf automake libtool pkg-config
       libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
       libmicrohttpd-dev libcurl4-openssl-dev
       libprotobuf-c-dev protobuf-c-compiler
-      qemu-system-x86 cpio gzip binutils dash chromium
+      qemu-system-x86 cpio gzip binutils dash chromium tmux
       clang libclang-rt-14-dev libxml2-dev
       gcc-aarch64-linux-gnu"
 missing=

@@ -14,6 +14,7 @@
 
 #include "realtime.h"
 #include "stack_print.h"
+#include "live_domain.h"
 #include "subcommands.h"
 #include "toolkit/domain.h"
 #include "toolkit/formats.h"
@@ -50,17 +51,10 @@ static void install_signals(void)
 
 struct run {
 	struct xlp_options *opt;
-	struct xlp_domain dom;
-	struct up_target *t;
-	struct up_symtab *symtab;
-	char *symbols_used;       /* the file the names came from */
+	struct xlp_live live;     /* the domain, its symbols and tables */
 	char *stem;               /* where the files go */
 	struct up_profile *profile;
 	struct up_sampler_stats stats;
-	struct xlp_unwind uw;
-	struct up_kernel_map *kmap;
-	const char *hypercalls;
-	enum up_arch arch;        /* the domain's, kept past the target's close */
 	double setup_ms;          /* start to first sample: symbols, tables */
 	struct timespec started;  /* wall clock, for the pprof header */
 	bool realtime;            /* sampled SCHED_FIFO with memory locked */
@@ -75,7 +69,7 @@ static void early_warning(const struct up_profile *p,
 			  const struct up_sampler_stats *s, void *arg)
 {
 	const struct run *r = arg;
-	struct xlp_report rep = { .opt = r->opt, .dom = &r->dom,
+	struct xlp_report rep = { .opt = r->opt, .dom = &r->live.dom,
 				  .profile = p, .stats = s };
 
 	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
@@ -100,13 +94,13 @@ static long peak_rss_kib(void)
 static int print_once(const struct run *r)
 {
 	struct xlp_stack_print sp = {
-		.profile = r->profile, .symtab = r->symtab, .vcpu = r->opt->vcpu,
+		.profile = r->profile, .symtab = r->live.symtab, .vcpu = r->opt->vcpu,
 		.missing_why = r->stats.abandoned_samples ?
 			"the walk outlived --max-pause; the sample was dropped" : "offline",
 	};
 
-	printf("domain %s (id %u, %s)%s\n", r->dom.name, r->dom.domid, r->dom.type,
-	       r->dom.crashed ? ", crashed" : r->dom.shutdown ? ", shut down" : "");
+	printf("domain %s (id %u, %s)%s\n", r->live.dom.name, r->live.dom.domid, r->live.dom.type,
+	       r->live.dom.crashed ? ", crashed" : r->live.dom.shutdown ? ", shut down" : "");
 	xlp_print_stacks_text(&sp, stdout);
 	return r->stats.samples ? 0 : 1;
 }
@@ -115,109 +109,6 @@ static int fail(const char *what)
 {
 	fprintf(stderr, "xl profile: %s%s\n", what ? what : "", up_error_last());
 	return 1;
-}
-
-/* The domain exists and can be profiled as asked: 0, or the exit status
- * after one error line. */
-static int check_domain(struct run *r)
-{
-	const struct xlp_options *opt = r->opt;
-
-	if (opt->wait) {
-		if (!opt->quiet)
-			fprintf(stderr, "xl profile: waiting for domain %s%s (Ctrl-C gives up)\n",
-				opt->domain, opt->paused ? " to be created paused" : "");
-		if (xlp_domain_wait(opt->domain, opt->paused, &stop_requested) != 0) {
-			fprintf(stderr, "xl profile: stopped before domain %s appeared\n",
-				opt->domain);
-			return 1;
-		}
-	}
-	if (xlp_domain_lookup(opt->domain, &r->dom) < 0)
-		return 1;
-	if (opt->paused && !r->dom.paused) {
-		fprintf(stderr, "xl profile: domain %s is not paused: --paused is for domains created with 'xl create -p'\n",
-			r->dom.name);
-		return 1;
-	}
-	if (r->dom.dying) {
-		fprintf(stderr, "xl profile: domain %s is being destroyed: nothing left to profile\n",
-			r->dom.name);
-		return 1;
-	}
-	if (r->dom.shutdown && !opt->once) {
-		fprintf(stderr, "xl profile: domain %s has %s and is kept, its vCPUs stopped: there is no CPU time to sample; print their stacks with 'xl profile --once %s'\n",
-			r->dom.name, r->dom.crashed ? "crashed" : "shut down", r->dom.name);
-		return 1;
-	}
-	if (opt->vcpu >= 0 && opt->vcpu >= r->dom.max_vcpus) {
-		fprintf(stderr, "xl profile: vCPU %d does not exist: domain %s has %d vCPUs (0-%d)\n",
-			opt->vcpu, r->dom.name, r->dom.max_vcpus, r->dom.max_vcpus - 1);
-		return 2;
-	}
-	return 0;
-}
-
-/* Open the domain, then what its stacks are walked and named with: the
- * symbols, the unwind tables, the kernel map. 0, or -1 after one error
- * line. */
-static int open_domain(struct run *r)
-{
-	const struct xlp_options *opt = r->opt;
-	const struct up_target_info *info;
-	struct xlp_symbol_query q = { 0 };
-
-	if ((opt->once ? up_target_open_xen_stopped(&r->t, r->dom.domid, opt->hypercalls) :
-			 up_target_open_xen_with(&r->t, r->dom.domid, opt->hypercalls)) < 0) {
-		fail(NULL);
-		return -1;
-	}
-	info = up_target_info(r->t);
-	r->hypercalls = info->hypercalls;
-	if (opt->verbose)
-		fprintf(stderr, "xl profile: hypercalls: %s\n", r->hypercalls);
-	q.explicit_file = opt->symbols;
-	q.kernel = r->dom.kernel;
-	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
-	q.force = opt->force_symbols;
-	q.verbose = opt->verbose;
-	q.arch = r->arch = info->arch;
-	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
-	 * changes as it boots, so only PV is cross-checked. */
-	if (info->type == UP_DOMAIN_PV)
-		q.guest_width = info->guest_width;
-	if (xlp_find_symbols(&q, &r->symtab, &r->symbols_used) < 0)
-		return -1;
-	if (xlp_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
-	    xlp_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
-				opt, &r->kmap) < 0)
-		return -1;
-	xlp_image_cache_drop();         /* before sampling locks memory */
-	return 0;
-}
-
-static void configure(struct run *r, struct up_sampler_config *cfg)
-{
-	const struct xlp_options *opt = r->opt;
-
-	up_sampler_config_init(cfg);
-	cfg->hz = opt->hz;
-	cfg->duration_s = opt->duration_s;
-	cfg->vcpu = opt->vcpu;
-	cfg->unwind.max_depth = opt->max_depth;
-	cfg->max_pause_ns = (uint64_t)opt->max_pause_ms * 1000000;
-	xlp_unwind_configure(&r->uw, r->kmap, cfg);
-	cfg->no_activity = opt->no_vcpu_state;
-	cfg->consistency = opt->consistency;
-	if (!opt->quiet && !opt->once && !opt->no_vcpu_state) {
-		cfg->early = early_warning;
-		cfg->early_arg = r;
-		cfg->early_ns = EARLY_NS;
-	}
-	if (opt->once) {
-		cfg->max_samples = 1;
-		cfg->stopped_ok = true;
-	}
 }
 
 /* Sample until the duration, Ctrl-C or the domain's end, then close the
@@ -229,14 +120,19 @@ static int sample(struct run *r, double start_ms)
 	struct up_sampler_config cfg;
 	int rc;
 
-	configure(r, &cfg);
+	xlp_live_configure(&r->live, &cfg);
+	if (!opt->quiet && !opt->once && !opt->no_vcpu_state) {
+		cfg.early = early_warning;
+		cfg.early_arg = r;
+		cfg.early_ns = EARLY_NS;
+	}
 	if (!opt->quiet && !opt->once)
 		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s%s; Ctrl-C stops\n",
-			r->dom.name, r->dom.domid, opt->hz,
+			r->live.dom.name, r->live.dom.domid, opt->hz,
 			opt->consistency == UP_CONSISTENCY_RELAXED ?
 			", relaxed (no domain pause)" : "",
 			opt->duration_s > 0 ? "" : " until it ends");
-	if (opt->paused && xlp_domain_unpause(&r->dom) < 0)
+	if (opt->paused && xlp_domain_unpause(&r->live.dom) < 0)
 		return -1;
 	r->setup_ms = now_ms() - start_ms;
 	if (opt->verbose)
@@ -250,14 +146,14 @@ static int sample(struct run *r, double start_ms)
 			fprintf(stderr, "xl profile: sampling at normal priority: %s\n", why);
 	}
 	clock_gettime(CLOCK_REALTIME, &r->started);
-	rc = up_sample(r->t, &cfg, r->profile, &stop_requested, &r->stats);
+	rc = up_sample(r->live.t, &cfg, r->profile, &stop_requested, &r->stats);
 	xlp_realtime_leave();
 	if (rc < 0) {
 		fail(NULL);
 		return -1;
 	}
-	up_target_close(r->t);
-	r->t = NULL;
+	up_target_close(r->live.t);
+	r->live.t = NULL;
 	if (r->stats.stop == UP_STOP_ERROR)
 		fprintf(stderr, "xl profile: sampling stopped: %s\n", r->stats.error);
 	return 0;
@@ -275,16 +171,16 @@ static int write_results(struct run *r)
 		fprintf(stderr, "xl profile: %s\n", up_error_last());
 
 	struct xlp_report rep = {
-		.opt = opt, .dom = &r->dom, .arch = r->arch,
-		.symtab = r->symtab,
-		.symbols_used = r->symbols_used, .profile = r->profile,
-		.stats = &r->stats, .unwinder = r->uw.unwinder,
-		.hypercalls = r->hypercalls,
+		.opt = opt, .dom = &r->live.dom, .arch = r->live.arch,
+		.symtab = r->live.symtab,
+		.symbols_used = r->live.symbols_used, .profile = r->profile,
+		.stats = &r->stats, .unwinder = r->live.uw.unwinder,
+		.hypercalls = r->live.hypercalls,
 		.setup_ms = r->setup_ms, .peak_rss_kib = peak_rss_kib(),
 		.realtime = r->realtime,
 	};
 
-	xlp_report_source(&out, &rep, r->kmap, &r->started, opt->formats);
+	xlp_report_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
 	rc = xlp_formats_write(&out.src, opt->formats, r->stem,
 			       opt->quiet ? NULL : stdout) < 0 ? 1 : 0;
 	xlp_report_source_release(&out);
@@ -297,7 +193,7 @@ static int write_results(struct run *r)
 
 		xlp_report_text(&rep, stdout);
 		fputc('\n', stdout);
-		up_profile_write_top(r->profile, r->symtab, &view,
+		up_profile_write_top(r->profile, r->live.symtab, &view,
 				     opt->top < 10 ? opt->top : 10, stdout);
 	}
 	if (rc == 0 && r->stats.stop == UP_STOP_ERROR)
@@ -321,16 +217,17 @@ int xlp_cmd_profile(int argc, char **argv)
 	if (xlp_libxl_open() < 0)
 		return 1;
 
-	if ((rc = check_domain(&r)) != 0)
+	r.live.opt = &opt;
+	if ((rc = xlp_live_check(&r.live, &stop_requested)) != 0)
 		goto out;
 	rc = 1;
-	if (open_domain(&r) < 0)
+	if (xlp_live_open(&r.live) < 0)
 		goto out;
 	/* Decide where files go before sampling, so a bad path costs no run. */
-	if (!opt.once && !(r.stem = xlp_output_stem(opt.output, r.dom.name)))
+	if (!opt.once && !(r.stem = xlp_output_stem(opt.output, r.live.dom.name)))
 		goto out;
-	if (up_crash_guard_install(r.t) < 0 ||
-	    up_profile_new(&r.profile, up_target_info(r.t)->max_vcpus) < 0) {
+	if (up_crash_guard_install(r.live.t) < 0 ||
+	    up_profile_new(&r.profile, up_target_info(r.live.t)->max_vcpus) < 0) {
 		rc = fail(NULL);
 		goto out;
 	}
@@ -338,16 +235,11 @@ int xlp_cmd_profile(int argc, char **argv)
 		goto out;
 	rc = opt.once ? print_once(&r) : write_results(&r);
 out:
-	up_target_close(r.t);
 	up_sampler_stats_release(&r.stats);
 	up_profile_free(r.profile);
-	up_symtab_free(r.symtab);
-	xlp_unwind_release(&r.uw);
-	up_kernel_map_free(r.kmap);
-	xlp_domain_release(&r.dom);
+	xlp_live_release(&r.live);
 	xlp_image_cache_drop();
 	xlp_libxl_close();
-	free(r.symbols_used);
 	free(r.stem);
 	return rc;
 }

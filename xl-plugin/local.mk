@@ -25,7 +25,10 @@ xl_plugin_xl_profile_SOURCES = \
 	xl-plugin/stored_cmds.c xl-plugin/stored_cmds.h \
 	xl-plugin/subcommands.h xl-plugin/cmd_report.c xl-plugin/cmd_diff.c \
 	xl-plugin/cmd_core.c xl-plugin/stack_print.c xl-plugin/stack_print.h \
-	xl-plugin/realtime.c xl-plugin/realtime.h
+	xl-plugin/realtime.c xl-plugin/realtime.h \
+	xl-plugin/live_domain.c xl-plugin/live_domain.h \
+	xl-plugin/cmd_top.c xl-plugin/top_view.c xl-plugin/top_view.h \
+	xl-plugin/top_term.c xl-plugin/top_term.h
 xl_plugin_xl_profile_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) \
 	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS)
 xl_plugin_xl_profile_LDADD = $(TOOLKIT_LIBS)

@@ -8,5 +8,6 @@ int xlp_cmd_profile(int argc, char **argv);  /* a domain, live */
 int xlp_cmd_report(int argc, char **argv);   /* stored profiles again */
 int xlp_cmd_diff(int argc, char **argv);     /* two stored profiles */
 int xlp_cmd_core(int argc, char **argv);     /* stacks of a Xen core file */
+int xlp_cmd_top(int argc, char **argv);      /* a live view */
 
 #endif

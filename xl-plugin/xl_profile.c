@@ -17,6 +17,7 @@ static const struct {
 	{ "report", xlp_cmd_report },
 	{ "diff", xlp_cmd_diff },
 	{ "core", xlp_cmd_core },
+	{ "top", xlp_cmd_top },
 };
 
 /* xl profile --core FILE [options]: the same as xl profile core [options]

@@ -1,0 +1,127 @@
+/* A live domain made ready to sample, as xl profile and xl profile top
+ * both need it: looked up (or waited for), opened, its symbols, unwind
+ * tables and kernel map loaded, and the sampler configured from the
+ * options. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live_domain.h"
+#include "toolkit/image_cache.h"
+#include "toolkit/kernel_map_load.h"
+#include "toolkit/symbols_find.h"
+
+/* The domain exists and can be profiled as asked: 0, or the exit status
+ * after one error line. */
+int xlp_live_check(struct xlp_live *r, volatile sig_atomic_t *stop)
+{
+	const struct xlp_options *opt = r->opt;
+
+	if (opt->wait) {
+		if (!opt->quiet)
+			fprintf(stderr, "xl profile: waiting for domain %s%s (Ctrl-C gives up)\n",
+				opt->domain, opt->paused ? " to be created paused" : "");
+		if (xlp_domain_wait(opt->domain, opt->paused, stop) != 0) {
+			fprintf(stderr, "xl profile: stopped before domain %s appeared\n",
+				opt->domain);
+			return 1;
+		}
+	}
+	if (xlp_domain_lookup(opt->domain, &r->dom) < 0)
+		return 1;
+	if (opt->paused && !r->dom.paused) {
+		fprintf(stderr, "xl profile: domain %s is not paused: --paused is for domains created with 'xl create -p'\n",
+			r->dom.name);
+		return 1;
+	}
+	if (r->dom.dying) {
+		fprintf(stderr, "xl profile: domain %s is being destroyed: nothing left to profile\n",
+			r->dom.name);
+		return 1;
+	}
+	if (r->dom.shutdown && !opt->once) {
+		fprintf(stderr, "xl profile: domain %s has %s and is kept, its vCPUs stopped: there is no CPU time to sample; print their stacks with 'xl profile --once %s'\n",
+			r->dom.name, r->dom.crashed ? "crashed" : "shut down", r->dom.name);
+		return 1;
+	}
+	if (opt->vcpu >= 0 && opt->vcpu >= r->dom.max_vcpus) {
+		fprintf(stderr, "xl profile: vCPU %d does not exist: domain %s has %d vCPUs (0-%d)\n",
+			opt->vcpu, r->dom.name, r->dom.max_vcpus, r->dom.max_vcpus - 1);
+		return 2;
+	}
+	return 0;
+}
+
+/* Open the domain, then what its stacks are walked and named with: the
+ * symbols, the unwind tables, the kernel map. 0, or -1 after one error
+ * line. */
+int xlp_live_open(struct xlp_live *r)
+{
+	const struct xlp_options *opt = r->opt;
+	const struct up_target_info *info;
+	struct xlp_symbol_query q = { 0 };
+
+	if ((opt->once ? up_target_open_xen_stopped(&r->t, r->dom.domid, opt->hypercalls) :
+			 up_target_open_xen_with(&r->t, r->dom.domid, opt->hypercalls)) < 0) {
+		fprintf(stderr, "xl profile: %s\n", up_error_last());
+		return -1;
+	}
+	info = up_target_info(r->t);
+	r->hypercalls = info->hypercalls;
+	if (opt->verbose)
+		fprintf(stderr, "xl profile: hypercalls: %s\n", r->hypercalls);
+	q.explicit_file = opt->symbols;
+	q.kernel = r->dom.kernel;
+	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
+	q.force = opt->force_symbols;
+	q.verbose = opt->verbose;
+	q.arch = r->arch = info->arch;
+	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
+	 * changes as it boots, so only PV is cross-checked. */
+	if (info->type == UP_DOMAIN_PV)
+		q.guest_width = info->guest_width;
+	if (xlp_find_symbols(&q, &r->symtab, &r->symbols_used) < 0)
+		return -1;
+	if (xlp_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
+	    xlp_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
+				opt, &r->kmap) < 0)
+		return -1;
+	xlp_image_cache_drop();         /* before sampling locks memory */
+	return 0;
+}
+
+void xlp_live_configure(const struct xlp_live *r, struct up_sampler_config *cfg)
+{
+	const struct xlp_options *opt = r->opt;
+
+	up_sampler_config_init(cfg);
+	cfg->hz = opt->hz;
+	cfg->duration_s = opt->duration_s;
+	cfg->vcpu = opt->vcpu;
+	cfg->unwind.max_depth = opt->max_depth;
+	cfg->max_pause_ns = (uint64_t)opt->max_pause_ms * 1000000;
+	xlp_unwind_configure(&r->uw, r->kmap, cfg);
+	cfg->no_activity = opt->no_vcpu_state;
+	cfg->consistency = opt->consistency;
+	if (opt->once) {
+		cfg->max_samples = 1;
+		cfg->stopped_ok = true;
+	}
+}
+
+
+void xlp_live_release(struct xlp_live *r)
+{
+	up_target_close(r->t);
+	r->t = NULL;
+	up_symtab_free(r->symtab);
+	xlp_unwind_release(&r->uw);
+	up_kernel_map_free(r->kmap);
+	xlp_domain_release(&r->dom);
+	free(r->symbols_used);
+	r->symtab = NULL;
+	r->kmap = NULL;
+	r->symbols_used = NULL;
+}

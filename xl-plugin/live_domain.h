@@ -1,0 +1,40 @@
+/* A live domain made ready to sample: looked up, opened, its symbols,
+ * unwind tables and kernel map loaded; the sampler configured from the
+ * options (xl profile and xl profile top). */
+#ifndef XLP_LIVE_DOMAIN_H
+#define XLP_LIVE_DOMAIN_H
+
+#include <signal.h>
+
+#include "toolkit/domain.h"
+#include "toolkit/options.h"
+#include "toolkit/unwind_load.h"
+#include "uniprof/uniprof.h"
+
+struct xlp_live {
+	const struct xlp_options *opt;
+	struct xlp_domain dom;
+	struct up_target *t;
+	struct up_symtab *symtab;
+	char *symbols_used;       /* the file the names came from */
+	struct xlp_unwind uw;
+	struct up_kernel_map *kmap;
+	const char *hypercalls;
+	enum up_arch arch;        /* the domain's, kept past the target's close */
+};
+
+/* The domain exists (waited for with --wait, until *stop) and can be
+ * profiled as asked: 0, or the exit status after one error line. */
+int xlp_live_check(struct xlp_live *l, volatile sig_atomic_t *stop);
+
+/* Open the domain, then what its stacks are walked and named with. 0, or
+ * -1 after one error line. */
+int xlp_live_open(struct xlp_live *l);
+
+/* The sampler's configuration from the options. */
+void xlp_live_configure(const struct xlp_live *l, struct up_sampler_config *cfg);
+
+/* Close the domain and free what was loaded for it. */
+void xlp_live_release(struct xlp_live *l);
+
+#endif
