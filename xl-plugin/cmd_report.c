@@ -180,6 +180,11 @@ static int take_range(struct report *r, bool from_set, bool to_set,
 			r->files[0]);
 		return 1;
 	}
+	if (from_set && r->from_s > end_s) {
+		fprintf(stderr, "xl profile report: --from %.3f is past the profile's last sample, at %.3f s\n",
+			r->from_s, end_s);
+		return 2;
+	}
 	if (!to_set)
 		r->to_s = end_s + 1e-3;
 	if (r->from_s >= r->to_s) {
@@ -187,19 +192,14 @@ static int take_range(struct report *r, bool from_set, bool to_set,
 			r->from_s, r->to_s);
 		return 2;
 	}
-	if (from_set && r->from_s > end_s) {
-		fprintf(stderr, "xl profile report: --from %.3f is past the profile's last sample, at %.3f s\n",
-			r->from_s, end_s);
-		return 2;
-	}
 	if (up_profile_slice(p, (uint64_t)llround(r->from_s * 1e9),
 			     (uint64_t)llround(r->to_s * 1e9), slice) < 0) {
 		fprintf(stderr, "xl profile report: %s\n", up_error_last());
 		return 1;
 	}
-	if (up_profile_untimed(p))
-		fprintf(stderr, "xl profile report: warning: %" PRIu64 " samples of the profile have no time kept (past its bound on times) and are in no range\n",
-			up_profile_untimed(p));
+	if (up_profile_samples(p) > up_profile_timed(p))
+		fprintf(stderr, "xl profile report: warning: %" PRIu64 " of the profile's %" PRIu64 " samples have no time (past the run's bound on times, or from a file without them) and are in no range\n",
+			up_profile_samples(p) - up_profile_timed(p), up_profile_samples(p));
 	r->ranged = true;
 	r->profile = *slice;
 	return 0;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "live_domain.h"
+#include "realtime.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 #include "top_term.h"
@@ -72,6 +73,7 @@ struct top {
 	const char *name;
 	const struct up_symtab *names;
 	volatile sig_atomic_t *stop;
+	struct up_profile *live;       /* a live run's: its old times forgotten */
 	bool frozen;
 	/* The last frame: its interval (kept for redrawing it when a key
 	 * changes the view), times, and where its pauses began. */
@@ -84,6 +86,7 @@ struct top {
 	double p50_us, p99_us, still_pct;
 	const char *state;
 	uint64_t next_ns;              /* monotonic: the next frame */
+	char error[256];               /* why it stopped, when it failed */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -167,7 +170,9 @@ static void draw(struct top *tp)
 	if (tp->batch) {
 		xlp_top_render(&in, &tp->view, stdout);
 		fputc('\n', stdout);
-		fflush(stdout);
+		/* The reader gone (top -b | head): stop sampling too. */
+		if (fflush(stdout) != 0 || ferror(stdout))
+			*tp->stop = 1;
 		return;
 	}
 	if (!(f = open_memstream(&text, &len)))
@@ -187,14 +192,19 @@ static void draw(struct top *tp)
 }
 
 /* A new frame: the samples taken since the last one's end. */
-static void new_frame(struct top *tp, const struct up_profile *total,
-		      uint64_t end_ns, double t_s, const struct up_sampler_stats *s,
-		      double wall_s)
+static int new_frame(struct top *tp, const struct up_profile *total,
+		     uint64_t end_ns, double t_s, const struct up_sampler_stats *s,
+		     double wall_s)
 {
 	struct up_profile *iv;
 
-	if (up_profile_slice(total, tp->end_ns, end_ns, &iv) < 0)
-		return;
+	if (up_profile_slice(total, tp->end_ns, end_ns, &iv) < 0) {
+		*tp->stop = 1;
+		snprintf(tp->error, sizeof(tp->error), "%s", up_error_last());
+		return -1;
+	}
+	if (tp->live)
+		up_profile_forget_times(tp->live, end_ns);
 	up_profile_free(tp->interval);
 	tp->interval = iv;
 	tp->total = total;
@@ -210,6 +220,7 @@ static void new_frame(struct top *tp, const struct up_profile *total,
 		draw(tp);
 	if (tp->iterations && tp->frames >= tp->iterations)
 		*tp->stop = 1;
+	return 0;
 }
 
 /* A key: 1 when the view changed. */
@@ -242,6 +253,10 @@ static void keys(struct top *tp, unsigned nr_vcpus)
 
 	if (tp->batch)
 		return;
+	if (xlp_term_resumed) {
+		xlp_term_resumed = 0;
+		changed = 1;
+	}
 	while ((c = xlp_term_key()) >= 0)
 		changed |= key(tp, c, nr_vcpus);
 	if (changed)
@@ -270,6 +285,7 @@ static int live(struct top *tp)
 	struct up_sampler_config cfg;
 	struct up_sampler_stats stats;
 	struct up_profile *p = NULL;
+	const char *why;
 	int rc;
 
 	memset(&stats, 0, sizeof(stats));
@@ -283,9 +299,21 @@ static int live(struct top *tp)
 		fprintf(stderr, "xl profile top: %s\n", up_error_last());
 		goto out;
 	}
+	if (tp->view.vcpu >= (int)up_target_info(l.t)->max_vcpus) {
+		fprintf(stderr, "xl profile top: vCPU %d does not exist: domain %s has %u vCPUs (0-%u)\n",
+			tp->view.vcpu, l.dom.name, up_target_info(l.t)->max_vcpus,
+			up_target_info(l.t)->max_vcpus - 1);
+		rc = 2;
+		goto out;
+	}
 	xlp_live_configure(&l, &cfg);
 	cfg.each = on_sample;
 	cfg.each_arg = tp;
+	/* A late sample is not counted again for the periods it missed:
+	 * drawing the screen makes the sampler late once a second, and the
+	 * sample before would stand for it. */
+	cfg.drop_late = true;
+	tp->live = p;
 	tp->name = l.dom.name;
 	tp->names = l.symtab;
 	snprintf(tp->source, sizeof(tp->source), "%s at %g Hz%s", l.dom.type,
@@ -294,7 +322,11 @@ static int live(struct top *tp)
 	tp->next_ns = mono_ns() + (uint64_t)(tp->delay_s * 1e9);
 	if (!tp->batch && xlp_term_enter() < 0)
 		tp->batch = true;
+	/* As xl profile samples: SCHED_FIFO, memory locked, or a dom0
+	 * short of CPU stretches every pause. */
+	xlp_realtime_enter(&why);
 	rc = up_sample(l.t, &cfg, p, tp->stop, &stats);
+	xlp_realtime_leave();
 	up_target_close(l.t);          /* the domain runs free first */
 	l.t = NULL;
 	xlp_term_leave();
@@ -317,6 +349,10 @@ static int live(struct top *tp)
 		break;
 	default:
 		break;
+	}
+	if (tp->error[0]) {
+		fprintf(stderr, "xl profile top: %s\n", tp->error);
+		rc = 1;
 	}
 out:
 	xlp_term_leave();
@@ -367,6 +403,13 @@ static int replay(struct top *tp)
 		return 1;
 	}
 	nv = up_profile_nr_vcpus(q);
+	if (tp->view.vcpu >= (int)nv) {
+		fprintf(stderr, "xl profile top: vCPU %d is not in the profile: it has vCPUs 0-%u\n",
+			tp->view.vcpu, nv - 1);
+		up_stored_free(s);
+		up_symtab_free(symtab);
+		return 2;
+	}
 	tp->name = tp->replay;
 	tp->names = up_stored_symtab(s);
 	snprintf(tp->source, sizeof(tp->source), "replay at x%g", tp->speed);
@@ -383,10 +426,15 @@ static int replay(struct top *tp)
 		if (*tp->stop)
 			break;
 		t = t + step < end ? t + step : end;
-		if (up_profile_slice(q, 0, t, &next) < 0)
+		if (up_profile_slice(q, 0, t, &next) < 0) {
+			snprintf(tp->error, sizeof(tp->error), "%s", up_error_last());
 			break;
+		}
 		tp->state = t >= end ? "end of the profile" : NULL;
-		new_frame(tp, next, t, (double)t / 1e9, NULL, 0);
+		if (new_frame(tp, next, t, (double)t / 1e9, NULL, 0) < 0) {
+			up_profile_free(next);
+			break;
+		}
 		up_profile_free(upto);
 		upto = next;
 	}
@@ -394,12 +442,14 @@ static int replay(struct top *tp)
 	while (!tp->batch && !*tp->stop)
 		replay_wait(tp, mono_ns() + 100000000, nv);
 	xlp_term_leave();
+	if (tp->error[0])
+		fprintf(stderr, "xl profile top: %s\n", tp->error);
 	up_profile_free(tp->interval);
 	tp->interval = NULL;
 	up_profile_free(upto);
 	up_stored_free(s);
 	up_symtab_free(symtab);
-	return 0;
+	return tp->error[0] ? 1 : 0;
 }
 
 static int bad(const char *what, const char *arg, const char *fix)

@@ -63,6 +63,35 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
+static struct termios raw_mode;
+volatile sig_atomic_t xlp_term_resumed;
+
+/* Ctrl-Z: the shell gets its terminal back; fg gives us ours again. */
+static void on_stop(int sig)
+{
+	int was = taken;
+
+	(void)sig;
+	xlp_term_leave();
+	taken = was;          /* to take it again on SIGCONT */
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+}
+
+static void on_continue(int sig)
+{
+	(void)sig;
+	signal(SIGTSTP, on_stop);
+	if (!taken)
+		return;
+	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw_mode) == 0)
+		raw_keys = 1;
+	if (write(STDOUT_FILENO, ENTER, sizeof(ENTER) - 1) < 0) {
+		/* drawn again on the next screen anyway */
+	}
+	xlp_term_resumed = 1;
+}
+
 int xlp_term_enter(void)
 {
 	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT };
@@ -76,9 +105,12 @@ int xlp_term_enter(void)
 	raw.c_cc[VTIME] = 0;
 	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) < 0)
 		return -1;
+	raw_mode = raw;
 	raw_keys = 1;
 	taken = 1;
 	atexit(xlp_term_leave);
+	signal(SIGTSTP, on_stop);
+	signal(SIGCONT, on_continue);
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		signal(fatal[i], on_fatal);
 	if (write(STDOUT_FILENO, ENTER, sizeof(ENTER) - 1) < 0) {
@@ -121,13 +153,24 @@ void xlp_term_show(const char *text, size_t len)
 
 	memcpy(buf, "\033[H", 3);
 	n = 3;
+	/* Each line cut to the width (a column a character: the text is
+	 * UTF-8 with every control escaped), so none wraps. */
+	unsigned col = 0;
+
 	for (size_t i = 0; i < end; i++) {
-		if (text[i] == '\n') {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '\n') {
 			memcpy(buf + n, "\033[K\r\n", 5);
 			n += 5;
-		} else {
-			buf[n++] = text[i];
+			col = 0;
+			continue;
 		}
+		if ((c & 0xc0) != 0x80 && ++col >= cols)
+			continue;
+		if ((c & 0xc0) == 0x80 && col >= cols)
+			continue;
+		buf[n++] = (char)c;
 	}
 	memcpy(buf + n, "\033[J", 3);
 	n += 3;

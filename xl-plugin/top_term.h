@@ -4,7 +4,9 @@
 #ifndef XLP_TOP_TERM_H
 #define XLP_TOP_TERM_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether stdout and stdin are a terminal that can take the screen: not
  * dumb, and at least 60 columns by 16 rows. */
@@ -16,6 +18,10 @@ int xlp_term_enter(void);
 
 /* Give it back (once; safe to call again, and from a signal handler). */
 void xlp_term_leave(void);
+
+/* Set when the terminal was taken again after Ctrl-Z and fg: the screen
+ * needs drawing again (the caller clears it). */
+extern volatile sig_atomic_t xlp_term_resumed;
 
 /* A key pressed, or -1 when none is waiting. */
 int xlp_term_key(void);

@@ -4,7 +4,8 @@
  * the page shows the flame graph and top list of just that range. One
  * self-contained HTML file: its data a JSON document in the page, its
  * script drawing from it; names reach the page only as text nodes, so no
- * name can be markup. A link can open a view: FILE.html#range=FROM-TO
+ * name can be markup, and are keys only of objects without a prototype
+ * (a frame named __proto__ is a frame). At most MAX_SECONDS columns. A link can open a view: FILE.html#range=FROM-TO
  * (seconds since the start) and #search=REGEX (cells coloured by the
  * samples with a matching frame), joined by '&'. */
 #include "config.h"
@@ -21,6 +22,9 @@
 #include "uniprof/profile.h"
 
 #define ROWS_PER_SECOND 50
+/* An hour of columns (180,000 cells): past it the page says so, and
+ * report --from/--to shows any range. */
+#define MAX_SECONDS 3600
 
 /* A JSON string that is inert inside the page's script element too: '<',
  * '>' and '&' as escapes, so no name can close the element. Names are
@@ -86,7 +90,7 @@ static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
 	const struct profile_fold_id *f = find_id(e, id);
 	uint64_t t_ms = t_ns / 1000000;
 
-	if (!f)                 /* a stack the view leaves out */
+	if (!f || t_ms >= MAX_SECONDS * 1000ULL)   /* left out of the view */
 		return 0;
 	if (e->pending && e->t_ms == t_ms && e->key == f->key) {
 		e->count += count;
@@ -126,7 +130,7 @@ static const char script[] =
 "}\n"
 "function text(id, t) { document.getElementById(id).textContent = t; }\n"
 "text('title', D.title);\n"
-"text('legend', D.legend);\n"
+"text('legend', D.legend + (D.cut ? ' ' + D.cut : ''));\n"
 "var CW = Math.max(6, Math.min(40, Math.floor(1100 / cols))), CH = 8;\n"
 "var LEFT = 50, TOP = 20;\n"
 "var heat = document.getElementById('heat');\n"
@@ -183,7 +187,7 @@ static const char script[] =
 "    var a = Math.floor(j / ROWS) * 1000 + (j % ROWS) * STEP;\n"
 "    rects[j].setAttribute('class', a >= t0 && a < t1 ? 'cell in' : 'cell');\n"
 "  }\n"
-"  var counts = {}, total = 0;\n"
+"  var counts = Object.create(null), total = 0;\n"
 "  for (var k = 0; k < D.samples.length; k++) {\n"
 "    var s = D.samples[k];\n"
 "    if (s[0] < t0 || s[0] >= t1) continue;\n"
@@ -197,13 +201,13 @@ static const char script[] =
 "  top(counts, total);\n"
 "}\n"
 "function flame(counts, total) {\n"
-"  var root = { name: 'all', value: total, kids: {} }, depth = 0;\n"
+"  var root = { name: 'all', value: total, kids: Object.create(null) }, depth = 0;\n"
 "  for (var key in counts) {\n"
 "    var names = D.stacks[key].split(';'), n = root;\n"
 "    if (names.length > depth) depth = names.length;\n"
 "    for (var j = 0; j < names.length; j++) {\n"
 "      var kid = n.kids[names[j]];\n"
-"      if (!kid) kid = n.kids[names[j]] = { name: names[j], value: 0, kids: {} };\n"
+"      if (!kid) kid = n.kids[names[j]] = { name: names[j], value: 0, kids: Object.create(null) };\n"
 "      kid.value += counts[key];\n"
 "      n = kid;\n"
 "    }\n"
@@ -238,9 +242,9 @@ static const char script[] =
 "  })(root, 0, 0);\n"
 "}\n"
 "function top(counts, total) {\n"
-"  var self = {}, all = {};\n"
+"  var self = Object.create(null), all = Object.create(null);\n"
 "  for (var key in counts) {\n"
-"    var names = D.stacks[key].split(';'), seen = {};\n"
+"    var names = D.stacks[key].split(';'), seen = Object.create(null);\n"
 "    self[names[names.length - 1]] = (self[names[names.length - 1]] || 0) + counts[key];\n"
 "    for (var j = 0; j < names.length; j++) {\n"
 "      if (seen[names[j]]) continue;\n"
@@ -321,6 +325,7 @@ int up_profile_write_heatmap(const struct up_profile *p,
 	struct profile_fold_id *ids = NULL;
 	size_t nids = 0;
 	struct emit e = { .out = out };
+	uint64_t end_ms;
 	int rc;
 
 	if (!up_profile_has_times(p))
@@ -333,8 +338,13 @@ int up_profile_write_heatmap(const struct up_profile *p,
 	json_string(out, title ? title : "Heat map");
 	fputs(",\n\"legend\": ", out);
 	json_string(out, legend ? legend : "");
+	end_ms = up_profile_time_end(p) / 1000000;
+	if (end_ms >= MAX_SECONDS * 1000ULL) {
+		end_ms = MAX_SECONDS * 1000ULL - 1;
+		fputs(",\n\"cut\": \"The run is longer than the page shows: its first hour. xl profile report --from/--to renders any range.\"", out);
+	}
 	fprintf(out, ",\n\"rows\": %d,\n\"end_ms\": %" PRIu64 ",\n\"stacks\": [\n",
-		ROWS_PER_SECOND, up_profile_time_end(p) / 1000000);
+		ROWS_PER_SECOND, end_ms);
 	for (size_t i = 0; i < strmap_count(keys); i++) {
 		if (i)
 			fputs(",\n", out);

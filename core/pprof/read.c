@@ -30,6 +30,7 @@ typedef Perftools__Profiles__Function PbFunction;
  * take more than DECODE_BUDGET (a packed varint of one byte becomes eight). */
 struct budget {
 	uint64_t used;
+	bool refused;           /* an allocation went past the budget */
 };
 
 static void *budget_alloc(void *data, size_t size)
@@ -37,8 +38,10 @@ static void *budget_alloc(void *data, size_t size)
 	struct budget *b = data;
 	size_t *p;
 
-	if (size > DECODE_BUDGET || b->used + size > DECODE_BUDGET)
+	if (size > DECODE_BUDGET || b->used + size > DECODE_BUDGET) {
+		b->refused = true;
 		return NULL;
+	}
 	p = malloc(size + sizeof(size_t) * 2);
 	if (!p)
 		return NULL;
@@ -65,6 +68,7 @@ struct pp {
 	size_t *loc_idx;      /* ... and their index in pb->location */
 	size_t value_idx;
 	long k_vcpu, k_state, k_trunc, k_time;
+	uint64_t max_t_ns;      /* a sample time past this is not kept */
 };
 
 static const char *pstr(const struct pp *p, int64_t i)
@@ -314,8 +318,9 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 			if (k == p->k_time && p->k_time >= 0) {
 				int64_t t = sm->label[j]->num;
 
-				if (t >= 0 && t >= s->time_nanos)
-					t_ns = (uint64_t)(t - s->time_nanos);
+				if (t >= 0 && s->time_nanos >= 0 && t >= s->time_nanos &&
+				    (uint64_t)t - (uint64_t)s->time_nanos <= p->max_t_ns)
+					t_ns = (uint64_t)t - (uint64_t)s->time_nanos;
 				continue;
 			}
 			if (!val)
@@ -433,7 +438,7 @@ int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 
 	pb = perftools__profiles__profile__unpack(&alloc, n, d);
 	if (!pb)
-		return stored_bad(what, b.used + 4096 > DECODE_BUDGET ?
+		return stored_bad(what, b.refused ?
 			   "a pprof profile too large to decode (over 512 MiB in memory)" :
 			   "not a profile: neither pprof (gzip'ed protobuf) nor folded stacks");
 	p.pb = pb;
@@ -442,6 +447,11 @@ int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 		s->by_name = !addresses_consistent(&p);
 	if (rc == 0)
 		rc = load_header(s, &p);
+	/* Times within the run (a minute's slack), or a week without a
+	 * duration: a hostile time would make a heat map of 1e8 columns. */
+	p.max_t_ns = pb->duration_nanos > 0 ?
+		     (uint64_t)pb->duration_nanos + 60000000000ULL :
+		     7ULL * 86400 * 1000000000ULL;
 	if (rc == 0)
 		rc = load_samples(s, &p);
 	free(p.loc_ids);

@@ -84,6 +84,7 @@ struct writer {
 	size_t nrecs, recs_cap;
 	struct timed *timed;      /* the samples' times, by record */
 	size_t ntimed, timed_cap;
+	uint64_t timed_cost;      /* their cost to decode, estimated */
 	uint64_t lo, hi;     /* addresses seen, for a mapping without a range */
 	int err;
 };
@@ -296,6 +297,18 @@ static int find_rec(const struct writer *w, uint64_t id, size_t *at)
 	return 0;
 }
 
+/* What a sample with a time costs the reader to decode (read.c's budget
+ * is 512 MiB): past TIMED_DECODE_BUDGET the rest are written without
+ * their times, so that the file reads back whatever the run kept. */
+#define TIMED_DECODE_BUDGET (256ULL << 20)
+
+static uint64_t timed_cost(const struct rec *r)
+{
+	return sizeof(PbSample) + sizeof(PbSample *) + 2 * sizeof(int64_t) +
+	       r->nids * sizeof(uint64_t) +
+	       MAX_LABELS * (sizeof(PbLabel) + sizeof(PbLabel *));
+}
+
 /* Each time the profile kept, by its record: a sample of its own. */
 static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
 {
@@ -303,6 +316,9 @@ static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
 	size_t r;
 
 	if (find_rec(w, id, &r) < 0 || w->recs[r].count - w->recs[r].timed < count)
+		return 0;
+	w->timed_cost += timed_cost(&w->recs[r]);
+	if (w->timed_cost > TIMED_DECODE_BUDGET)
 		return 0;
 	if (grow_array(&w->timed, &w->timed_cap, w->ntimed + 1,
 		       sizeof(*w->timed), 1024) < 0)

@@ -506,3 +506,13 @@ int up_profile_slice(const struct up_profile *p, uint64_t from_ns,
 	*out = q;
 	return 0;
 }
+
+void up_profile_forget_times(struct up_profile *p, uint64_t before_ns)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < p->nr_times; i++)
+		if (p->times[i].t_ns >= before_ns)
+			p->times[keep++] = p->times[i];
+	p->nr_times = keep;
+}

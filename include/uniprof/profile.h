@@ -116,6 +116,11 @@ typedef int (*up_profile_visit_fn)(const struct up_stack_record *s, void *arg);
 int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
 		       void *arg);
 
+/* Forget the times of samples taken before before_ns (they still count):
+ * a live view that slices only its latest interval keeps its timeline
+ * short, and never meets the bound on times. */
+void up_profile_forget_times(struct up_profile *p, uint64_t before_ns);
+
 /* Visit the sample times kept, in the order taken: count samples of the
  * stack record id at t_ns. [unseen] CPU time has no time. */
 typedef int (*up_profile_time_fn)(uint64_t t_ns, uint64_t id, uint64_t count,

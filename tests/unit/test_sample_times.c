@@ -116,6 +116,20 @@ static void test_times_bounded(void)
 	up_profile_free(p);
 }
 
+/* A live view forgets the times it has shown: samples still count. */
+static void test_forget_times(void)
+{
+	struct up_profile *p = split_profile(), *q = NULL;
+
+	REQUIRE(p);
+	up_profile_forget_times(p, 1000 * MS);
+	CHECK_U64(up_profile_samples(p), 203);
+	REQUIRE(up_profile_slice(p, 0, 2000 * MS, &q) == 0);
+	CHECK_U64(up_profile_samples(q), 102);
+	up_profile_free(q);
+	up_profile_free(p);
+}
+
 /* Past the stack bound, [dropped] samples keep their times too. */
 static void test_dropped_timed(void)
 {
@@ -234,6 +248,7 @@ int main(void)
 {
 	RUN(test_times_kept_and_sliced);
 	RUN(test_times_bounded);
+	RUN(test_forget_times);
 	RUN(test_dropped_timed);
 	RUN(test_pprof_round_trip);
 	RUN(test_heatmap_page);

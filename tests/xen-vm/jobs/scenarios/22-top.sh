@@ -29,7 +29,8 @@ if create_guest $g tg-pv-fp; then
 	check "top -b: the sampler's own cost on each screen" sh -c "[ \$(grep -c '^sampler: pause p50' $OUT/top.out) -eq 6 ]"
 	[ -s $OUT/top.err ] && tap "# $(head -n 3 $OUT/top.err)"
 	tap "# top: $(sed -n '1,12p' $OUT/top.out | tr '\n' '|')"
-	xl profile top -b $g > $OUT/top-int.out 2>&1 &
+	# xl-profile itself, not the xl function: the signal must reach it.
+	xl-profile top -b $g > $OUT/top-int.out 2>&1 &
 	pid=$!
 	sleep 3
 	kill -INT $pid
