@@ -58,6 +58,12 @@ daemon_pull() {
 		else
 			not_ok "daemon: ${c:-0}% of pulled samples have the whole chain (need >= 99%)"
 		fi
+		# The pull carries each sample's time: its last 10 of 20 s are
+		# a range of their own, about half of it.
+		xl profile report --from 10 -F folded $OUT/daemon-pull.pb.gz > $OUT/daemon-pull-late.folded 2> /tmp/report-late.err
+		m=$(stat $OUT/daemon-pull-late.folded samples)
+		check "daemon: the pull carries sample times: its last 10 of 20 s hold ${m:-0} of ${n:-0} samples ($(head -n 1 /tmp/report-late.err))" \
+			awk -v m="${m:-0}" -v n="${n:-0}" 'BEGIN { exit !(n > 0 && m > 0.35 * n && m < 0.65 * n) }'
 		send_file $OUT/daemon-pull.pb.gz daemon-pull.pb.gz
 		send_file $OUT/daemon-pull.split daemon-pull.split
 	else
