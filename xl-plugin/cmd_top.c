@@ -84,6 +84,11 @@ struct top {
 	size_t pause_at;
 	bool have_cost;
 	double p50_us, p99_us, still_pct;
+	/* Xen's run clock per vCPU at the last frame, and the interval's
+	 * share it ran (a live run). */
+	uint64_t *run0, *unpaused0;
+	double *ran_pct;
+	unsigned nr_ran;
 	const char *state;
 	uint64_t next_ns;              /* monotonic: the next frame */
 	char error[256];               /* why it stopped, when it failed */
@@ -150,6 +155,37 @@ static void interval_cost(struct top *tp, const struct up_sampler_stats *s,
 	free(v);
 }
 
+/* Each vCPU's share of the interval it ran by Xen's accounting: the
+ * run clock the sampler reads outside its pauses, over the time it did
+ * not hold the domain paused. */
+static void interval_ran(struct top *tp, const struct up_sampler_stats *s)
+{
+	if (!s->vcpu_run_ns || !s->vcpu_unpaused_ns)
+		return;
+	if (!tp->ran_pct) {
+		tp->run0 = calloc(s->nr_vcpus, sizeof(*tp->run0));
+		tp->unpaused0 = calloc(s->nr_vcpus, sizeof(*tp->unpaused0));
+		tp->ran_pct = calloc(s->nr_vcpus, sizeof(*tp->ran_pct));
+		if (!tp->run0 || !tp->unpaused0 || !tp->ran_pct) {
+			free(tp->run0);
+			free(tp->unpaused0);
+			free(tp->ran_pct);
+			tp->run0 = tp->unpaused0 = NULL;
+			tp->ran_pct = NULL;
+			return;
+		}
+		tp->nr_ran = s->nr_vcpus;
+	}
+	for (unsigned v = 0; v < tp->nr_ran; v++) {
+		uint64_t run = s->vcpu_run_ns[v] - tp->run0[v];
+		uint64_t up = s->vcpu_unpaused_ns[v] - tp->unpaused0[v];
+
+		tp->ran_pct[v] = up ? (run > up ? 100.0 : 100.0 * (double)run / (double)up) : -1;
+		tp->run0[v] = s->vcpu_run_ns[v];
+		tp->unpaused0[v] = s->vcpu_unpaused_ns[v];
+	}
+}
+
 /* Draw the last frame again (a key changed the view, or a new one). */
 static void draw(struct top *tp)
 {
@@ -160,6 +196,7 @@ static void draw(struct top *tp)
 		.have_cost = tp->have_cost, .pause_p50_us = tp->p50_us,
 		.pause_p99_us = tp->p99_us, .still_pct = tp->still_pct,
 		.state = tp->frozen ? "frozen (f resumes)" : tp->state,
+		.ran_pct = tp->ran_pct, .nr_ran = tp->nr_ran,
 	};
 	char *text = NULL;
 	size_t len = 0;
@@ -214,6 +251,7 @@ static int new_frame(struct top *tp, const struct up_profile *total,
 	if (s) {
 		interval_cost(tp, s, wall_s);
 		tp->pause_at = s->nr_pause;
+		interval_ran(tp, s);
 	}
 	tp->frames++;
 	if (!tp->frozen)
@@ -356,6 +394,9 @@ static int live(struct top *tp)
 	}
 out:
 	xlp_term_leave();
+	free(tp->run0);
+	free(tp->unpaused0);
+	free(tp->ran_pct);
 	up_profile_free(tp->interval);
 	tp->interval = NULL;
 	up_profile_free(p);

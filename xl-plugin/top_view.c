@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,12 +81,26 @@ static void print_fitted(FILE *out, const char *name, size_t max)
 	free(cut);
 }
 
+/* Whether the samples' busy share falls short of Xen's: beyond 3.5
+ * standard errors of n samples and 1.5 points (the suite's rule). */
+static bool short_of_xen(double busy, double ran, uint64_t n)
+{
+	double p = ran / 100, se;
+
+	if (ran < 0 || n == 0)
+		return false;
+	se = 100 * sqrt(p * (1 - p) / (double)n);
+	return busy + 1.5 + 3.5 * se < ran;
+}
+
 static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view *v,
 		       FILE *out)
 {
 	unsigned nv = up_profile_nr_vcpus(in->total);
+	bool flagged = false;
 
-	fputs("vCPU      busy  blocked  samples  | since start: busy  samples\n", out);
+	fprintf(out, "vCPU      busy  blocked  samples%s  | since start: busy  samples\n",
+		in->ran_pct ? "  ran (Xen)" : "");
 	for (unsigned c = 0; c < nv; c++) {
 		const struct up_profile *p[2] = { in->interval, in->total };
 		uint64_t busy[2], blocked[2], all[2];
@@ -105,12 +120,32 @@ static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view
 				pct(blocked[0], busy[0] + blocked[0]), all[0]);
 		else
 			fprintf(out, "%-6u      ?        ?  %7" PRIu64, c, all[0]);
+		if (in->ran_pct) {
+			double ran = c < in->nr_ran ? in->ran_pct[c] : -1;
+
+			if (ran >= 0)
+				fprintf(out, "     %5.1f%%", ran);
+			else
+				fputs("          ?", out);
+			if (busy[0] + blocked[0] &&
+			    short_of_xen(pct(busy[0], busy[0] + blocked[0]), ran,
+					 busy[0] + blocked[0])) {
+				fputc('!', out);
+				flagged = true;
+			} else {
+				fputc(' ', out);
+			}
+		}
 		if (busy[1] + blocked[1])
 			fprintf(out, "  |              %5.1f%%  %7" PRIu64 "\n",
 				pct(busy[1], busy[1] + blocked[1]), all[1]);
 		else
 			fprintf(out, "  |                  ?  %7" PRIu64 "\n", all[1]);
 	}
+	if (flagged)
+		fputs("! the samples saw it busy far less than Xen says it ran: bursts too short for the\n"
+		      "  sampler to catch (dom0-driven work); give the sampler a dom0 vCPU of its own\n"
+		      "  (see xl profile's warning, and man xl-profile)\n", out);
 }
 
 int xlp_top_render(const struct xlp_top_input *in, const struct xlp_top_view *v,

@@ -24,6 +24,11 @@ struct xlp_top_input {
 	bool have_cost;
 	double pause_p50_us, pause_p99_us, still_pct;
 	const char *state;                /* NULL, or "frozen", "domain destroyed" */
+	/* Each vCPU's share of the interval it ran by Xen's accounting
+	 * (a live run; < 0: not known): the busy share the samples show is
+	 * judged against it, and a shortfall flagged. */
+	const double *ran_pct;
+	unsigned nr_ran;
 };
 
 /* What the keys change. */
