@@ -64,14 +64,28 @@ static int write_txt(const struct xlp_source *src, FILE *out)
  * unless --idle). */
 static int write_heatmap(const struct xlp_source *src, FILE *out)
 {
-	char legend[160];
-	uint64_t end = up_profile_time_end(src->profile);
+	const struct up_profile *p = src->profile;
+	char legend[400], unseen[160] = "", untimed[80] = "";
+	uint64_t end = up_profile_time_end(p), kept, hidden = 0;
 
-	snprintf(legend, sizeof(legend), "%" PRIu64 " samples over %.1f s, %s%s",
-		 up_profile_kept_samples(src->profile, &src->view),
-		 (double)end / 1e9,
+	/* [unseen] CPU time has no time: the page cannot place it, and
+	 * says how much of the flame graph's view that leaves out. */
+	kept = up_profile_kept_samples(p, &src->view);
+	for (unsigned v = 0; !src->view.with_idle && v < up_profile_nr_vcpus(p); v++)
+		if (src->view.vcpu < 0 || (unsigned)src->view.vcpu == v)
+			hidden += up_profile_vcpu_unseen(p, v);
+	if (hidden && hidden <= kept) {
+		kept -= hidden;
+		snprintf(unseen, sizeof(unseen),
+			 "; CPU time worth %" PRIu64 " samples that no sample saw ([unseen] in the flame graph) has no time and is not here", hidden);
+	}
+	if (up_profile_samples(p) > up_profile_timed(p))
+		snprintf(untimed, sizeof(untimed), "; %" PRIu64 " samples have no time kept and are not here",
+			 up_profile_samples(p) - up_profile_timed(p));
+	snprintf(legend, sizeof(legend), "%" PRIu64 " samples over %.1f s, %s%s%s",
+		 kept, (double)end / 1e9,
 		 src->view.with_idle ? "blocked vCPUs' under [idle]" : "on-CPU time only",
-		 up_profile_untimed(src->profile) ? "; some samples' times were not kept (see the summary)" : "");
+		 unseen, untimed);
 	return failed(src, up_profile_write_heatmap(src->profile, src->names,
 						    &src->view, src->title,
 						    legend, out));
