@@ -1,4 +1,6 @@
 # uniprofd, the host daemon (included by the top Makefile.am: one non-recursive make).
+# Built when configure found its libraries (--with-daemon).
+if DAEMON
 sbin_PROGRAMS += daemon/uniprofd
 UPD_SOURCES = \
 	daemon/settings.c daemon/settings.h \
@@ -32,5 +34,6 @@ pkgdata_DATA = daemon/dist/uniprofd.service
 daemon/dist/uniprofd.service: $(srcdir)/daemon/dist/uniprofd.service.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) daemon/dist && \
 	sed 's|@sbindir[@]|$(sbindir)|g' $(srcdir)/daemon/dist/uniprofd.service.in > $@
+endif
 CLEANFILES += daemon/dist/uniprofd.service
 EXTRA_DIST += daemon/dist/uniprofd.service.in tests/daemon

@@ -31,10 +31,12 @@ UNIT_TESTS = \
 	tests/unit/test_output_names \
 	tests/toolkit/test_report \
 	tests/toolkit/test_formats \
-	tests/xl-plugin/test_stack_print \
-	tests/daemon/test_settings \
-	tests/daemon/test_http_api
+	tests/xl-plugin/test_stack_print
 
+# The daemon's parts, when it is built (configure --with-daemon).
+if DAEMON
+UNIT_TESTS += tests/daemon/test_settings tests/daemon/test_http_api
+endif
 check_PROGRAMS = $(UNIT_TESTS)
 check_LTLIBRARIES = tests/unit/libtestguest.la
 tests_unit_libtestguest_la_SOURCES = tests/unit/guest.c tests/unit/guest.h \
