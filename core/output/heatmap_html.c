@@ -58,19 +58,13 @@ struct emit {
 	size_t written;
 };
 
-static const struct profile_fold_id *find_id(const struct emit *e, uint64_t id)
+/* The fold's ids rise (visit order): bsearch finds a time's stack. */
+static int fold_id_cmp(const void *key, const void *elem)
 {
-	size_t lo = 0, hi = e->nids;
+	uint64_t id = *(const uint64_t *)key;
+	uint64_t fid = ((const struct profile_fold_id *)elem)->id;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < e->nids && e->ids[lo].id == id ? &e->ids[lo] : NULL;
+	return id < fid ? -1 : id > fid;
 }
 
 static void flush(struct emit *e)
@@ -87,7 +81,8 @@ static void flush(struct emit *e)
 static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
 {
 	struct emit *e = arg;
-	const struct profile_fold_id *f = find_id(e, id);
+	const struct profile_fold_id *f = e->nids ?
+		bsearch(&id, e->ids, e->nids, sizeof(*e->ids), fold_id_cmp) : NULL;
 	uint64_t t_ms = t_ns / 1000000;
 
 	if (!f || t_ms >= MAX_SECONDS * 1000ULL)   /* left out of the view */

@@ -279,22 +279,12 @@ static void writer_release(struct writer *w)
 	free(w->timed);
 }
 
-static int find_rec(const struct writer *w, uint64_t id, size_t *at)
+/* Records rise by id (visit order): bsearch finds a time's record. */
+static int rec_id_cmp(const void *key, const void *elem)
 {
-	size_t lo = 0, hi = w->nrecs;
+	uint64_t id = *(const uint64_t *)key, rid = ((const struct rec *)elem)->id;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (w->recs[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == w->nrecs || w->recs[lo].id != id)
-		return -1;
-	*at = lo;
-	return 0;
+	return id < rid ? -1 : id > rid;
 }
 
 /* What a sample with a time costs the reader to decode (read.c's budget
@@ -313,9 +303,14 @@ static uint64_t timed_cost(const struct rec *r)
 static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
 {
 	struct writer *w = arg;
+	const struct rec *found = w->nrecs ? bsearch(&id, w->recs, w->nrecs,
+						      sizeof(*w->recs), rec_id_cmp) : NULL;
 	size_t r;
 
-	if (find_rec(w, id, &r) < 0 || w->recs[r].count - w->recs[r].timed < count)
+	if (!found)
+		return 0;
+	r = (size_t)(found - w->recs);
+	if (w->recs[r].count - w->recs[r].timed < count)
 		return 0;
 	w->timed_cost += timed_cost(&w->recs[r]);
 	if (w->timed_cost > TIMED_DECODE_BUDGET)
