@@ -133,7 +133,7 @@ static int bad(const char *what, const char *value, const char *expect)
 	return 2;
 }
 
-static int parse_double(const char *s, double *out)
+int xlp_parse_double(const char *s, double *out)
 {
 	char *end;
 
@@ -207,13 +207,13 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (parse_double(optarg, &o->hz) < 0 || o->hz <= 0 ||
+			if (xlp_parse_double(optarg, &o->hz) < 0 || o->hz <= 0 ||
 			    o->hz > UP_SAMPLER_MAX_HZ)
 				return bad("frequency", optarg,
 					   "give samples per second, above 0 and at most 100000");
 			break;
 		case 'd':
-			if (parse_double(optarg, &o->duration_s) < 0 ||
+			if (xlp_parse_double(optarg, &o->duration_s) < 0 ||
 			    o->duration_s <= 0 || o->duration_s > 1e7)
 				return bad("duration", optarg,
 					   "give a number of seconds above 0");

@@ -65,7 +65,9 @@ int xlp_parse_unwinder(const char *s, enum up_unwinder *out);
 /* --entry's comma-separated names (arg is split in place) into
  * o->entries: 0, or -1 past 16. */
 int xlp_parse_entries(char *arg, struct xlp_options *o);
-/* Strict number parsing for options: 0, or -1 when s is not one. */
+/* Strict number parsing for options: 0, or -1 when s is not one (for
+ * doubles: the whole string, finite). */
 int xlp_parse_uint(const char *s, unsigned long max, unsigned *out);
+int xlp_parse_double(const char *s, double *out);
 
 #endif

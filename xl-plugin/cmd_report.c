@@ -155,10 +155,9 @@ static int write_report(const struct report *r, const struct xlp_stored_opts *so
 /* Seconds since the run's start: a decimal number, 0 up to a year. */
 static int parse_seconds(const char *opt, const char *arg, double *out)
 {
-	char *end;
-	double v = strtod(arg, &end);
+	double v;
 
-	if (end == arg || *end || !isfinite(v) || v < 0 || v > 365.0 * 86400) {
+	if (xlp_parse_double(arg, &v) < 0 || v < 0 || v > 365.0 * 86400) {
 		fprintf(stderr, "xl profile report: invalid %s '%s': give seconds since the run's start, e.g. 2.5\n",
 			opt, arg);
 		return -1;

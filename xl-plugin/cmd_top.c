@@ -504,7 +504,6 @@ static int parse(struct top *tp, int argc, char **argv)
 	struct option longopts[NDOCS + 1];
 	char shortopts[3 * NDOCS + 2];
 	unsigned v;
-	char *end;
 	int c;
 
 	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
@@ -518,18 +517,15 @@ static int parse(struct top *tp, int argc, char **argv)
 				return bad("iterations", optarg, "give a number of intervals from 1");
 			break;
 		case OPT_DELAY:
-			tp->delay_s = strtod(optarg, &end);
-			if (end == optarg || *end || !(tp->delay_s >= 0.1 && tp->delay_s <= 3600))
+			if (xlp_parse_double(optarg, &tp->delay_s) < 0 || !(tp->delay_s >= 0.1 && tp->delay_s <= 3600))
 				return bad("delay", optarg, "give seconds from 0.1 to 3600");
 			break;
 		case 'd':
-			tp->opt.duration_s = strtod(optarg, &end);
-			if (end == optarg || *end || !(tp->opt.duration_s > 0 && tp->opt.duration_s <= 1e7))
+			if (xlp_parse_double(optarg, &tp->opt.duration_s) < 0 || !(tp->opt.duration_s > 0 && tp->opt.duration_s <= 1e7))
 				return bad("duration", optarg, "give a number of seconds above 0");
 			break;
 		case 'f':
-			tp->opt.hz = strtod(optarg, &end);
-			if (end == optarg || *end || !(tp->opt.hz > 0 && tp->opt.hz <= UP_SAMPLER_MAX_HZ))
+			if (xlp_parse_double(optarg, &tp->opt.hz) < 0 || !(tp->opt.hz > 0 && tp->opt.hz <= UP_SAMPLER_MAX_HZ))
 				return bad("frequency", optarg, "give samples per second, above 0 and at most 100000");
 			break;
 		case OPT_VCPU:
@@ -559,8 +555,7 @@ static int parse(struct top *tp, int argc, char **argv)
 			break;
 		case OPT_REPLAY: tp->replay = optarg; break;
 		case OPT_SPEED:
-			tp->speed = strtod(optarg, &end);
-			if (end == optarg || *end || !(tp->speed >= 0.01 && tp->speed <= 1000))
+			if (xlp_parse_double(optarg, &tp->speed) < 0 || !(tp->speed >= 0.01 && tp->speed <= 1000))
 				return bad("speed", optarg, "give a factor from 0.01 to 1000");
 			break;
 		case 'h':
