@@ -29,26 +29,6 @@
 
 static volatile sig_atomic_t stop_requested;
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-/* No SA_RESTART: the sampler's sleep must wake up to see the flag. */
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 struct run {
 	struct xlp_options *opt;
 	struct xlp_live live;     /* the domain, its symbols and tables */
@@ -213,7 +193,7 @@ int xlp_cmd_profile(int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	memset(&r, 0, sizeof(r));
 	r.opt = &opt;
-	install_signals();
+	xlp_live_stop_on_signals(&stop_requested);
 	if (xlp_libxl_open() < 0)
 		return 1;
 

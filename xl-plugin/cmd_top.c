@@ -96,12 +96,6 @@ struct top {
 
 static volatile sig_atomic_t stop_requested;
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -586,7 +580,6 @@ static int parse(struct top *tp, int argc, char **argv)
 int xlp_cmd_top(int argc, char **argv)
 {
 	struct top tp;
-	struct sigaction sa;
 	int rc;
 
 	memset(&tp, 0, sizeof(tp));
@@ -607,13 +600,7 @@ int xlp_cmd_top(int argc, char **argv)
 	if (!tp.batch && !xlp_term_usable())
 		tp.batch = true;
 	tp.view.keys = !tp.batch;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;      /* no SA_RESTART: sleeps wake */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	xlp_live_stop_on_signals(&stop_requested);
 	if (tp.replay)
 		return replay(&tp);
 	if (xlp_libxl_open() < 0)

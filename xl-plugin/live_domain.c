@@ -4,6 +4,8 @@
  * options. */
 #include "config.h"
 
+#include <signal.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,4 +126,27 @@ void xlp_live_release(struct xlp_live *r)
 	r->symtab = NULL;
 	r->kmap = NULL;
 	r->symbols_used = NULL;
+}
+
+static volatile sig_atomic_t *stop_flag;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	if (stop_flag)
+		*stop_flag = 1;
+}
+
+void xlp_live_stop_on_signals(volatile sig_atomic_t *flag)
+{
+	struct sigaction sa;
+
+	stop_flag = flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;    /* no SA_RESTART: sleeps wake */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }

@@ -34,6 +34,10 @@ int xlp_live_open(struct xlp_live *l);
 /* The sampler's configuration from the options. */
 void xlp_live_configure(const struct xlp_live *l, struct up_sampler_config *cfg);
 
+/* Ctrl-C, SIGTERM and SIGHUP set *flag (the sampler stops between
+ * samples, the domain never left paused); SIGPIPE is ignored. */
+void xlp_live_stop_on_signals(volatile sig_atomic_t *flag);
+
 /* Close the domain and free what was loaded for it. */
 void xlp_live_release(struct xlp_live *l);
 
