@@ -54,6 +54,19 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The top list by the view's key: self (as up_profile_top gives it) or
+ * total. */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct up_top_entry *x = a, *y = b;
+	uint64_t kx = sort_by_total ? x->total : x->self;
+	uint64_t ky = sort_by_total ? y->total : y->self;
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
 static double pct(uint64_t n, uint64_t of)
 {
 	return of ? 100.0 * (double)n / (double)of : 0.0;
@@ -163,17 +176,26 @@ int xlp_top_render(const struct xlp_top_input *in, const struct xlp_top_view *v,
 		kept[k] = up_profile_kept_samples(p[k], &o);
 		rc = up_profile_top(p[k], in->names, &o, &e[k], &ne[k]);
 	}
-	for (int k = 0; k < 2 && rc == 0; k++)
-		for (size_t i = 0; i < ne[k] && rc == 0; i++) {
-			struct row *r = row_of(&rs, e[k][i].name);
-
-			if (!r) {
+	/* Only the first rows of each list by the sort's key can be shown
+	 * (an image may name 100,000 functions, and this runs each
+	 * second): those names, then their figures in both lists. */
+	sort_by_total = v->by_total;
+	for (int k = 0; k < 2 && rc == 0; k++) {
+		qsort(e[k], ne[k], sizeof(*e[k]), entry_cmp);
+		for (size_t i = 0; i < ne[k] && i < v->rows; i++)
+			if (!row_of(&rs, e[k][i].name)) {
 				rc = -1;
 				break;
 			}
-			r->self[k] = e[k][i].self;
-			r->total[k] = e[k][i].total;
-		}
+	}
+	for (size_t i = 0; i < rs.n && rc == 0; i++)
+		for (int k = 0; k < 2; k++)
+			for (size_t j = 0; j < ne[k]; j++)
+				if (strcmp(e[k][j].name, rs.r[i].name) == 0) {
+					rs.r[i].self[k] = e[k][j].self;
+					rs.r[i].total[k] = e[k][j].total;
+					break;
+				}
 
 	fputs("uniprof top: ", out);
 	up_text_print_escaped(out, in->name);
@@ -196,7 +218,6 @@ int xlp_top_render(const struct xlp_top_input *in, const struct xlp_top_view *v,
 	fputs("\n  INTERVAL                SINCE START\n"
 	      " self%  total%  samples   self%  total%  function\n", out);
 	if (rc == 0) {
-		sort_by_total = v->by_total;
 		qsort(rs.r, rs.n, sizeof(*rs.r), row_cmp);
 		for (size_t i = 0; i < rs.n && i < v->rows; i++) {
 			const struct row *r = &rs.r[i];
