@@ -1,6 +1,6 @@
 # toolkit: what xl profile and uniprofd share (included by the top
 # Makefile.am: one non-recursive make). The domain through libxl, the
-# symbol search, unwind tables, the kernel map, the summaries, the output
+# symbol search (and debuginfod), unwind tables, the kernel map, the summaries, the output
 # formats and the files they go to. Its users include its headers by path
 # ("toolkit/report.h").
 noinst_LTLIBRARIES += toolkit/libtoolkit.la
@@ -8,6 +8,7 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/options.c toolkit/options.h \
 	toolkit/domain.c toolkit/domain.h \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
+	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/image_cache.c toolkit/image_cache.h \
 	toolkit/report.c toolkit/report.h \
 	toolkit/summary.c toolkit/summary.h \
@@ -17,6 +18,6 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/unwind_load.c toolkit/unwind_load.h \
 	toolkit/kernel_map_load.c toolkit/kernel_map_load.h
 toolkit_libtoolkit_la_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) \
-	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS)
+	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS) $(DEBUGINFOD_CFLAGS)
 TOOLKIT_LIBS = toolkit/libtoolkit.la core/libuniprof.la $(XENLIGHT_LIBS) $(XLUTIL_LIBS) \
-	$(XENTOOLLOG_LIBS) $(YAJL_LIBS) $(MATH_LIBS)
+	$(XENTOOLLOG_LIBS) $(YAJL_LIBS) $(DEBUGINFOD_LIBS) $(MATH_LIBS)

@@ -15,7 +15,7 @@ enum {
 	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
 	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME, OPT_IDLE,
 	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE, OPT_CONSISTENCY,
-	OPT_NO_INLINE, OPT_LINES,
+	OPT_NO_INLINE, OPT_LINES, OPT_DEBUGINFOD,
 };
 
 static const struct xlp_option_doc docs[] = {
@@ -31,6 +31,8 @@ static const struct xlp_option_doc docs[] = {
 	  "symbols: an ELF image (may be gzip-compressed) or an nm/System.map text map" },
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
 	  "use a symbol file even if its build-id differs from the kernel's" },
+	{ { "debuginfod", required_argument, NULL, OPT_DEBUGINFOD }, OPT_DEBUGINFOD, "URLS",
+	  "when no symbols are found locally, fetch the kernel's debug file by build-id from these debuginfod servers (space-separated; default: $DEBUGINFOD_URLS)" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
 	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, libunwind, fp" },
 	{ { "hypercalls", required_argument, NULL, OPT_HYPERCALLS }, OPT_HYPERCALLS, "PATH",
@@ -276,6 +278,9 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			break;
 		case OPT_FORCE_SYMBOLS:
 			o->force_symbols = true;
+			break;
+		case OPT_DEBUGINFOD:
+			o->debuginfod = optarg;
 			break;
 		case OPT_WAIT:
 			o->wait = true;

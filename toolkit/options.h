@@ -17,6 +17,7 @@ struct xlp_options {
 	const char *output;       /* NULL: beside the domain's logs */
 	unsigned formats;         /* XLP_FORMAT_* (formats.h) */
 	const char *symbols;      /* -s */
+	const char *debuginfod;   /* --debuginfod servers; NULL: $DEBUGINFOD_URLS */
 	int vcpu;                 /* -1: all */
 	unsigned top;
 	unsigned max_depth;

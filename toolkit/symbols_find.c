@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debuginfod_fetch.h"
 #include "image_cache.h"
 #include "symbols_find.h"
 #include "uniprof/error.h"
@@ -93,6 +94,56 @@ static int try_file(const struct xlp_symbol_query *q, const char *path,
 	return 1;
 }
 
+/* Step 5: ID's debug file from the debuginfod servers. 1 = loaded, into
+ * *out and *used; 0 = none, ERR says why. Only a file that carries ID is
+ * taken, whatever --force-symbols says: the server is not the user. */
+static int from_debuginfod(const struct xlp_symbol_query *q, const char *id,
+			   struct up_symtab **out, char **used, char *err, size_t errlen)
+{
+	struct xlp_symbol_query strict = *q;
+	char from[512], why[600], *path;
+	const char *got;
+	int rc;
+
+	if (q->verbose)
+		fprintf(stderr, "xl profile: symbols: asking debuginfod (%s) for build-id %s\n",
+			q->debuginfod, id);
+	if (xlp_debuginfod_fetch(id, q->stop, &path, from, sizeof(from), err, errlen) < 0)
+		return 0;
+	snprintf(why, sizeof(why), "debuginfod, from %s", from);
+	strict.force = false;
+	rc = try_file(&strict, path, id, why, false, out);
+	got = rc == 1 ? up_symtab_build_id(*out) : NULL;
+	if (rc == 1 && (!got || strcmp(got, id) != 0)) {
+		up_symtab_free(*out);
+		*out = NULL;
+		rc = 0;
+	}
+	if (rc == 1) {
+		*used = path;
+		return 1;
+	}
+	snprintf(err, errlen, "the file served for build-id %s (%s) is not usable or does not carry that build-id",
+		 id, path);
+	free(path);
+	return 0;
+}
+
+/* The one line said when no symbols were found. */
+static void say_none(const struct xlp_symbol_query *q, const char *what,
+		     const char *id, const char *fetch_err)
+{
+	if (fetch_err[0])
+		fprintf(stderr, "xl profile: no symbols found for %s, and from debuginfod: %s: profiling raw addresses; pass the unstripped image with -s FILE\n",
+			what, fetch_err);
+	else if (q->debuginfod && !id[0])
+		fprintf(stderr, "xl profile: no symbols found for %s, which has no build-id to ask debuginfod for: profiling raw addresses; pass the unstripped image with -s FILE\n",
+			what);
+	else
+		fprintf(stderr, "xl profile: no symbols found for %s: profiling raw addresses; pass the unstripped image with -s FILE\n",
+			what);
+}
+
 static char *join(const char *a, const char *b, const char *c)
 {
 	char *p;
@@ -108,6 +159,7 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 	char *cand[10] = { NULL }, *dir = NULL, *tmp;
 	struct up_symtab *plain = NULL;   /* the kernel's, without DWARF */
 	const char *why[10];
+	char fetch_err[1024] = "";
 	int n = 0, rc = 0;
 
 	*out = NULL;
@@ -129,6 +181,12 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 		rc = try_file(q, q->explicit_file, kid.build_id, "-s", true, out);
 		if (rc == 1)
 			*used = strdup(q->explicit_file);
+		return rc < 0 ? -1 : 0;
+	}
+	if (!q->kernel && q->debuginfod && q->build_id && q->build_id[0]) {
+		rc = from_debuginfod(q, q->build_id, out, used, fetch_err, sizeof(fetch_err));
+		if (rc == 0)
+			say_none(q, "the core", q->build_id, fetch_err);
 		return rc < 0 ? -1 : 0;
 	}
 	if (!q->kernel) {
@@ -204,6 +262,8 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 			cand[i] = NULL;
 		}
 	}
+	if (rc == 0 && !plain && q->debuginfod && kid.build_id[0])
+		rc = from_debuginfod(q, kid.build_id, out, used, fetch_err, sizeof(fetch_err));
 	if (plain && rc == 0) {
 		*out = plain;
 		rc = 1;
@@ -219,7 +279,6 @@ done:
 	if (rc < 0)
 		return -1;
 	if (!*out)
-		fprintf(stderr, "xl profile: no symbols found for %s: profiling raw addresses; pass the unstripped image with -s FILE\n",
-			q->kernel);
+		say_none(q, q->kernel, kid.build_id, fetch_err);
 	return 0;
 }

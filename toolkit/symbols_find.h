@@ -6,11 +6,15 @@
  *      (.build-id/xx/rest.debug), then by .gnu_debuglink (beside it, in
  *      .debug/ beside it, under the debug directory)
  *   4. KERNEL.debug, KERNEL.dbg, KERNEL.syms, System.map beside it
+ *   5. when nothing was found and debuginfod is on: the debug file of the
+ *      kernel's build-id (or a core's, without a kernel file) from the
+ *      servers, checked to carry that build-id
  * A file whose build-id differs from the kernel's is refused unless forced.
  * Each step is reported with -v. */
 #ifndef XLP_SYMBOLS_FIND_H
 #define XLP_SYMBOLS_FIND_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "uniprof/symbols.h"
@@ -24,6 +28,9 @@ struct xlp_symbol_query {
 	int verbose;
 	unsigned guest_width;        /* 4 or 8 from the hypervisor; 0: unknown */
 	enum up_arch arch;           /* the domain's; zero: x86_64 */
+	const char *debuginfod;      /* servers (xlp_debuginfod_setup); NULL: off */
+	const char *build_id;        /* known without a kernel file (a core's) */
+	volatile sig_atomic_t *stop; /* cancels a download (Ctrl-C); may be NULL */
 };
 
 /* On success *out is the table, or NULL when nothing was found (after one

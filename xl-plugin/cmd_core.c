@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 
+#include "toolkit/debuginfod_fetch.h"
 #include "toolkit/image_cache.h"
 #include "toolkit/json_write.h"
 #include "toolkit/kernel_map_load.h"
@@ -24,7 +25,7 @@
 #include "toolkit/symbols_find.h"
 #include "toolkit/unwind_load.h"
 
-enum { OPT_FORCE = 256, OPT_VCPU, OPT_MAX_DEPTH, OPT_ENTRY };
+enum { OPT_FORCE = 256, OPT_VCPU, OPT_MAX_DEPTH, OPT_ENTRY, OPT_DEBUGINFOD };
 
 static const struct xlp_option_doc docs[] = {
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
@@ -33,6 +34,8 @@ static const struct xlp_option_doc docs[] = {
 	  "the domain's xl configuration, for its kernel (default: " XEN_CONFIG_DIR "/NAME.cfg, NAME being the core's file name, as on_crash = \"coredump-destroy\" names it)" },
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE }, OPT_FORCE, NULL,
 	  "use a symbol file even if its build-id differs from the kernel's" },
+	{ { "debuginfod", required_argument, NULL, OPT_DEBUGINFOD }, OPT_DEBUGINFOD, "URLS",
+	  "when no symbols are found locally, fetch the debug file of the kernel's (or the core's) build-id from these debuginfod servers (default: $DEBUGINFOD_URLS)" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
 	  "stack unwinding: auto (CFI where the image has it, else frame pointers; default), cfi, libunwind, fp" },
 	{ { "entry", required_argument, NULL, OPT_ENTRY }, OPT_ENTRY, "FUNCTION",
@@ -73,6 +76,7 @@ struct core_run {
 	char *name;            /* the domain's name, guessed from the file */
 	char *config_used;
 	char *kernel;          /* from the configuration */
+	char build_id[41];     /* the core's, when no kernel file has it */
 	struct up_core_info info;
 	struct up_target_info tinfo;
 	struct up_named_regs *regs;
@@ -105,6 +109,9 @@ static int parse(int argc, char **argv, struct core_run *r)
 			break;
 		case OPT_FORCE:
 			r->opt.force_symbols = true;
+			break;
+		case OPT_DEBUGINFOD:
+			r->opt.debuginfod = optarg;
 			break;
 		case 'u':
 			if (xlp_parse_unwinder(optarg, &r->opt.unwinder) < 0) {
@@ -331,6 +338,9 @@ static int find_by_build_id(struct core_run *r, struct up_target *t)
 			free(path);
 		}
 	}
+	/* Left for debuginfod, if it is on. */
+	if (!r->kernel)
+		snprintf(r->build_id, sizeof(r->build_id), "%s", ids[0]);
 	return 0;
 }
 
@@ -445,10 +455,15 @@ int xlp_cmd_core(int argc, char **argv)
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
 	q.force = r.opt.force_symbols;
 	q.verbose = r.opt.verbose;
+	q.debuginfod = xlp_debuginfod_setup(r.opt.debuginfod);
+	q.build_id = r.build_id;
 	q.arch = r.tinfo.arch;
 	if (r.tinfo.type == UP_DOMAIN_PV)
 		q.guest_width = r.tinfo.guest_width;
-	if (!r.kernel && !r.opt.symbols)
+	if (!r.kernel && !r.opt.symbols && q.debuginfod && r.build_id[0]) {
+		if (xlp_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)
+			goto out;
+	} else if (!r.kernel && !r.opt.symbols)
 		fprintf(stderr, "xl profile core: no kernel found for domain '%s' (neither %s/%s.cfg nor a build-id the core holds): printing raw addresses; give -s IMAGE or -c CONFIG\n",
 			r.name ? r.name : "?", XEN_CONFIG_DIR, r.name ? r.name : "?");
 	else if (xlp_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)

@@ -26,7 +26,7 @@
 #include "toolkit/options.h"
 
 enum { OPT_VCPU = 256, OPT_IDLE, OPT_TOP, OPT_DELAY, OPT_REPLAY, OPT_SPEED,
-       OPT_FORCE_SYMBOLS, OPT_CONSISTENCY };
+       OPT_FORCE_SYMBOLS, OPT_CONSISTENCY, OPT_DEBUGINFOD };
 
 static const struct xlp_option_doc docs[] = {
 	{ { "batch", no_argument, NULL, 'b' }, 'b', NULL,
@@ -49,6 +49,8 @@ static const struct xlp_option_doc docs[] = {
 	  "symbols from this ELF image or nm map instead of the search xl profile does" },
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
 	  "use the -s file even if its build-id differs" },
+	{ { "debuginfod", required_argument, NULL, OPT_DEBUGINFOD }, OPT_DEBUGINFOD, "URLS",
+	  "debuginfod servers for the kernel's debug file, as for xl profile (default: $DEBUGINFOD_URLS)" },
 	{ { "unwinder", required_argument, NULL, 'u' }, 'u', "METHOD",
 	  "auto, cfi, fp or libunwind, as for xl profile" },
 	{ { "consistency", required_argument, NULL, OPT_CONSISTENCY }, OPT_CONSISTENCY, "MODE",
@@ -535,6 +537,7 @@ static int parse(struct top *tp, int argc, char **argv)
 			break;
 		case 's': tp->opt.symbols = optarg; break;
 		case OPT_FORCE_SYMBOLS: tp->opt.force_symbols = true; break;
+		case OPT_DEBUGINFOD: tp->opt.debuginfod = optarg; break;
 		case 'u':
 			if (xlp_parse_unwinder(optarg, &tp->opt.unwinder) < 0)
 				return bad("unwinder", optarg, "use auto, cfi, fp or libunwind");

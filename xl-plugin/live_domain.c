@@ -13,6 +13,7 @@
 #include "live_domain.h"
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
+#include "toolkit/debuginfod_fetch.h"
 #include "toolkit/symbols_find.h"
 
 /* The domain exists and can be profiled as asked: 0, or the exit status
@@ -20,6 +21,8 @@
 int xlp_live_check(struct xlp_live *r, volatile sig_atomic_t *stop)
 {
 	const struct xlp_options *opt = r->opt;
+
+	r->stop = stop;
 
 	if (opt->wait) {
 		if (!opt->quiet)
@@ -79,6 +82,9 @@ int xlp_live_open(struct xlp_live *r)
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
 	q.force = opt->force_symbols;
 	q.verbose = opt->verbose;
+	/* A fetch, if any, happens here: before the first pause. */
+	q.debuginfod = xlp_debuginfod_setup(opt->debuginfod);
+	q.stop = r->stop;
 	q.arch = r->arch = info->arch;
 	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
 	 * changes as it boots, so only PV is cross-checked. */

@@ -21,6 +21,7 @@ struct xlp_live {
 	struct up_kernel_map *kmap;
 	const char *hypercalls;
 	enum up_arch arch;        /* the domain's, kept past the target's close */
+	volatile sig_atomic_t *stop; /* Ctrl-C: set by xlp_live_check */
 };
 
 /* The domain exists (waited for with --wait, until *stop) and can be

@@ -26,6 +26,7 @@ UNIT_TESTS = \
 	tests/unit/test_stored \
 	tests/unit/test_sample_times \
 	tests/toolkit/test_symbols_find \
+	tests/toolkit/test_debuginfod_fetch \
 	tests/toolkit/test_image_cache \
 	tests/toolkit/test_unwind_load \
 	tests/unit/test_output_names \
@@ -51,7 +52,17 @@ LDADD = tests/unit/libtestguest.la core/libuniprof-core.la
 
 tests_toolkit_test_symbols_find_SOURCES = tests/toolkit/test_symbols_find.c \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
+	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/image_cache.c toolkit/image_cache.h
+tests_toolkit_test_symbols_find_CFLAGS = $(AM_CFLAGS) $(DEBUGINFOD_CFLAGS)
+tests_toolkit_test_symbols_find_LDADD = $(LDADD) $(DEBUGINFOD_LIBS)
+tests_toolkit_test_debuginfod_fetch_SOURCES = tests/toolkit/test_debuginfod_fetch.c \
+	toolkit/symbols_find.c toolkit/symbols_find.h \
+	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
+	toolkit/unwind_load.c toolkit/unwind_load.h \
+	toolkit/image_cache.c toolkit/image_cache.h
+tests_toolkit_test_debuginfod_fetch_CFLAGS = $(AM_CFLAGS) $(DEBUGINFOD_CFLAGS)
+tests_toolkit_test_debuginfod_fetch_LDADD = $(LDADD) $(DEBUGINFOD_LIBS)
 tests_toolkit_test_image_cache_SOURCES = tests/toolkit/test_image_cache.c \
 	toolkit/image_cache.c toolkit/image_cache.h
 tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \

@@ -1,0 +1,310 @@
+/* The symbol search's last step against a real debuginfod server
+ * (elfutils', Debian's debuginfod package) on 127.0.0.1, indexing a
+ * directory with the test guest's full image, the kernel being a stripped
+ * copy: the symbols, their lines and the CFI come from the fetched file,
+ * a second search from the cache; an unknown build-id and a server that
+ * is down each give one line and no symbols; the core's build-id alone
+ * (no kernel file) is enough. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#include "../unit/test.h"
+#include "toolkit/debuginfod_fetch.h"
+#include "toolkit/image_cache.h"
+#include "toolkit/symbols_find.h"
+#include "toolkit/unwind_load.h"
+#include "uniprof/uniprof.h"
+
+TEST_GLOBALS;
+
+static char dir[256], full[512], stripped[512], other[512], url[128];
+static char build_id[64], errfile[600], errtext[8192];
+static pid_t server = -1;
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# failed: %s\n", cmd);
+}
+
+/* A fresh, empty client cache: libdebuginfod also caches misses. */
+static void fresh_cache(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	sh("rm -rf '%s'", path);
+	setenv("DEBUGINFOD_CACHE_PATH", path, 1);
+}
+
+/* The search, its stderr kept in errtext. 1 = symbols found. */
+static int search(const char *kernel, const char *id, const char *servers,
+		  struct up_symtab **s, char **used)
+{
+	struct xlp_symbol_query q = {
+		.kernel = kernel, .build_id = id, .debug_dir = "/nonexistent",
+		.verbose = 1, .guest_width = 8, .debuginfod = servers,
+	};
+	int saved = dup(2), fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	FILE *f;
+	size_t n;
+	int rc;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+#ifdef __SANITIZE_ADDRESS__
+	/* libdebuginfod writes a new cache's settings with dprintf, whose
+	 * stream buffer glibc never frees (not ours; once per cache). */
+	__lsan_disable();
+#endif
+	rc = xlp_find_symbols(&q, s, used);
+#ifdef __SANITIZE_ADDRESS__
+	__lsan_enable();
+#endif
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fopen(errfile, "r");
+	n = f ? fread(errtext, 1, sizeof(errtext) - 1, f) : 0;
+	errtext[n] = '\0';
+	if (f)
+		fclose(f);
+	return rc == 0 && *s ? 1 : rc;
+}
+
+static int lines_matching(const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = errtext; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void start_server(void)
+{
+	char log[512], db[512], port[16];
+
+	for (int attempt = 0; attempt < 5 && server < 0; attempt++) {
+		int p = 20000 + (int)((getpid() * 7 + attempt * 101) % 20000);
+		int status;
+
+		snprintf(port, sizeof(port), "%d", p);
+		snprintf(log, sizeof(log), "%s/server.log", dir);
+		snprintf(db, sizeof(db), "%s/server.sqlite", dir);
+		server = fork();
+		if (server == 0) {
+			int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execlp("debuginfod", "debuginfod", "-F", "-p", port, "-d", db,
+			       "-t", "0", "-g", "0", "-c", "1", "--disable-source-scan",
+			       "served", (char *)NULL);
+			_exit(127);
+		}
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d", p);
+		sleep(1);
+		if (waitpid(server, &status, WNOHANG) == server) {
+			fprintf(stderr, "# debuginfod on port %d exited (%d): another port\n",
+				p, status);
+			server = -1;
+		}
+	}
+}
+
+static void stop_server(void)
+{
+	if (server > 0) {
+		kill(server, SIGTERM);
+		waitpid(server, NULL, 0);
+	}
+	server = -1;
+}
+
+/* The server indexes in the background: ask until it serves the file (a
+ * fresh cache each time, misses being cached), at most a minute. */
+static void test_fetched_by_build_id(void)
+{
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+	struct xlp_unwind uw;
+	int found = 0;
+
+	for (int i = 0; i < 120 && found != 1; i++) {
+		fresh_cache("cache");
+		found = search(stripped, NULL, url, &s, &used);
+		if (found != 1) {
+			up_symtab_free(s);
+			s = NULL;
+			free(used);
+			used = NULL;
+			usleep(500 * 1000);
+		}
+	}
+	if (found != 1)
+		fprintf(stderr, "# last try said: %s", errtext);
+	REQUIRE(found == 1);
+	CHECK(up_symtab_count(s) > 20);
+	CHECK_STR(up_symtab_build_id(s), build_id);
+	CHECK(up_symtab_has_source(s));                 /* lines from its DWARF */
+	CHECK(strncmp(used, dir, strlen(dir)) == 0);    /* in the cache */
+	CHECK(lines_matching("(debuginfod, from http://127.0.0.1:") == 1);
+	CHECK(!strstr(errtext, "no symbols found"));
+	/* The unwind tables can come from that file too. */
+	memset(&uw, 0, sizeof(uw));
+	CHECK(xlp_unwind_load(UP_UNWINDER_CFI, NULL, used, 0, &uw) == 0);
+	CHECK(uw.cfi != NULL);
+	xlp_unwind_release(&uw);
+	up_symtab_free(s);
+	free(used);
+	xlp_image_cache_drop();
+}
+
+/* Fetched once, found again with the server gone. */
+static void test_cached(void)
+{
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+
+	stop_server();
+	CHECK(search(stripped, NULL, url, &s, &used) == 1);
+	CHECK(strstr(errtext, "debuginfod's cache") != NULL);
+	up_symtab_free(s);
+	free(used);
+}
+
+static void test_unknown_build_id(void)
+{
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+	char kernel[600];
+
+	snprintf(kernel, sizeof(kernel), "%s/other-stripped.elf", dir);
+	sh("objcopy --strip-all '%s' '%s'", other, kernel);
+	fresh_cache("cache-unknown");
+	CHECK(search(kernel, NULL, url, &s, &used) == 0);
+	CHECK(s == NULL && used == NULL);
+	CHECK(lines_matching("xl profile: no symbols found") == 1);
+	CHECK(strstr(errtext, "has build-id") != NULL);
+	CHECK(strstr(errtext, "-s FILE") != NULL);
+}
+
+static void test_server_down(void)
+{
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+
+	fresh_cache("cache-down");
+	CHECK(search(stripped, NULL, url, &s, &used) == 0);
+	CHECK(s == NULL);
+	CHECK(lines_matching("xl profile: no symbols found") == 1);
+	CHECK(strstr(errtext, "cannot fetch build-id") != NULL);
+	fprintf(stderr, "# server down: %s", strstr(errtext, "xl profile: no symbols"));
+}
+
+/* A core without a kernel file: its build-id alone. */
+static void test_core_build_id(void)
+{
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+
+	fresh_cache("cache-core");
+	CHECK(search(NULL, build_id, url, &s, &used) == 1);
+	CHECK(s && up_symtab_count(s) > 20);
+	up_symtab_free(s);
+	free(used);
+}
+
+/* Off: nothing asked, the old line. */
+static void test_off(void)
+{
+	struct up_symtab *s = NULL;
+	char *used = NULL;
+
+	CHECK(search(stripped, NULL, NULL, &s, &used) == 0);
+	CHECK(!strstr(errtext, "debuginfod"));
+	CHECK(lines_matching("no symbols found") == 1);
+}
+
+int main(void)
+{
+	char *b = realpath(getenv("top_builddir") ? getenv("top_builddir") : ".", NULL);
+	FILE *p;
+	char cmd[1024];
+
+	snprintf(dir, sizeof(dir), "/tmp/uniprof-dbgfetch-%d", (int)getpid());
+	snprintf(full, sizeof(full), "%s/tests/guest/tg-fp.elf", b ? b : ".");
+	snprintf(other, sizeof(other), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
+	snprintf(stripped, sizeof(stripped), "%s/stripped.elf", dir);
+	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
+	if (!xlp_debuginfod_built()) {
+		char *path = NULL, from[64], err[256];
+
+		CHECK(xlp_debuginfod_fetch("00", NULL, &path, from, sizeof(from), err,
+					   sizeof(err)) < 0);
+		CHECK(strstr(err, "without libdebuginfod") != NULL);
+		printf("ok - not built with libdebuginfod: says so\n");
+		TEST_MAIN_END();
+	}
+	if (system("command -v debuginfod > /dev/null") != 0) {
+		fprintf(stderr, "debuginfod (the server) is missing: scripts/install-deps.sh installs it\n");
+		return 1;
+	}
+	sh("rm -rf '%s' && mkdir -p '%s/served' && cp '%s' '%s/served/tg-fp.debug' && objcopy --strip-all '%s' '%s'",
+	   dir, dir, full, dir, full, stripped);
+	snprintf(cmd, sizeof(cmd), "readelf -n '%s' | sed -n 's/.*Build ID: *//p'", full);
+	p = popen(cmd, "r");
+	if (!p || !fgets(build_id, sizeof(build_id), p)) {
+		fprintf(stderr, "cannot read the build-id of %s\n", full);
+		return 1;
+	}
+	pclose(p);
+	build_id[strcspn(build_id, "\n")] = '\0';
+	/* The server is local; a proxy in the environment must not see it. */
+	setenv("no_proxy", "127.0.0.1", 1);
+	setenv("NO_PROXY", "127.0.0.1", 1);
+	setenv("DEBUGINFOD_TIMEOUT", "10", 1);
+	if (chdir(dir) < 0)
+		return 1;
+	start_server();
+	if (server < 0) {
+		fprintf(stderr, "debuginfod did not start: see %s/server.log\n", dir);
+		return 1;
+	}
+	/* As xl profile --debuginfod URL does. */
+	CHECK_STR(xlp_debuginfod_setup(url), url);
+	RUN(test_off);
+	RUN(test_fetched_by_build_id);
+	RUN(test_unknown_build_id);
+	RUN(test_core_build_id);
+	RUN(test_cached);
+	RUN(test_server_down);
+	stop_server();
+	free(b);
+	if (chdir("/") == 0)
+		sh("rm -rf '%s'", dir);
+	TEST_MAIN_END();
+}
