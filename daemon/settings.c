@@ -66,6 +66,8 @@ static const struct key_doc keys[] = {
 	  "auto (default), cfi, libunwind, fp, as xl profile -u" },
 	{ "debug_dir", K_STR, F(debug_dir), 0, 0, "DIR",
 	  "where debug files are found by build-id (default /usr/lib/debug)" },
+	{ "debuginfod_urls", K_STR, F(debuginfod_urls), 0, 0, "URLS",
+	  "debuginfod servers to fetch a kernel's debug file from, by build-id, when none is found locally (default: none, whatever DEBUGINFOD_URLS says)" },
 };
 #undef F
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

@@ -34,6 +34,7 @@ struct upd_settings {
 	enum up_consistency consistency;
 	enum up_unwinder unwinder;
 	char *debug_dir;
+	char *debuginfod_urls;   /* NULL: no fetching, whatever the environment */
 	/* Read from token_file, and the TLS files' contents. */
 	char *token, *push_token;
 	char *tls_cert_pem, *tls_key_pem;

@@ -29,10 +29,12 @@ struct upd_symbol_cache {
 	unsigned long clock, loads;
 	enum up_unwinder unwinder;
 	char *debug_dir;
+	const char *debuginfod;   /* servers, or NULL: off */
 };
 
 int upd_symbol_cache_new(struct upd_symbol_cache **out, size_t max_entries,
-			 enum up_unwinder unwinder, const char *debug_dir)
+			 enum up_unwinder unwinder, const char *debug_dir,
+			 const char *debuginfod)
 {
 	struct upd_symbol_cache *c = calloc(1, sizeof(*c));
 
@@ -43,6 +45,7 @@ int upd_symbol_cache_new(struct upd_symbol_cache **out, size_t max_entries,
 	c->max = max_entries ? max_entries : 1;
 	c->unwinder = unwinder;
 	c->debug_dir = debug_dir ? strdup(debug_dir) : NULL;
+	c->debuginfod = debuginfod;
 	return 0;
 }
 
@@ -104,6 +107,7 @@ static struct entry *load(struct upd_symbol_cache *c, const char *kernel,
 	memset(&opt, 0, sizeof(opt));
 	q.kernel = kernel;
 	q.debug_dir = c->debug_dir;
+	q.debuginfod = c->debuginfod;
 	q.guest_width = width;
 	q.arch = UP_ARCH_HOST;          /* the domains of this host */
 	if (xlp_find_symbols(&q, &e->s.symtab, &e->s.symbols_used) < 0 ||

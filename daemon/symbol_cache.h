@@ -24,7 +24,8 @@ struct upd_symbols {
 struct upd_symbol_cache;
 
 int upd_symbol_cache_new(struct upd_symbol_cache **out, size_t max_entries,
-			 enum up_unwinder unwinder, const char *debug_dir);
+			 enum up_unwinder unwinder, const char *debug_dir,
+			 const char *debuginfod);
 void upd_symbol_cache_free(struct upd_symbol_cache *c);
 
 /* An entry for kernel (may be NULL) and a PV guest's width (0: not PV),

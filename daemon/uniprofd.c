@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "toolkit/debuginfod_fetch.h"
 #include "log.h"
 
 /* Set once, when a stop signal arrives: every sampler ends its profile
@@ -45,6 +46,7 @@ int main(int argc, char **argv)
 	struct upd_daemon d = { .settings = &s, .stop = &stopping };
 	struct upd_http *http = NULL;
 	char *auth_header = NULL;     /* for the push, from push_token_file */
+	const char *debuginfod = NULL;
 	sigset_t set;
 	bool check;
 	int rc, sig = 0;
@@ -66,6 +68,14 @@ int main(int argc, char **argv)
 		upd_settings_free(&s);
 		return 0;
 	}
+	/* Off unless configured; set before any thread reads the environment. */
+	if (s.debuginfod_urls)
+		debuginfod = xlp_debuginfod_setup(s.debuginfod_urls);
+	if (debuginfod)
+		upd_log("debuginfod: kernels without local symbols get them from %s%s", debuginfod,
+			xlp_debuginfod_built() ? "" : " (but this build has no libdebuginfod)");
+	else
+		unsetenv("DEBUGINFOD_URLS");
 	block_signals(&set);
 	d.started = now_s();
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
@@ -76,7 +86,7 @@ int main(int argc, char **argv)
 	rc = 1;
 	if (upd_domains_start(&d.domains) < 0)
 		goto out;
-	if (upd_symbol_cache_new(&d.cache, 64, s.unwinder, s.debug_dir) < 0 ||
+	if (upd_symbol_cache_new(&d.cache, 64, s.unwinder, s.debug_dir, debuginfod) < 0 ||
 	    upd_budget_start(&d.budget, s.cpu_budget_pct) < 0) {
 		upd_log("out of memory");
 		goto out;
