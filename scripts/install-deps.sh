@@ -1,16 +1,17 @@
 #!/bin/sh
 # Install what uniprof needs to build and to run its real-Xen tests on a
 # Debian 12 machine: compilers, autotools, the Xen/ELF/yajl/unwind
-# development packages, libmicrohttpd and libcurl (the host daemon), QEMU, Chromium (the flame-graph browser test),
+# development packages, libmicrohttpd and libcurl (the host daemon),
+# libdebuginfod and Debian's debuginfod server (the build-id fetch test), QEMU, Chromium (the flame-graph browser test),
 # clang with libFuzzer and libxml2 (the fuzz targets, scripts/fuzz.sh), and the AArch64 cross compiler (the
 # AArch64 unwind fixtures). Only Debian's own packages; nothing else
 # is downloaded. Does nothing when all are present.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
       libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
-      libmicrohttpd-dev libcurl4-openssl-dev
+      libmicrohttpd-dev libcurl4-openssl-dev libdebuginfod-dev
       libprotobuf-c-dev protobuf-c-compiler
-      qemu-system-x86 cpio gzip binutils dash chromium tmux
+      qemu-system-x86 cpio gzip binutils dash chromium tmux debuginfod
       clang libclang-rt-14-dev libxml2-dev
       gcc-aarch64-linux-gnu"
 missing=

@@ -58,6 +58,12 @@ for b in xenalyze xenstore; do
 	cp "$root/usr/bin/$b" "$work/usr/bin/$b"
 	bins="$bins $work/usr/bin/$b"
 done
+# Debian's debuginfod server (the host's: x86 only), for the build-id
+# fetch; its libraries come with it below.
+if [ "$arch" = amd64 ] && [ -x /usr/bin/debuginfod ]; then
+	cp /usr/bin/debuginfod "$work/usr/bin/debuginfod"
+	bins="$bins $work/usr/bin/debuginfod"
+fi
 for l in read write ls list rm exists watch chmod; do
 	[ -e "$root/usr/bin/xenstore-$l" ] || continue
 	ln -sf xenstore "$work/usr/bin/xenstore-$l"
@@ -148,6 +154,12 @@ else
 	objcopy --add-gnu-debuglink="$g/link/.debug/tg-symbols.elf" "$g/link/tg.elf"
 	nm -n "$g/tg-fp.elf" > "$g/map/System.map"
 	cp "$g/tg-nofp.elf" "$g/bad/tg.elf.debug"
+	# Step 5, debuginfod: Debian's server in dom0 serves the full image;
+	# "other" is a stripped kernel whose build-id it does not have.
+	mkdir -p "$g/other" "$work/debuginfod-served"
+	objcopy --strip-all "$g/tg-nofp.elf" "$g/other/tg.elf"
+	cp "$g/tg-fp.elf" "$work/debuginfod-served/tg-fp.debug"
+	echo "$bid" > "$g/none/build-id"
 	# A hostile image (issue 11, H1): the no-frame-pointer guest whose CFI
 	# loops ("DW_OP_skip -3"), for the paused-window deadline scenario.
 	"$here/make-hostile-cfi.sh" "$g/tg-nofp.elf" "$g/tg-nofp-hostile.elf"

@@ -42,3 +42,72 @@ else
 	not_ok "symbols: none found" "exit $rc" "$(cat $OUT/sym.err)"
 fi
 stop_guest tg-sym
+
+# --- Step 5: the debug file by build-id from a debuginfod server (Debian's,
+# in dom0 on 127.0.0.1, indexing a directory with the full image), the
+# kernel being stripped: named profile; unknown build-id and a server that
+# is down: one line, the profile written with raw addresses.
+section "Symbols from debuginfod"
+bid=$(cat /guests/none/build-id)
+if ! command -v debuginfod > /dev/null; then
+	not_ok "debuginfod: the server is in dom0 (scripts/install-deps.sh installs it on the host)"
+else
+	mkdir -p /tmp/dbgd
+	debuginfod -F -p 8002 -d /tmp/dbgd/db.sqlite -t 0 -g 0 -c 1 --disable-source-scan \
+		/debuginfod-served > $OUT/debuginfod.log 2>&1 &
+	dbgd=$!
+	i=0
+	until wget -q -O /dev/null "http://127.0.0.1:8002/buildid/$bid/debuginfo" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -ge 120 ] && break
+		sleep 0.5
+	done
+	tap "# debuginfod served build-id $bid after $i polls"
+	# A fresh client cache, where a process without a home keeps it.
+	rm -rf /var/cache/uniprof
+	stop_guest tg-sym
+	create_guest tg-sym tg-pv-fp 'kernel="/guests/none/tg.elf"' >/dev/null 2>&1
+	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent $PROF tg-sym -d 3 -v \
+		--debuginfod http://127.0.0.1:8002 -o $OUT/dbgd) > $OUT/sym.out 2> $OUT/sym.err
+	rc=$?
+	if [ $rc -eq 0 ] &&
+		grep -q "/var/cache/uniprof/debuginfod/$bid/debuginfo (debuginfod, from http://127.0.0.1:8002/buildid/$bid/debuginfo): .* functions" $OUT/sym.err &&
+		grep -q "tg_chain_10" $OUT/dbgd.folded && ! grep -q "^0x" $OUT/dbgd.folded; then
+		ok "debuginfod: a stripped kernel's symbols fetched by build-id, the profile named ($(grep -c . $OUT/dbgd.folded) stacks)"
+	else
+		not_ok "debuginfod: symbols fetched by build-id" "exit $rc" "$(cat $OUT/sym.err)" \
+			"$(head -n 3 $OUT/dbgd.folded)" "$(tail -n 5 $OUT/debuginfod.log)"
+	fi
+	# The fetch comes before sampling: the -v line precedes the first sample's.
+	check "debuginfod: fetched before the first sample" awk '
+		/debuginfod, from/ { f = NR } /^xl profile: sampling / && !s { s = NR }
+		END { exit !(f && (!s || f < s)) }' $OUT/sym.err
+	stop_guest tg-sym
+	create_guest tg-sym tg-pv-nofp 'kernel="/guests/other/tg.elf"' >/dev/null 2>&1
+	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent DEBUGINFOD_URLS=http://127.0.0.1:8002 \
+		$PROF tg-sym -d 2 -o $OUT/dbgd-unknown) > $OUT/sym.out 2> $OUT/sym.err
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c 'no symbols found' $OUT/sym.err)" = 1 ] &&
+		grep -q "no server in DEBUGINFOD_URLS (http://127.0.0.1:8002) has build-id" $OUT/sym.err &&
+		grep -q "^0x" $OUT/dbgd-unknown.folded; then
+		ok "debuginfod: unknown build-id: $(grep 'no symbols found' $OUT/sym.err | cut -c1-160)..."
+	else
+		not_ok "debuginfod: unknown build-id" "exit $rc" "$(cat $OUT/sym.err)"
+	fi
+	kill $dbgd
+	wait $dbgd 2>/dev/null
+	stop_guest tg-sym
+	rm -rf /var/cache/uniprof
+	create_guest tg-sym tg-pv-fp 'kernel="/guests/none/tg.elf"' >/dev/null 2>&1
+	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent DEBUGINFOD_URLS=http://127.0.0.1:8002 \
+		$PROF tg-sym -d 2 -o $OUT/dbgd-down) > $OUT/sym.out 2> $OUT/sym.err
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c 'no symbols found' $OUT/sym.err)" = 1 ] &&
+		grep -q "cannot fetch build-id $bid from http://127.0.0.1:8002" $OUT/sym.err &&
+		grep -q "^0x" $OUT/dbgd-down.folded; then
+		ok "debuginfod: server down: $(grep 'no symbols found' $OUT/sym.err | cut -c1-200)..."
+	else
+		not_ok "debuginfod: server down" "exit $rc" "$(cat $OUT/sym.err)"
+	fi
+	stop_guest tg-sym
+fi
