@@ -48,6 +48,21 @@ stop_guest tg-sym
 # kernel being stripped: named profile; unknown build-id and a server that
 # is down: one line, the profile written with raw addresses.
 section "Symbols from debuginfod"
+# dbgd_unnamed LABEL CFG DIR EXPECTED: the stripped /guests/DIR/tg.elf,
+# debuginfod on: one line saying EXPECTED, raw addresses, exit 0.
+dbgd_unnamed() {
+	create_guest tg-sym "$2" "kernel=\"/guests/$3/tg.elf\"" >/dev/null 2>&1
+	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent DEBUGINFOD_URLS=http://127.0.0.1:8002 \
+		$PROF tg-sym -d 2 -o $OUT/dbgd-$3) > $OUT/sym.out 2> $OUT/sym.err
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(grep -c 'no symbols found' $OUT/sym.err)" = 1 ] &&
+		grep -q "$4" $OUT/sym.err && grep -q "^0x" $OUT/dbgd-$3.folded; then
+		ok "debuginfod: $1: $(grep 'no symbols found' $OUT/sym.err | cut -c1-200)..."
+	else
+		not_ok "debuginfod: $1" "exit $rc" "$(cat $OUT/sym.err)"
+	fi
+	stop_guest tg-sym
+}
 bid=$(cat /guests/none/build-id)
 if ! command -v debuginfod > /dev/null; then
 	not_ok "debuginfod: the server is in dom0 (scripts/install-deps.sh installs it on the host)"
@@ -81,33 +96,14 @@ else
 	# The fetch comes before sampling: the -v line precedes the first sample's.
 	check "debuginfod: fetched before the first sample" awk '
 		/debuginfod, from/ { f = NR } /^xl profile: sampling / && !s { s = NR }
-		END { exit !(f && (!s || f < s)) }' $OUT/sym.err
+		END { exit !(f && s && f < s) }' $OUT/sym.err
 	stop_guest tg-sym
-	create_guest tg-sym tg-pv-nofp 'kernel="/guests/other/tg.elf"' >/dev/null 2>&1
-	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent DEBUGINFOD_URLS=http://127.0.0.1:8002 \
-		$PROF tg-sym -d 2 -o $OUT/dbgd-unknown) > $OUT/sym.out 2> $OUT/sym.err
-	rc=$?
-	if [ $rc -eq 0 ] && [ "$(grep -c 'no symbols found' $OUT/sym.err)" = 1 ] &&
-		grep -q "no server in DEBUGINFOD_URLS (http://127.0.0.1:8002) has build-id" $OUT/sym.err &&
-		grep -q "^0x" $OUT/dbgd-unknown.folded; then
-		ok "debuginfod: unknown build-id: $(grep 'no symbols found' $OUT/sym.err | cut -c1-160)..."
-	else
-		not_ok "debuginfod: unknown build-id" "exit $rc" "$(cat $OUT/sym.err)"
-	fi
+	dbgd_unnamed "unknown build-id" tg-pv-nofp other \
+		"no server in DEBUGINFOD_URLS (http://127.0.0.1:8002) has build-id"
 	kill $dbgd
 	wait $dbgd 2>/dev/null
-	stop_guest tg-sym
 	rm -rf /var/cache/uniprof
-	create_guest tg-sym tg-pv-fp 'kernel="/guests/none/tg.elf"' >/dev/null 2>&1
-	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent DEBUGINFOD_URLS=http://127.0.0.1:8002 \
-		$PROF tg-sym -d 2 -o $OUT/dbgd-down) > $OUT/sym.out 2> $OUT/sym.err
-	rc=$?
-	if [ $rc -eq 0 ] && [ "$(grep -c 'no symbols found' $OUT/sym.err)" = 1 ] &&
-		grep -q "cannot fetch build-id $bid from http://127.0.0.1:8002" $OUT/sym.err &&
-		grep -q "^0x" $OUT/dbgd-down.folded; then
-		ok "debuginfod: server down: $(grep 'no symbols found' $OUT/sym.err | cut -c1-200)..."
-	else
-		not_ok "debuginfod: server down" "exit $rc" "$(cat $OUT/sym.err)"
-	fi
+	dbgd_unnamed "server down" tg-pv-fp none \
+		"cannot fetch build-id $bid from http://127.0.0.1:8002"
 	stop_guest tg-sym
 fi
