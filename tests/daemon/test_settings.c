@@ -42,6 +42,7 @@ static void test_defaults_are_loopback_and_valid(void)
 	CHECK_STR(s.listen, "127.0.0.1");
 	CHECK(s.port == 9180);
 	CHECK(s.push_url == NULL);
+	CHECK(s.debuginfod_urls == NULL);      /* no fetching unless configured */
 	CHECK(s.push_hz == 19 && s.push_period_s == 10);
 	CHECK(upd_settings_validate(&s) == 0);
 	CHECK(s.host && s.host[0]);
@@ -54,7 +55,8 @@ static void test_file_and_command_line(void)
 	bool check;
 	const char *conf = write_file("a.conf",
 		"# comment\n\nport = 9999\npush_url = \"http://pyro:4040\"\n"
-		"push_domains = web*, db1\nconsistency = relaxed\n", 0644);
+		"push_domains = web*, db1\nconsistency = relaxed\n"
+		"debuginfod_urls = \"http://a:8002 https://b\"\n", 0644);
 	char *argv[] = { "uniprofd", "--config", (char *)conf, "--port", "9100",
 			 "--push-hz=7", "--check", NULL };
 
@@ -66,6 +68,7 @@ static void test_file_and_command_line(void)
 	CHECK_STR(s.push_url, "http://pyro:4040");
 	CHECK_STR(s.push_domains, "web*, db1");
 	CHECK(s.consistency == UP_CONSISTENCY_RELAXED);
+	CHECK_STR(s.debuginfod_urls, "http://a:8002 https://b");
 	CHECK(upd_settings_validate(&s) == 0);
 	upd_settings_free(&s);
 }
