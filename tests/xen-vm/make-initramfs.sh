@@ -64,11 +64,20 @@ for l in read write ls list rm exists watch chmod; do
 	[ -e "$root/usr/bin/xenstore-$l" ] || continue
 	ln -sf xenstore "$work/usr/bin/xenstore-$l"
 done
-# The distribution's xl, where Debian's wrapper puts it; our xl front
-# (in /usr/local/sbin, first in PATH, from a staged install; in its place,
-# diverting it, from our package) hands it what it does not handle.
+# The distribution's xl; our xl front (in /usr/local/sbin, first in PATH,
+# from a staged install; in its place, diverting it, from our package)
+# hands it what it does not handle. With our packages it is Debian's own,
+# as xen-utils-common ships it: a link to xen-utils-wrapper, which runs
+# /usr/lib/xen-X.Y/bin/ under the name it was run by; the package's front
+# must run it under a name ending in "xl" (debian/rules).
 mkdir -p "$work/usr/sbin"
-ln -s /usr/lib/xen-4.17/bin/xl "$work/usr/sbin/xl"
+if ls "$stage"/uniprof/debs/*.deb > /dev/null 2>&1; then
+	mkdir -p "$work/usr/lib/xen-common/bin"
+	cp "$root/usr/lib/xen-common/bin/xen-utils-wrapper" "$work/usr/lib/xen-common/bin/"
+	ln -s ../lib/xen-common/bin/xen-utils-wrapper "$work/usr/sbin/xl"
+else
+	ln -s /usr/lib/xen-4.17/bin/xl "$work/usr/sbin/xl"
+fi
 [ -d "$root/etc/xen" ] && cp -r "$root/etc/xen/." "$work/etc/xen/" || true
 
 # Our own installed tree (binaries, libuniprof, man pages), or our
