@@ -1,8 +1,9 @@
 # package: dom0 installed our Debian packages at boot (dom0-init.sh, with
 # what dom0 was before in /uniprof/pre-install). They are in place, the
-# xl front diverts the distribution's xl and hands it xl's own commands;
-# purging the four leaves dom0 as it was, the real xl working; then they
-# are installed again, and the scenarios after this one run on them.
+# xl front diverts the distribution's xl and hands it xl's own commands,
+# xl profile works through it; purging the four leaves dom0 as it was, the
+# real xl working; then they are installed again, and the scenarios after
+# this one run on them.
 section "The Debian packages: install, divert xl, purge, install again"
 PKGS="uniprof uniprofd libuniprof0 libuniprof-dev"
 PRE=/uniprof/pre-install
@@ -60,6 +61,18 @@ else
 	check "package: /usr/sbin/xl is the front, and 'xl list' through it reaches the real xl" the_front
 	check "package: xl profile runs from the package" sh -c '/usr/sbin/xl profile --help | grep -q "Usage: xl profile"'
 	check "package: uniprofd reads its conffile (--check)" sh -c 'uniprofd --check > /tmp/uniprofd-check.log 2>&1'
+	# A profile through the front before the purge: the packages in use.
+	if start_guest tg-pv-fp; then
+		$PROF tg-pv-fp -d 3 -q -o $OUT/pkg > /tmp/pkg-profile.log 2>&1
+		rc=$?
+		check "package: 'xl profile' through the installed front exits 0 and writes its profile" \
+			sh -c "[ $rc -eq 0 ] && [ -s $OUT/pkg.pb.gz ] && [ -s $OUT/pkg.svg ]"
+		[ $rc -eq 0 ] || sed 's/^/UNIPROF-TAP #   /' /tmp/pkg-profile.log
+		check "package: tg-pv-fp running, not paused, after the profile" not_paused tg-pv-fp
+		stop_guest tg-pv-fp
+	else
+		not_ok "package: tg-pv-fp starts for a profile through the installed front"
+	fi
 
 	$DPKG --purge $PKGS > /tmp/dpkg-purge.log 2>&1
 	rc=$?
