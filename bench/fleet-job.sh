@@ -4,7 +4,7 @@
 # dom0 (its threads, from /proc) over 30 s of steady pushing, and each
 # domain's paused share of its last profile (/domains).
 
-FLEET_RECV=/usr/local/libexec/uniprof/uniprof-ingest-receiver
+FLEET_RECV=$UNIPROF_LIBEXEC/uniprof-ingest-receiver
 
 # cpu_ticks PID: user + system clock ticks of a process, all its threads
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }

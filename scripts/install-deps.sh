@@ -6,6 +6,8 @@
 # clang with libFuzzer and libxml2 (the fuzz targets, scripts/fuzz.sh), and the AArch64 cross compiler (the
 # AArch64 unwind fixtures). Only Debian's own packages; nothing else
 # is downloaded. Does nothing when all are present.
+# debhelper and lintian build and check our Debian packages (debian/),
+# which the x86 real-Xen scenarios install in dom0.
 set -eu
 pkgs="build-essential autoconf automake libtool pkg-config
       libxen-dev libyajl-dev libunwind-dev libelf-dev libdw-dev zlib1g-dev
@@ -13,6 +15,7 @@ pkgs="build-essential autoconf automake libtool pkg-config
       libprotobuf-c-dev protobuf-c-compiler
       qemu-system-x86 cpio gzip binutils dash chromium tmux debuginfod
       clang libclang-rt-14-dev libxml2-dev
+      debhelper lintian
       gcc-aarch64-linux-gnu"
 missing=
 for p in $pkgs; do

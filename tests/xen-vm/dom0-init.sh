@@ -33,6 +33,33 @@ xenconsoled --pid-file=/run/xen/xenconsoled.pid --log=guest --log-dir=/var/log/x
 xl info >/dev/null 2>&1 || fail "xl info"
 say "xen up: $(xl info | sed -n 's/^xen_version *: //p'), $(nproc) dom0 vCPUs"
 
+# Our Debian packages (x86; prepare-dom0.sh built them), installed with
+# dpkg as on a Debian dom0. This dom0 is busybox and unpacked Xen
+# packages, not a Debian install: dpkg's database starts empty (it lives in
+# /var, a tmpfs), so no dependency is registered and --force-depends lets
+# dpkg install ours all the same; nothing runs ldconfig's trigger (libc-bin
+# is not there either), so we do. What dom0 was before goes to
+# /uniprof/pre-install for the package scenario, which purges the packages
+# and compares.
+if ls /uniprof/debs/*.deb > /dev/null 2>&1; then
+	mkdir -p /var/lib/dpkg/info /var/lib/dpkg/updates /var/lib/dpkg/triggers /uniprof/pre-install
+	touch /var/lib/dpkg/status /var/lib/dpkg/available
+	# Files of the root file system (not /var, /run, /tmp: tmpfs; not /uniprof).
+	find / -xdev -path /uniprof -prune -o -print | sort > /uniprof/pre-install/files
+	readlink /usr/sbin/xl > /uniprof/pre-install/xl.link
+	md5sum < /usr/sbin/xl > /uniprof/pre-install/xl.md5
+	# By its path: this shell is busybox's, which runs its own dpkg applet
+	# for a bare "dpkg" whatever PATH says.
+	/usr/bin/dpkg -i --force-depends /uniprof/debs/*.deb > /uniprof/dpkg-install.log 2>&1 ||
+		fail "dpkg -i: $(tail -n 3 /uniprof/dpkg-install.log | tr '\n' ' ')"
+	ldconfig
+	say "installed: $(cd /uniprof/debs && ls *.deb | tr '\n' ' ')"
+fi
+# Where the packages (/usr) or a staged install (/usr/local) put our helpers.
+UNIPROF_LIBEXEC=/usr/local/libexec/uniprof
+[ -d /usr/libexec/uniprof ] && UNIPROF_LIBEXEC=/usr/libexec/uniprof
+export UNIPROF_LIBEXEC
+
 job=$(sed -n 's/.*uniprof\.job=\([^ ]*\).*/\1/p' /proc/cmdline)
 UNIPROF_SCENARIOS=$(sed -n 's/.*uniprof\.scenarios=\([^ ]*\).*/\1/p' /proc/cmdline | tr : ,)
 export UNIPROF_SCENARIOS

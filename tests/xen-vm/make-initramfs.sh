@@ -1,8 +1,10 @@
 #!/bin/sh
 # Assemble the dom0 initramfs: busybox, the Xen tools from the unpacked
 # Debian packages, the kernel modules dom0 needs, our installed binaries
-# (a DESTDIR install), the test guests and the jobs, plus every shared
-# library they load (ldd, and libgcc_s which glibc loads at run time).
+# (a DESTDIR install) or our Debian packages (STAGE/uniprof/debs, with the
+# host's dpkg to install them: dom0-init.sh), the test guests and the
+# jobs, plus every shared library they load (ldd, and libgcc_s which glibc
+# loads at run time).
 # EXTRA, if given, is a directory copied over the tree last (the benchmark
 # adds its job and files that way).
 # UNIPROF_VM_ARCH: the dom0's architecture, amd64 (default) or arm64; the
@@ -13,7 +15,7 @@ root=$1 stage=$2 guests=$3 out=$4 extra=${5:-}
 arch=${UNIPROF_VM_ARCH:-amd64}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" "$work.debroot"' EXIT
 kver=$(ls "$root/lib/modules" | head -n 1)
 case $arch in
 amd64) triplet=x86_64-linux-gnu ;;
@@ -68,24 +70,57 @@ for l in read write ls list rm exists watch chmod; do
 	[ -e "$root/usr/bin/xenstore-$l" ] || continue
 	ln -sf xenstore "$work/usr/bin/xenstore-$l"
 done
-# The distribution's xl, where Debian's wrapper puts it; our xl front in
-# /usr/local/sbin comes first in PATH and hands it what it does not handle.
+# The distribution's xl; our xl front (in /usr/local/sbin, first in PATH,
+# from a staged install; in its place, diverting it, from our package)
+# hands it what it does not handle. With our packages it is Debian's own,
+# as xen-utils-common ships it: a link to xen-utils-wrapper, which runs
+# /usr/lib/xen-X.Y/bin/ under the name it was run by; the package's front
+# must run it under a name ending in "xl" (debian/rules).
 mkdir -p "$work/usr/sbin"
-ln -s /usr/lib/xen-4.17/bin/xl "$work/usr/sbin/xl"
+if ls "$stage"/uniprof/debs/*.deb > /dev/null 2>&1; then
+	mkdir -p "$work/usr/lib/xen-common/bin"
+	cp "$root/usr/lib/xen-common/bin/xen-utils-wrapper" "$work/usr/lib/xen-common/bin/"
+	ln -s ../lib/xen-common/bin/xen-utils-wrapper "$work/usr/sbin/xl"
+else
+	ln -s /usr/lib/xen-4.17/bin/xl "$work/usr/sbin/xl"
+fi
 [ -d "$root/etc/xen" ] && cp -r "$root/etc/xen/." "$work/etc/xen/" || true
 
-# Our own installed tree (binaries, libuniprof, man pages).
+# Our own installed tree (binaries, libuniprof, man pages), or our
+# packages in uniprof/debs.
 cp -a "$stage/." "$work/"
 for f in $(find "$stage" -type f -perm -u+x); do
 	bins="$bins $work${f#"$stage"}"
 done
+# The packages are installed in dom0 by the host's dpkg (Debian 12, as
+# dom0's Xen): dpkg and the tools it runs, found in PATH (dpkg-split, which
+# looks at each .deb first; GNU tar, which dpkg-deb runs with an option
+# busybox's lacks, in /usr/bin ahead of busybox's; ldconfig). busybox
+# gives sh, rm, diff, start-stop-daemon. The packages' files are unpacked
+# here only to find the libraries they load.
+debroot=$work.debroot
+rm -rf "$debroot"
+if ls "$stage"/uniprof/debs/*.deb > /dev/null 2>&1; then
+	mkdir -p "$debroot" "$work/sbin"
+	for d in "$stage"/uniprof/debs/*.deb; do
+		dpkg-deb -x "$d" "$debroot"
+	done
+	for f in $(find "$debroot" -type f -perm -u+x); do
+		bins="$bins $f"
+	done
+	for b in dpkg dpkg-deb dpkg-split dpkg-divert dpkg-query tar; do
+		cp -L "$(command -v $b)" "$work/usr/bin/$b"
+		bins="$bins $work/usr/bin/$b"
+	done
+	cp -L /sbin/ldconfig "$work/sbin/ldconfig"
+fi
 
 # Shared libraries: each binary's DT_NEEDED and interpreter, found in our
 # stage, the unpacked packages, then the host's tree for that architecture
 # (same Debian release as dom0), and theirs in turn; plus libgcc_s, which
 # glibc loads at run time.
 libdirs=$(find "$stage" -name 'libuniprof.so*' -exec dirname {} \; | sort -u | tr '\n' ':')
-search="$(echo "$libdirs" | tr ':' ' ') $root/lib/$triplet $root/usr/lib/$triplet /lib/$triplet /usr/lib/$triplet"
+search="$(echo "$libdirs" | tr ':' ' ') $debroot/usr/lib/$triplet $root/lib/$triplet $root/usr/lib/$triplet /lib/$triplet /usr/lib/$triplet"
 find_lib() {
 	for d in $search; do
 		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
@@ -106,7 +141,7 @@ while [ -n "$todo" ]; do
 			case $seen in *" $n "*) continue ;; esac
 			seen="$seen$n "
 			lib=$(find_lib "$n" "$b") || exit 1
-			case "$lib" in "$stage"*) ;; *) cp -L "$lib" "$work/lib/$triplet/$n" ;; esac
+			case "$lib" in "$stage"* | "$debroot"*) ;; *) cp -L "$lib" "$work/lib/$triplet/$n" ;; esac
 			next="$next $lib"
 		done
 	done

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Everything a VM run needs before it boots: Debian's Xen packages (cached),
-# our tools installed into a stage directory, and the dom0 initramfs
-# WORK/dom0.cpio.gz. Shared by the scenarios and the benchmark.
+# our tools (x86: our Debian packages, in the stage's uniprof/debs, for
+# dom0 to install; Arm: installed into the stage directory), and the dom0
+# initramfs WORK/dom0.cpio.gz. Shared by the scenarios and the benchmark.
 # dom0 gets a plain build: the unit tests run under ASan/UBSan on the host,
 # but in a PV dom0 under emulation every sanitizer process reserves
 # terabytes of shadow memory and starts slowly.
@@ -20,7 +21,27 @@ die() { echo "$*" >&2; exit 1; }
 "$here/fetch-debs.sh" "$cache" "${UNIPROF_VM_ARCH:-amd64}" > "$work/fetch.log" 2>&1 ||
 	die "cannot fetch Debian's Xen packages: $(tail -n 3 "$work/fetch.log")"
 rm -rf "$stage"
-if grep -q '^SAN_CFLAGS = -fsanitize' "$builddir/Makefile" && [ "$src" != "$(cd "$builddir" && pwd)" ]; then
+if [ "${UNIPROF_VM_ARCH:-amd64}" = amd64 ]; then
+	# The x86 dom0 installs our Debian packages with dpkg (dom0-init.sh),
+	# as an admin would: built by dpkg-buildpackage from a copy of the
+	# source, never in the source tree, without build trees, caches and
+	# this run's own directory.
+	deb=$work/deb
+	rm -rf "$deb"
+	mkdir -p "$deb/uniprof" "$stage/uniprof/debs"
+	skip=
+	case $work in "$src"/*) skip="--exclude=./${work#"$src"/}" ;; esac
+	tar -C "$src" --exclude=./.git --exclude='./build*' --exclude='./_build*' \
+		--exclude=./.cache --exclude=./demo-output --exclude=./autom4te.cache $skip -cf - . |
+		tar -C "$deb/uniprof" -xf - ||
+		die "cannot copy the source to $deb/uniprof"
+	(cd "$deb/uniprof" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" \
+		dpkg-buildpackage -us -uc -b) > "$deb/build.log" 2>&1 ||
+		die "dpkg-buildpackage failed: $(tail -n 5 "$deb/build.log")"
+	for p in uniprof uniprofd libuniprof0 libuniprof-dev; do
+		cp "$deb/${p}_"*.deb "$stage/uniprof/debs/" || die "dpkg-buildpackage made no $p package"
+	done
+elif grep -q '^SAN_CFLAGS = -fsanitize' "$builddir/Makefile" && [ "$src" != "$(cd "$builddir" && pwd)" ]; then
 	mkdir -p "$work/plain"
 	(cd "$work/plain" && "$src/configure" > configure.log 2>&1 &&
 		make -j"$(nproc)" > make.log 2>&1 && make install DESTDIR="$stage" > install.log 2>&1) ||
