@@ -90,8 +90,10 @@ static int select_half(const struct up_regs *regs, uint64_t va,
 int arm64_translate(struct frame_cache *c, const struct up_regs *regs,
 		    uint64_t va, uint64_t *frame)
 {
-	unsigned va_bits, levels, level;
-	uint64_t table;
+	/* Set by select_half when it succeeds; zeroed because gcc -O2
+	 * cannot see that up_fail() returns below 0. */
+	unsigned va_bits = 0, levels, level;
+	uint64_t table = 0;
 	int rc;
 
 	if (regs->paging != UP_PAGING_AARCH64)
