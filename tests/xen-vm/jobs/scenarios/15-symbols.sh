@@ -82,7 +82,7 @@ else
 	rm -rf /var/cache/uniprof
 	stop_guest tg-sym
 	create_guest tg-sym tg-pv-fp 'kernel="/guests/none/tg.elf"' >/dev/null 2>&1
-	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent $PROF tg-sym -d 3 -v \
+	(unset HOME; UNIPROF_DEBUG_DIR=/nonexistent $PROF tg-sym -d 3 -v --lines \
 		--debuginfod http://127.0.0.1:8002 -o $OUT/dbgd) > $OUT/sym.out 2> $OUT/sym.err
 	rc=$?
 	if [ $rc -eq 0 ] &&
@@ -93,6 +93,9 @@ else
 		not_ok "debuginfod: symbols fetched by build-id" "exit $rc" "$(cat $OUT/sym.err)" \
 			"$(head -n 3 $OUT/dbgd.folded)" "$(tail -n 5 $OUT/debuginfod.log)"
 	fi
+	# The stripped kernel has no DWARF: the lines come from the fetched file.
+	check "debuginfod: source lines from the fetched file (--lines)" \
+		grep -q "tg_chain_10 workload.c:[0-9]" $OUT/dbgd.txt
 	# The fetch comes before sampling: the -v line precedes the first sample's.
 	check "debuginfod: fetched before the first sample" awk '
 		/debuginfod, from/ { f = NR } /^xl profile: sampling / && !s { s = NR }
