@@ -74,6 +74,8 @@ else
 		not_ok "package: tg-pv-fp starts for a profile through the installed front"
 	fi
 
+	# What dpkg says is ours, before it forgets.
+	for p in $PKGS; do dpkg-query -L $p; done 2>/dev/null | sort -u > /tmp/ours.files
 	$DPKG --purge $PKGS > /tmp/dpkg-purge.log 2>&1
 	rc=$?
 	check "package: dpkg --purge $PKGS exits 0" [ $rc -eq 0 ]
@@ -83,12 +85,23 @@ else
 	check "package: /usr/sbin/xl is again the distribution's ($(cat $PRE/xl.link))" \
 		sh -c "[ \"\$(readlink /usr/sbin/xl)\" = \"$(cat $PRE/xl.link)\" ] && [ \"\$(md5sum < /usr/sbin/xl)\" = \"$(cat $PRE/xl.md5)\" ] && [ ! -e /usr/sbin/xl.distrib ] && [ ! -L /usr/sbin/xl.distrib ]"
 	check "package: after the purge 'xl list' works" sh -c '/usr/sbin/xl list | grep -q "^Domain-0 "'
+	# Other scenarios run meanwhile (the core guests' configurations are
+	# written in the background): what matters is that nothing of ours is
+	# left and nothing that was there before is gone.
 	find / -xdev -path /uniprof -prune -o -print | sort > /tmp/after-purge.files
-	if diff $PRE/files /tmp/after-purge.files > /tmp/purge.diff; then
-		ok "package: after the purge dom0's files are those before the install"
+	# (busybox has no comm: lines of the second file not in the first, by awk)
+	only_in_2nd() { awk 'NR == FNR { a[$0]; next } !($0 in a)' "$1" "$2"; }
+	only_in_2nd $PRE/files /tmp/after-purge.files > /tmp/added.files
+	only_in_2nd /tmp/after-purge.files $PRE/files > /tmp/gone.files
+	awk 'NR == FNR { a[$0]; next } $0 in a' /tmp/ours.files /tmp/added.files > /tmp/left.files
+	if [ -s /tmp/ours.files ] && [ ! -s /tmp/left.files ] && [ ! -s /tmp/gone.files ]; then
+		ok "package: after the purge none of the packages' $(wc -l < /tmp/ours.files) paths is left, nothing there before is gone"
+		[ -s /tmp/added.files ] && tap "# written meanwhile by other scenarios: $(tr '\n' ' ' < /tmp/added.files)"
 	else
 		not_ok "package: after the purge dom0's files are those before the install" \
-			"$(head -n 20 /tmp/purge.diff)"
+			"left of ours: $(head -n 10 /tmp/left.files | tr '\n' ' ')" \
+			"gone: $(head -n 10 /tmp/gone.files | tr '\n' ' ')" \
+			"dpkg -L listed $(wc -l < /tmp/ours.files) paths"
 	fi
 
 	$DPKG -i --force-depends /uniprof/debs/*.deb > /tmp/dpkg-reinstall.log 2>&1
