@@ -12,9 +12,8 @@
 #endif
 
 #include "debuginfod_fetch.h"
+#include "uniprof/symbols.h"
 
-/* The symbol loader refuses files over 2 GiB: do not download them. */
-#define MAX_DEBUG_FILE "2147483648"
 /* A service has no home for libdebuginfod's default cache. */
 #define SERVICE_CACHE "/var/cache/uniprof/debuginfod"
 
@@ -43,8 +42,13 @@ const char *xlp_debuginfod_setup(const char *urls)
 		mkdir("/var/cache/uniprof", 0755);
 		setenv("DEBUGINFOD_CACHE_PATH", SERVICE_CACHE, 1);
 	}
-	if (!getenv("DEBUGINFOD_MAXSIZE"))
-		setenv("DEBUGINFOD_MAXSIZE", MAX_DEBUG_FILE, 1);
+	/* Do not download what the symbol loader would refuse. */
+	if (!getenv("DEBUGINFOD_MAXSIZE")) {
+		char max[24];
+
+		snprintf(max, sizeof(max), "%llu", UP_SYMTAB_MAX_FILE);
+		setenv("DEBUGINFOD_MAXSIZE", max, 1);
+	}
 	return env;
 }
 

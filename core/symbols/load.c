@@ -9,8 +9,6 @@
 #include "util/file_read.h"
 #include "symbols/table_impl.h"
 
-#define MAX_SYMBOL_FILE (1ULL << 31)
-
 int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
 		       const char *what)
 {
@@ -23,7 +21,7 @@ int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
  * least 64 MiB): ELF code and symbols compress 3-5x, debug info up to
  * ~10x, while a gzip bomb of zeros reaches 1000x. */
 static const struct file_read_caps symbol_file_caps = {
-	.noun = "symbol file", .max = MAX_SYMBOL_FILE, .gzip_ratio = 32,
+	.noun = "symbol file", .max = UP_SYMTAB_MAX_FILE, .gzip_ratio = 32,
 	.gzip_min = 64ULL << 20,
 };
 

@@ -25,6 +25,9 @@ enum up_symtab_format {
 	UP_SYMTAB_NM = 1,
 };
 
+/* The largest symbol file loaded, in bytes (also after gunzip). */
+#define UP_SYMTAB_MAX_FILE (1ULL << 31)
+
 /* Load from a file: ELF (plain or gzip-compressed) or an nm text map. */
 int up_symtab_load(struct up_symtab **out, const char *path);
 

@@ -296,6 +296,7 @@ int main(void)
 	}
 	/* As xl profile --debuginfod URL does. */
 	CHECK_STR(xlp_debuginfod_setup(url), url);
+	CHECK_STR(getenv("DEBUGINFOD_MAXSIZE"), "2147483648");   /* the loader's cap */
 	RUN(test_off);
 	RUN(test_fetched_by_build_id);
 	RUN(test_unknown_build_id);
