@@ -85,6 +85,9 @@ else
 	ln -s /usr/lib/xen-4.17/bin/xl "$work/usr/sbin/xl"
 fi
 [ -d "$root/etc/xen" ] && cp -r "$root/etc/xen/." "$work/etc/xen/" || true
+# Xen's block hotplug script wants bash: a `phy:` one for busybox's sh.
+mkdir -p "$work/etc/xen/scripts"
+cp "$here/block-hotplug.sh" "$work/etc/xen/scripts/block"
 
 # Our own installed tree (binaries, libuniprof, man pages), or our
 # packages in uniprof/debs.

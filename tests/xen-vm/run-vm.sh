@@ -21,7 +21,10 @@ kernel=$(ls "$root"/boot/vmlinuz-* | head -n 1)
 # running, dom0 processes under TCG died at random with a wrong TLS/heap
 # view (tens of SIGSEGVs a minute in a seq|awk loop); with one pinned vCPU,
 # none, whether the domU shares its pCPU or not.
-xen_args="dom0_mem=1024M,max:1024M noreboot dom0_max_vcpus=1 dom0_vcpus_pin ${UNIPROF_XEN_ARGS:-}"
+# UNIPROF_VM_CPUS and UNIPROF_DOM0_VCPUS give another shape: the
+# production-shaped host (docs/TESTING.md) is 3 CPUs, 2 dom0 vCPUs pinned.
+cpus=${UNIPROF_VM_CPUS:-2}
+xen_args="dom0_mem=1024M,max:1024M noreboot dom0_max_vcpus=${UNIPROF_DOM0_VCPUS:-1} dom0_vcpus_pin ${UNIPROF_XEN_ARGS:-}"
 dom0_args="console=hvc0 loglevel=3 uniprof.job=$job"
 # UNIPROF_SCENARIOS (the scenarios job's selection) as uniprof.scenarios=,
 # its commas as colons: QEMU reads a comma in -initrd or -device as the
@@ -30,7 +33,7 @@ if [ "$job" = scenarios ] && [ -n "${UNIPROF_SCENARIOS:-}" ]; then
 	dom0_args="$dom0_args uniprof.scenarios=$(echo "$UNIPROF_SCENARIOS" | tr ', ' '::')"
 fi
 # The same machine for both: two CPUs, 2 GiB, the serial line to a file.
-machine="-smp 2 -m 2048 -display none -monitor none -no-reboot -nodefaults -name uniprof,debug-threads=on -serial file:$console"
+machine="-smp $cpus -m 2048 -display none -monitor none -no-reboot -nodefaults -name uniprof,debug-threads=on -serial file:$console"
 if [ "${UNIPROF_VM_ARCH:-amd64}" = arm64 ]; then
 	# The guest-loader addresses: dom0's 33 MiB Image, then the initramfs,
 	# clear of Xen (which QEMU loads at the start of RAM) and the device tree.
@@ -66,9 +69,32 @@ qemu=$!
 	for i in $(seq 1 50); do
 		sleep 0.2
 		pid=$(pgrep -P $qemu qemu-system) || continue
-		grep -qs "^CPU 1/TCG" /proc/$pid/task/*/comm || continue
+		grep -qs "^CPU $((cpus - 1))/TCG" /proc/$pid/task/*/comm || continue
 		for task in /proc/$pid/task/*; do
 			renice -n -10 -p "${task##*/}" >/dev/null 2>&1
+		done
+		# UNIPROF_VM_HOST_CPUS: emulated CPU i's thread on the i-th
+		# host CPU of the list (comma-separated), so that more emulated
+		# CPUs than host cores share them as told, not as the host's
+		# scheduler likes (see TESTING.md, the production-shaped host).
+		i=0
+		for hc in $(echo "${UNIPROF_VM_HOST_CPUS:-}" | tr ',' ' '); do
+			for task in /proc/$pid/task/*; do
+				grep -qs "^CPU $i/TCG" "$task/comm" &&
+					taskset -p -c "$hc" "${task##*/}" >/dev/null 2>&1
+			done
+			i=$((i + 1))
+		done
+		# UNIPROF_VM_CPU_NICE: emulated CPU i's thread at the i-th nice
+		# value of the list, so that a guest's pCPU can be served first
+		# on a host with fewer cores than emulated CPUs.
+		i=0
+		for n in $(echo "${UNIPROF_VM_CPU_NICE:-}" | tr ',' ' '); do
+			for task in /proc/$pid/task/*; do
+				grep -qs "^CPU $i/TCG" "$task/comm" &&
+					renice -n "$n" -p "${task##*/}" >/dev/null 2>&1
+			done
+			i=$((i + 1))
 		done
 		exit 0
 	done
