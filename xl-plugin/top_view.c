@@ -112,27 +112,31 @@ static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view
 	unsigned nv = up_profile_nr_vcpus(in->total);
 	bool flagged = false;
 
-	fprintf(out, "vCPU      busy  blocked  samples%s  | since start: busy  samples\n",
+	fprintf(out, "vCPU      busy  blocked  waiting  samples%s  | since start: busy  samples\n",
 		in->ran_pct ? "  ran (Xen)" : "");
 	for (unsigned c = 0; c < nv; c++) {
 		const struct up_profile *p[2] = { in->interval, in->total };
-		uint64_t busy[2], blocked[2], all[2];
+		uint64_t busy[2], blocked[2], all[2];   /* blocked: and waiting */
+		uint64_t waiting;
 
 		if (v->vcpu >= 0 && (unsigned)v->vcpu != c)
 			continue;
 		for (int k = 0; k < 2; k++) {
 			busy[k] = up_profile_vcpu_busy(p[k], c);
-			blocked[k] = up_profile_vcpu_blocked(p[k], c);
+			blocked[k] = up_profile_vcpu_blocked(p[k], c) +
+				     up_profile_vcpu_waiting(p[k], c);
 			all[k] = up_profile_vcpu_samples(p[k], c);
 		}
+		waiting = up_profile_vcpu_waiting(p[0], c);
 		if (!all[1])
 			continue;
 		if (busy[0] + blocked[0])
-			fprintf(out, "%-6u  %5.1f%%   %5.1f%%  %7" PRIu64, c,
+			fprintf(out, "%-6u  %5.1f%%   %5.1f%%   %5.1f%%  %7" PRIu64, c,
 				pct(busy[0], busy[0] + blocked[0]),
-				pct(blocked[0], busy[0] + blocked[0]), all[0]);
+				pct(blocked[0] - waiting, busy[0] + blocked[0]),
+				pct(waiting, busy[0] + blocked[0]), all[0]);
 		else
-			fprintf(out, "%-6u      ?        ?  %7" PRIu64, c, all[0]);
+			fprintf(out, "%-6u      ?        ?        ?  %7" PRIu64, c, all[0]);
 		if (in->ran_pct) {
 			double ran = c < in->nr_ran ? in->ran_pct[c] : -1;
 

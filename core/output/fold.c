@@ -187,7 +187,8 @@ static bool kept(const struct up_output_opts *o, const struct up_stack_record *s
 		return false;
 	if (s->unseen)
 		return o->raw || !o->with_idle;
-	return o->with_idle || s->activity != UP_VCPU_BLOCKED;
+	return o->with_idle || (s->activity != UP_VCPU_BLOCKED &&
+				s->activity != UP_VCPU_WAITING);
 }
 
 static int visit_folded(const struct up_stack_record *s, void *arg)
@@ -206,6 +207,8 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 	}
 	if (rc == 0 && s->activity == UP_VCPU_BLOCKED)
 		rc = line_append(a, &len, "[idle]");
+	else if (rc == 0 && s->activity == UP_VCPU_WAITING)
+		rc = line_append(a, &len, "[waiting]");
 	if (rc == 0 && s->trunc != UP_TRUNC_NONE)
 		rc = line_append(a, &len, "[truncated]");
 	if (rc == 0 && s->depth == 0)   /* [dropped] or [unseen] */

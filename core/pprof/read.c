@@ -335,6 +335,7 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 			} else if (k == p->k_state && p->k_state >= 0) {
 				act = strcmp(val, "idle") == 0 ? UP_VCPU_BLOCKED :
 				      strcmp(val, "busy") == 0 ? UP_VCPU_BUSY :
+				      strcmp(val, "waiting") == 0 ? UP_VCPU_WAITING :
 				      UP_VCPU_UNKNOWN;
 			} else if (k == p->k_trunc && p->k_trunc >= 0) {
 				trunc = up_trunc_from_name(val);

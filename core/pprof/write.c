@@ -491,7 +491,8 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		if (r->act != UP_VCPU_UNKNOWN)
 			b->labels[nlabels++] = label(w, "state",
 						     r->unseen ? "unseen" :
-						     r->act == UP_VCPU_BLOCKED ? "idle" : "busy");
+						     r->act == UP_VCPU_BLOCKED ? "idle" :
+						     r->act == UP_VCPU_WAITING ? "waiting" : "busy");
 		if (r->trunc != UP_TRUNC_NONE)
 			b->labels[nlabels++] = label(w, "truncated", up_trunc_name(r->trunc));
 		if (with_time) {

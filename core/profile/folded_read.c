@@ -29,14 +29,16 @@ bool stored_looks_folded(const uint8_t *d, size_t n)
 	return end > 0 && d[end - 1] == ' ';
 }
 
-/* Whether any stack is [idle]: then the idle classification was on and
- * the other stacks are busy, else their state is unknown. */
+/* Whether any stack is [idle] or [waiting]: then the classification was
+ * on and the other stacks are busy, else their state is unknown. */
 static bool folded_has_idle(const char *text, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((i == 0 || text[i - 1] == '\n') &&
 		    (strncmp(text + i, "[idle];", 7) == 0 ||
-		     strncmp(text + i, "[idle] ", 7) == 0))
+		     strncmp(text + i, "[idle] ", 7) == 0 ||
+		     strncmp(text + i, "[waiting];", 10) == 0 ||
+		     strncmp(text + i, "[waiting] ", 10) == 0))
 			return true;
 	return false;
 }
@@ -69,9 +71,14 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 	for (frame = strtok_r(line, ";", &save); frame && rc == 0;
 	     frame = strtok_r(NULL, ";", &save)) {
 		if (depth == 0 && !dropped) {
-			if (act != UP_VCPU_BLOCKED && trunc == UP_TRUNC_NONE &&
-			    strcmp(frame, "[idle]") == 0) {
+			if (act != UP_VCPU_BLOCKED && act != UP_VCPU_WAITING &&
+			    trunc == UP_TRUNC_NONE && strcmp(frame, "[idle]") == 0) {
 				act = UP_VCPU_BLOCKED;
+				continue;
+			}
+			if (act != UP_VCPU_BLOCKED && act != UP_VCPU_WAITING &&
+			    trunc == UP_TRUNC_NONE && strcmp(frame, "[waiting]") == 0) {
+				act = UP_VCPU_WAITING;
 				continue;
 			}
 			if (trunc == UP_TRUNC_NONE && strcmp(frame, "[truncated]") == 0) {
@@ -82,7 +89,8 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 				dropped = true;
 				continue;
 			}
-			if (act != UP_VCPU_BLOCKED && trunc == UP_TRUNC_NONE &&
+			if (act != UP_VCPU_BLOCKED && act != UP_VCPU_WAITING &&
+			    trunc == UP_TRUNC_NONE &&
 			    strcmp(frame, UP_PROFILE_UNSEEN_NAME) == 0) {
 				dropped = unseen = true;
 				continue;

@@ -25,7 +25,7 @@ struct stack_entry {
 
 struct up_profile {
 	unsigned nr_vcpus;
-	uint64_t *vcpu_samples, *vcpu_blocked, *vcpu_busy;
+	uint64_t *vcpu_samples, *vcpu_blocked, *vcpu_busy, *vcpu_waiting;
 	uint64_t samples, truncated;
 	uint64_t trunc_by[UP_TRUNC_COUNT];
 	struct stack_entry *entries;
@@ -56,7 +56,7 @@ struct time_rec {
 
 #define TIME_DROPPED 0x80000000u
 
-#define NR_ACTIVITIES (UP_VCPU_BLOCKED + 1)
+#define NR_ACTIVITIES (UP_VCPU_WAITING + 1)
 
 /* What one distinct stack takes: its entry, its frames and its share of a
  * hash table kept at most half full. */
@@ -85,9 +85,10 @@ int up_profile_new(struct up_profile **out, unsigned nr_vcpus)
 	p->vcpu_samples = calloc(nr_vcpus, sizeof(*p->vcpu_samples));
 	p->vcpu_blocked = calloc(nr_vcpus, sizeof(*p->vcpu_blocked));
 	p->vcpu_busy = calloc(nr_vcpus, sizeof(*p->vcpu_busy));
+	p->vcpu_waiting = calloc(nr_vcpus, sizeof(*p->vcpu_waiting));
 	p->vcpu_unseen = calloc(nr_vcpus, sizeof(*p->vcpu_unseen));
 	p->slots = calloc(p->nslots, sizeof(*p->slots));
-	if (!p->vcpu_samples || !p->vcpu_blocked || !p->vcpu_busy || !p->slots ||
+	if (!p->vcpu_samples || !p->vcpu_blocked || !p->vcpu_busy || !p->vcpu_waiting || !p->slots ||
 	    !p->dropped_by || !p->vcpu_unseen) {
 		up_profile_free(p);
 		return up_fail(UP_ENOMEM, "out of memory");
@@ -103,6 +104,7 @@ void up_profile_free(struct up_profile *p)
 	free(p->vcpu_samples);
 	free(p->vcpu_blocked);
 	free(p->vcpu_busy);
+	free(p->vcpu_waiting);
 	free(p->vcpu_unseen);
 	free(p->dropped_by);
 	free(p->entries);
@@ -235,7 +237,7 @@ int up_profile_add_at(struct up_profile *p, unsigned vcpu,
 	int rc;
 
 	if (vcpu >= p->nr_vcpus || depth == 0 || trunc >= UP_TRUNC_COUNT ||
-	    act > UP_VCPU_BLOCKED || n == 0 || n > UINT32_MAX)
+	    act > UP_VCPU_WAITING || n == 0 || n > UINT32_MAX)
 		return up_fail(UP_EINVAL, "bad stack (vCPU %u, depth %u)", vcpu,
 			       depth);
 	if ((p->nr_entries + 1) * 2 > p->nslots && (rc = grow_slots(p)) < 0)
@@ -272,6 +274,7 @@ counted:
 	p->vcpu_samples[vcpu] += n;
 	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED ? n : 0;
 	p->vcpu_busy[vcpu] += act == UP_VCPU_BUSY ? n : 0;
+	p->vcpu_waiting[vcpu] += act == UP_VCPU_WAITING ? n : 0;
 	if (trunc != UP_TRUNC_NONE)
 		p->truncated += n;
 	p->trunc_by[trunc] += n;
@@ -281,7 +284,7 @@ counted:
 int profile_add_dropped(struct up_profile *p, unsigned vcpu,
 			enum up_vcpu_activity act, uint64_t n, uint64_t t_ns)
 {
-	if (vcpu >= p->nr_vcpus || act > UP_VCPU_BLOCKED || n == 0 ||
+	if (vcpu >= p->nr_vcpus || act > UP_VCPU_WAITING || n == 0 ||
 	    n > UINT32_MAX)
 		return up_fail(UP_EINVAL, "bad dropped count (vCPU %u)", vcpu);
 	add_time(p, t_ns, dropped_id(vcpu, act), n);
@@ -291,6 +294,7 @@ int profile_add_dropped(struct up_profile *p, unsigned vcpu,
 	p->vcpu_samples[vcpu] += n;
 	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED ? n : 0;
 	p->vcpu_busy[vcpu] += act == UP_VCPU_BUSY ? n : 0;
+	p->vcpu_waiting[vcpu] += act == UP_VCPU_WAITING ? n : 0;
 	p->trunc_by[UP_TRUNC_NONE] += n;
 	return 0;
 }
@@ -352,6 +356,11 @@ uint64_t up_profile_vcpu_blocked(const struct up_profile *p, unsigned vcpu)
 uint64_t up_profile_vcpu_busy(const struct up_profile *p, unsigned vcpu)
 {
 	return vcpu < p->nr_vcpus ? p->vcpu_busy[vcpu] : 0;
+}
+
+uint64_t up_profile_vcpu_waiting(const struct up_profile *p, unsigned vcpu)
+{
+	return vcpu < p->nr_vcpus ? p->vcpu_waiting[vcpu] : 0;
 }
 
 uint64_t up_profile_truncated_by(const struct up_profile *p, enum up_trunc why)

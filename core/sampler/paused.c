@@ -91,6 +91,8 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 			if (!vs[v].activity_failed && vs[v].blocked_before &&
 			    vs[v].status == VCPU_STACK && vs[v].at_block)
 				vs[v].activity = UP_VCPU_BLOCKED;
+			else if (vs[v].activity == UP_VCPU_BUSY && vs[v].at_block)
+				vs[v].activity = UP_VCPU_WAITING;
 			continue;
 		}
 		if (!vs[v].at_block) {
@@ -106,12 +108,14 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 			vs[v].xen_blocked = true;
 		} else {
 			/* It blocked since the last sample, or was woken and
-			 * has not run yet (waiting for a CPU: busy, as Xen
-			 * says): only Xen knows. */
+			 * has not run since (runnable where it blocked,
+			 * waiting for its pCPU: not CPU time): only Xen knows. */
 			if (up_target_get_activity(t, v, &vs[v].activity,
 						   &online, &run) < 0)
 				vs[v].activity_failed = true;
 			vs[v].xen_blocked = vs[v].activity == UP_VCPU_BLOCKED;
+			if (vs[v].activity == UP_VCPU_BUSY)
+				vs[v].activity = UP_VCPU_WAITING;
 		}
 	}
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)

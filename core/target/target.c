@@ -134,6 +134,7 @@ const char *up_vcpu_activity_name(enum up_vcpu_activity a)
 	switch (a) {
 	case UP_VCPU_BUSY: return "busy";
 	case UP_VCPU_BLOCKED: return "blocked";
+	case UP_VCPU_WAITING: return "waiting";
 	case UP_VCPU_UNKNOWN: break;
 	}
 	return "unknown";

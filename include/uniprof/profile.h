@@ -81,6 +81,8 @@ uint64_t up_profile_truncated(const struct up_profile *p);
 /* Samples of a vCPU that found it blocked, and busy (the rest: unknown). */
 uint64_t up_profile_vcpu_blocked(const struct up_profile *p, unsigned vcpu);
 uint64_t up_profile_vcpu_busy(const struct up_profile *p, unsigned vcpu);
+/* Samples that found the vCPU woken but not yet run (UP_VCPU_WAITING). */
+uint64_t up_profile_vcpu_waiting(const struct up_profile *p, unsigned vcpu);
 /* Stacks truncated for one reason. */
 uint64_t up_profile_truncated_by(const struct up_profile *p, enum up_trunc why);
 size_t up_profile_unique_stacks(const struct up_profile *p);

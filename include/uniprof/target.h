@@ -101,6 +101,9 @@ enum up_vcpu_activity {
 	UP_VCPU_UNKNOWN = 0,    /* not asked, or not known */
 	UP_VCPU_BUSY = 1,       /* running, or runnable (waiting for a CPU) */
 	UP_VCPU_BLOCKED = 2,    /* blocked in the hypervisor: idle */
+	/* Woken and not run since: runnable, its registers still at the
+	 * point it blocked at, waiting for its pCPU. Not CPU time. */
+	UP_VCPU_WAITING = 3,
 };
 
 const char *up_vcpu_activity_name(enum up_vcpu_activity a);

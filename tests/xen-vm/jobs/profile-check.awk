@@ -7,6 +7,8 @@
 #   leaf NAME PCT    -- share of NAME as the leaf, among the samples of its
 #                       own vCPU's chain (vCPU 1's tg_ap_* or vCPU 0's)
 #   idle PCT         -- samples of a blocked vCPU (under [idle])
+#   waiting PCT      -- samples of a vCPU woken but not yet run (under
+#                       [waiting]: runnable where it blocked)
 #   busy N           -- samples of a busy vCPU
 #   request NAME PCT -- the blocking workload: NAME's share of the busy
 #                       samples in its two request leaves (60/40)
@@ -68,12 +70,17 @@ function callee_ok(a, b,    n) {
 	n = m
 	total += count
 	idle_stack = (f[1] == "[idle]")
-	if (idle_stack) {
+	waiting_stack = (f[1] == "[waiting]")
+	if (idle_stack || waiting_stack) {
 		for (i = 1; i < n; i++) f[i] = f[i + 1]
 		n--
+	}
+	if (idle_stack) {
 		idle += count
 		if (f[n] ~ /^hypercall_page \[sched_op\]/ && n > 3 && f[n - 3] == "tg_block")
 			idle_ok += count
+	} else if (waiting_stack) {
+		waiting += count
 	} else {
 		busy += count
 		if (f[n] == "tg_req_parse" || f[n] == "tg_req_crc") {
@@ -97,6 +104,7 @@ END {
 	printf "complete %.2f\n", 100 * complete / total
 	printf "vcpu1 %.2f\n", 100 * group[1] / total
 	printf "idle %.2f\n", 100 * idle / total
+	printf "waiting %.2f\n", 100 * waiting / total
 	printf "busy %d\n", busy
 	printf "requests %d\n", reqs
 	if (reqs) for (r in req) printf "request %s %.2f\n", r, 100 * req[r] / reqs
