@@ -1,6 +1,7 @@
 /* One profile of one domain into memory (see profile_run.h). */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "toolkit/options.h"
 #include "profile_run.h"
 #include "toolkit/report.h"
+#include "toolkit/sampler_cpu.h"
 
 void upd_run_result_free(struct upd_run_result *r)
 {
@@ -70,9 +72,38 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 	return 0;
 }
 
+/* Each run samples from the dom0 vCPU best placed for its domain, as xl
+ * profile does (toolkit/sampler_cpu.h); the calling thread's CPUs are
+ * given back after. Said in the log once when none is free: every domain
+ * would say it alike. */
+static atomic_bool said_no_free_cpu;
+
+static void place_sampler(const struct upd_run_params *p,
+			  const struct xlp_backend_load *before,
+			  struct xlp_sampler_cpu *where, cpu_set_t *saved)
+{
+	struct xlp_cpu_view *v = malloc(sizeof(*v));
+
+	CPU_ZERO(saved);
+	memset(where, 0, sizeof(*where));
+	where->cpu = -1;
+	if (!v)
+		return;
+	xlp_cpu_view_probe(p->dom->domid, before, v);
+	if (xlp_sampler_cpu_choose(v, -1, where) == 0 &&
+	    xlp_sampler_cpu_apply(where, saved) < 0)
+		where->cpu = -1;
+	free(v);
+	if (!where->fit && !atomic_exchange(&said_no_free_cpu, true))
+		upd_log("%s: %s", p->dom->name, where->why);
+}
+
 int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params *p,
 		    struct upd_run_result *r)
 {
+	struct xlp_backend_load backends;
+	struct xlp_sampler_cpu where;
+	cpu_set_t cpus;
 	struct up_target *t = NULL;
 	struct up_profile *profile = NULL;
 	struct up_sampler_stats stats;
@@ -85,6 +116,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 
 	memset(r, 0, sizeof(*r));
 	memset(&stats, 0, sizeof(stats));
+	xlp_backend_load_read(&backends);
 	if (p->dom->shutdown) {
 		snprintf(r->error, sizeof(r->error),
 			 "domain %s has shut down or crashed: its vCPUs are stopped, nothing to sample",
@@ -115,9 +147,11 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	cfg.vcpu = -1;
 	cfg.consistency = p->consistency;
 	xlp_unwind_configure(&sym->uw, sym->kmap, &cfg);
+	place_sampler(p, &backends, &where, &cpus);
 	clock_gettime(CLOCK_REALTIME, &r->started);
 	up_sample(t, &cfg, profile, p->stop, &stats);
 	clock_gettime(CLOCK_REALTIME, &r->ended);
+	xlp_sampler_cpu_restore(&where, &cpus);
 	/* The domain runs free again before the slow part. */
 	up_target_close(t);
 	t = NULL;

@@ -208,6 +208,31 @@ int xlp_domain_list(struct xlp_domain_state **out, size_t *n)
 	return 0;
 }
 
+int xlp_domain_vcpu_pcpus(uint32_t domid, struct xlp_cpuset *out,
+			  unsigned max, unsigned *n)
+{
+	libxl_vcpuinfo *vi;
+	int nb = 0, nr_cpus = 0;
+
+	*n = 0;
+	if (xlp_libxl_open() < 0)
+		return -1;
+	vi = libxl_list_vcpu(ctx, domid, &nb, &nr_cpus);
+	if (!vi)
+		return -1;
+	for (int i = 0; i < nb && *n < max; i++) {
+		struct xlp_cpuset *s = &out[(*n)++];
+		unsigned bits = (unsigned)vi[i].cpumap.size * 8;
+
+		xlp_cpuset_clear(s);
+		for (unsigned c = 0; c < bits && c < XLP_MAX_CPUS; c++)
+			if (libxl_bitmap_test(&vi[i].cpumap, (int)c))
+				xlp_cpuset_add(s, c);
+	}
+	libxl_vcpuinfo_list_free(vi, nb);
+	return 0;
+}
+
 void xlp_domain_release(struct xlp_domain *d)
 {
 	free(d->name);

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpuset.h"
+
 struct xlp_domain {
 	uint32_t domid;
 	char *name;
@@ -50,6 +52,12 @@ struct xlp_domain_state {
 	bool shutdown;
 };
 int xlp_domain_list(struct xlp_domain_state **out, size_t *n);
+
+/* Each vCPU's hard affinity, the pCPUs Xen may run it on, for up to max
+ * vCPUs (dom0's too: domid 0): 0 with *n set, or -1 when libxl cannot
+ * say. */
+int xlp_domain_vcpu_pcpus(uint32_t domid, struct xlp_cpuset *out,
+			  unsigned max, unsigned *n);
 
 void xlp_domain_release(struct xlp_domain *d);
 

@@ -6,7 +6,10 @@
 noinst_LTLIBRARIES += toolkit/libtoolkit.la
 toolkit_libtoolkit_la_SOURCES = \
 	toolkit/options.c toolkit/options.h \
-	toolkit/domain.c toolkit/domain.h \
+	toolkit/domain.c toolkit/domain.h toolkit/cpuset.h \
+	toolkit/sampler_cpu.c toolkit/sampler_cpu.h \
+	toolkit/backend_load.c toolkit/backend_load.h \
+	toolkit/pcpu_clock.c toolkit/pcpu_clock.h \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
 	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/image_cache.c toolkit/image_cache.h \
@@ -17,7 +20,7 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/output_files.c toolkit/output_files.h \
 	toolkit/unwind_load.c toolkit/unwind_load.h \
 	toolkit/kernel_map_load.c toolkit/kernel_map_load.h
-toolkit_libtoolkit_la_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) \
+toolkit_libtoolkit_la_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) $(XENCTRL_CFLAGS) \
 	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS) $(DEBUGINFOD_CFLAGS)
-TOOLKIT_LIBS = toolkit/libtoolkit.la core/libuniprof.la $(XENLIGHT_LIBS) $(XLUTIL_LIBS) \
+TOOLKIT_LIBS = toolkit/libtoolkit.la core/libuniprof.la $(XENLIGHT_LIBS) $(XLUTIL_LIBS) $(XENCTRL_LIBS) \
 	$(XENTOOLLOG_LIBS) $(YAJL_LIBS) $(DEBUGINFOD_LIBS) $(MATH_LIBS)

@@ -9,13 +9,14 @@
 #include <string.h>
 
 #include "options.h"
+#include "sampler_cpu.h"
 #include "uniprof/uniprof.h"
 
 enum {
 	OPT_VCPU = 256, OPT_TOP, OPT_MAX_DEPTH, OPT_VERSION, OPT_FORCE_SYMBOLS,
 	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME, OPT_IDLE,
 	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE, OPT_CONSISTENCY,
-	OPT_NO_INLINE, OPT_LINES, OPT_DEBUGINFOD,
+	OPT_NO_INLINE, OPT_LINES, OPT_DEBUGINFOD, OPT_SAMPLER_CPU,
 };
 
 static const struct xlp_option_doc docs[] = {
@@ -49,6 +50,8 @@ static const struct xlp_option_doc docs[] = {
 	  "do not ask Xen whether each vCPU is blocked (one hypercall less per vCPU and sample; all stacks count as on-CPU)" },
 	{ { "entry", required_argument, NULL, OPT_ENTRY }, OPT_ENTRY, "FUNCTION",
 	  "a function where stacks begin (thread entry code without unwind information); repeat or comma-separate" },
+	{ { "sampler-cpu", required_argument, NULL, OPT_SAMPLER_CPU }, OPT_SAMPLER_CPU, "N",
+	  "run the sampler on dom0 CPU N (default: a dom0 vCPU that takes no backend interrupts, on a pCPU the guest cannot use; -v says which and why)" },
 	{ { "no-realtime", no_argument, NULL, OPT_NO_REALTIME }, OPT_NO_REALTIME, NULL,
 	  "sample at normal priority, memory unlocked (default: SCHED_FIFO, mlockall while sampling)" },
 	{ { "wait", no_argument, NULL, OPT_WAIT }, OPT_WAIT, NULL,
@@ -200,6 +203,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 	memset(o, 0, sizeof(*o));
 	o->hz = UP_SAMPLER_DEFAULT_HZ;
 	o->vcpu = -1;
+	o->sampler_cpu = -1;
 	o->top = 20;
 	o->max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
 	o->unwinder = UP_UNWINDER_AUTO;
@@ -250,6 +254,15 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		case OPT_NO_REALTIME:
 			o->no_realtime = true;
 			break;
+		case OPT_SAMPLER_CPU: {
+			unsigned cpu;
+
+			if (xlp_parse_uint(optarg, XLP_MAX_DOM0_CPUS - 1, &cpu) < 0)
+				return bad("sampler CPU", optarg,
+					   "give a dom0 CPU number from 0 (see xl vcpu-list 0)");
+			o->sampler_cpu = (int)cpu;
+			break;
+		}
 		case OPT_CONSISTENCY:
 			if (strcmp(optarg, "paused") == 0)
 				o->consistency = UP_CONSISTENCY_PAUSED;

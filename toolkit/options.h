@@ -22,6 +22,7 @@ struct xlp_options {
 	unsigned top;
 	unsigned max_depth;
 	unsigned max_pause_ms;    /* 0: the library's default */
+	int sampler_cpu;          /* --sampler-cpu; -1: chosen (sampler_cpu.h) */
 	int verbose;              /* -v count */
 	bool quiet;
 	bool force_symbols;       /* accept a build-id mismatch */

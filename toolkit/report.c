@@ -11,12 +11,42 @@
 #include "report.h"
 #include "summary.h"
 
+/* Samples whose state is known: on-CPU, blocked, or woken and waiting. */
+static uint64_t known_samples(const struct up_profile *p, unsigned v)
+{
+	return up_profile_vcpu_busy(p, v) + up_profile_vcpu_blocked(p, v) +
+	       up_profile_vcpu_waiting(p, v);
+}
+
 double xlp_busy_pct(const struct up_profile *p, unsigned v)
 {
-	uint64_t busy = up_profile_vcpu_busy(p, v);
-	uint64_t known = busy + up_profile_vcpu_blocked(p, v);
+	uint64_t known = known_samples(p, v);
 
-	return known ? 100.0 * (double)busy / (double)known : -1;
+	return known ? 100.0 * (double)up_profile_vcpu_busy(p, v) / (double)known : -1;
+}
+
+double xlp_waiting_pct(const struct up_profile *p, unsigned v)
+{
+	uint64_t known = known_samples(p, v);
+
+	return known ? 100.0 * (double)up_profile_vcpu_waiting(p, v) / (double)known : -1;
+}
+
+double xlp_others_pct(const struct xlp_report *r, unsigned v)
+{
+	return r->others_pct && v < r->nr_others ? r->others_pct[v] : -1;
+}
+
+/* Sampling error of a share of n samples, in points, as the checks here
+ * use it: 3.5 standard errors, plus 1.5 points for the edges of our
+ * pauses, which the two clocks do not share. */
+static double share_tolerance(double pct, double n)
+{
+	double p = pct / 100;
+
+	if (p < 0 || p > 1 || n < 1)
+		return 100;
+	return 1.5 + 3.5 * 100 * sqrt(p * (1 - p) / n);
 }
 
 static enum xlp_busy_check busy_check(const struct up_profile *profile,
@@ -25,20 +55,15 @@ static enum xlp_busy_check busy_check(const struct up_profile *profile,
 {
 	double sampled = xlp_busy_pct(profile, v);
 	double running = up_sampler_running_pct(s, v);
-	double n = (double)s->samples, p, tol;
+	double n = (double)s->samples;
 
 	if (sampled < 0 || running < 0 || n < 1)
 		return XLP_BUSY_UNKNOWN;
-	/* Busy (running or waiting for a CPU) is never less than running:
-	 * samples that say so beyond sampling error (3.5 standard errors
-	 * of a share of n samples, plus 1.5 points for the edges of our
-	 * pauses, which the two clocks do not share) are skewed. More
-	 * busy than running is no fault: a vCPU waits for a CPU after
-	 * each of our pauses, and for other domains. */
-	p = sampled / 100;
-	tol = 1.5 + 3.5 * 100 * sqrt(p * (1 - p) / n);
-	return sampled < running - tol ? XLP_BUSY_SAMPLES_LOW :
-					 XLP_BUSY_CONSISTENT;
+	/* On-CPU (running, or preempted where it ran) is never less than
+	 * running: samples that say so beyond sampling error are skewed.
+	 * More is no fault: a vCPU preempted waits where it ran. */
+	return sampled < running - share_tolerance(sampled, n) ?
+	       XLP_BUSY_SAMPLES_LOW : XLP_BUSY_CONSISTENT;
 }
 
 enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
@@ -58,23 +83,34 @@ double xlp_rate_short(const struct xlp_report *r)
 	       reached < RATE_SHORT * r->opt->hz ? reached : 0;
 }
 
-/* Busy well above running: the samples found the vCPU runnable, waiting
- * for a physical CPU another vCPU held, far more than our own pauses
- * explain (sampling error, plus WAITING_MARGIN points for the wait after
- * each unpause). Those samples are where it waited, not CPU it used. */
+/* On-CPU well above running: the samples found the vCPU runnable where
+ * it ran, far more than our own pauses explain (sampling error, plus
+ * WAITING_MARGIN points for the wait after each unpause). */
 #define WAITING_MARGIN 5.0
 
 double xlp_busy_waiting(const struct xlp_report *r, unsigned v)
 {
 	double sampled = xlp_busy_pct(r->profile, v);
 	double running = up_sampler_running_pct(r->stats, v);
-	double n = (double)r->stats->samples, p, tol;
+	double n = (double)r->stats->samples;
 
 	if (sampled < 0 || running < 0 || n < 1)
 		return 0;
-	p = sampled / 100;
-	tol = 1.5 + 3.5 * 100 * sqrt(p * (1 - p) / n) + WAITING_MARGIN;
-	return sampled > running + tol ? sampled - running : 0;
+	return sampled > running + share_tolerance(sampled, n) + WAITING_MARGIN ?
+	       sampled - running : 0;
+}
+
+/* Whether Xen's pCPU accounting allows `points` of waiting for pCPUs
+ * other vCPUs held: 1 yes, 0 no (they held them less, beyond the
+ * tolerance), -1 not known. */
+static int others_explain(const struct xlp_report *r, unsigned v, double points,
+			  double tol)
+{
+	double o = xlp_others_pct(r, v);
+
+	if (o < 0)
+		return -1;
+	return o + tol >= points;
 }
 
 /* The samples a vCPU's run time by Xen is worth beyond those that found
@@ -83,7 +119,7 @@ static uint64_t unseen_samples(const struct up_profile *p,
 			       const struct up_sampler_stats *s, unsigned v)
 {
 	uint64_t busy = up_profile_vcpu_busy(p, v);
-	double known = (double)(busy + up_profile_vcpu_blocked(p, v));
+	double known = (double)known_samples(p, v);
 	double worth = up_sampler_running_pct(s, v) / 100 * known;
 
 	if (busy_check(p, s, v) != XLP_BUSY_SAMPLES_LOW || worth <= (double)busy)
@@ -113,6 +149,60 @@ const char *xlp_busy_check_name(enum xlp_busy_check c)
 	return "unknown";
 }
 
+/* Why a vCPU waited, by what Xen's pCPU accounting allows. */
+static void why_waited(const struct xlp_report *r, unsigned v, double points,
+		       double tol, FILE *out)
+{
+	switch (others_explain(r, v, points, tol)) {
+	case 1:
+		fprintf(out, "other vCPUs held the pCPUs it may use up to %.1f%% of the time (Xen's pCPU accounting): keep them off its pCPUs (its cpus=, xl vcpu-pin) to see its CPU time alone\n",
+			xlp_others_pct(r, v));
+		break;
+	case 0:
+		fprintf(out, "no other vCPU held its pCPUs that long (at most %.1f%% of the time, by Xen's pCPU accounting): the pCPU itself was slow to take it up (its wake-up from idle; under emulation, the emulator's thread for it)\n",
+			xlp_others_pct(r, v));
+		break;
+	default:
+		fputs("whether other vCPUs held its pCPUs, Xen did not say\n", out);
+	}
+}
+
+/* The samples that found a vCPU waiting to run, and why it waited. */
+static void waiting_lines(const struct xlp_report *r, unsigned v, FILE *out)
+{
+	double n = (double)r->stats->samples, w = xlp_waiting_pct(r->profile, v);
+	double excess = xlp_busy_waiting(r, v), tol;
+
+	if (w > 0 && w > share_tolerance(w, n)) {
+		tol = share_tolerance(w, n);
+		fprintf(out, "xl profile: warning: vCPU %u was woken and waiting to run in %.1f%% of the samples (runnable where it had blocked: not CPU time, [waiting] with --idle); ",
+			v, w);
+		why_waited(r, v, w, tol, out);
+	}
+	if (excess <= 0)
+		return;
+	/* Back to back, the wait to run again after each of our own
+	 * pauses is most of it: the rate line says so. */
+	if (xlp_rate_short(r) > 0) {
+		fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: with the sampler back to back, the vCPU spends that much of the time between pauses waiting to run again; lower -f to profile its CPU time\n",
+			v, xlp_busy_pct(r->profile, v),
+			up_sampler_running_pct(r->stats, v));
+		return;
+	}
+	tol = share_tolerance(xlp_busy_pct(r->profile, v), n) + WAITING_MARGIN;
+	fprintf(out, "xl profile: warning: vCPU %u was on-CPU in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: ",
+		v, xlp_busy_pct(r->profile, v), up_sampler_running_pct(r->stats, v));
+	if (others_explain(r, v, excess, tol) == 1)
+		fprintf(out, "in about %.0f points of them it was runnable, waiting for a pCPU other vCPUs held (Xen's pCPU accounting: up to %.1f%% of the time); the on-CPU view shows where it waited as well as where it ran; keep other vCPUs off its pCPUs (its cpus=, xl vcpu-pin) to see its CPU time alone\n",
+			excess, xlp_others_pct(r, v));
+	else if (others_explain(r, v, excess, tol) == 0)
+		fprintf(out, "%.0f points that waiting for other vCPUs does not explain (they held its pCPUs at most %.1f%% of the time, by Xen's pCPU accounting); why, the profiler does not know: compare its busy share with the guest's own accounting before trusting the split\n",
+			excess, xlp_others_pct(r, v));
+	else
+		fprintf(out, "%.0f points more; whether it waited for pCPUs other vCPUs held, Xen did not say\n",
+			excess);
+}
+
 /* One line per vCPU whose samples found it busy well below Xen's run
  * time: after secs of sampling (secs > 0), or at the end. */
 static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
@@ -133,20 +223,8 @@ static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
 			fputs("its CPU time came in bursts the sampler could not catch (work driven by backends that share dom0's CPU with the sampler, or the guest on dom0's CPU); [unseen] in the flame graph and top list stands for it; give the sampler a dom0 vCPU that neither the guest nor its backends use, on a pCPU the guest does not use either (dom0_max_vcpus=2 or more with dom0_vcpus_pin, the guest's cpus= on a pCPU no dom0 vCPU is on, taskset -c N xl profile)\n",
 			      out);
 	}
-	for (unsigned v = 0; secs <= 0 && v < up_profile_nr_vcpus(r->profile); v++) {
-		double w = xlp_busy_waiting(r, v);
-
-		/* Back to back, the wait to run again after each of our own
-		 * pauses is most of it: the rate line says so. */
-		if (w > 0 && xlp_rate_short(r) > 0)
-			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: with the sampler back to back, the vCPU spends that much of the time between pauses waiting to run again; lower -f to profile its CPU time\n",
-				v, xlp_busy_pct(r->profile, v),
-				up_sampler_running_pct(r->stats, v));
-		else if (w > 0)
-			fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: in about %.0f points of them it was runnable, waiting for a physical CPU another vCPU held (dom0's or another domain's): the on-CPU view shows where it waited as well as where it ran; keep other vCPUs off its pCPU (its cpus=, xl vcpu-pin) to see its CPU time alone\n",
-				v, xlp_busy_pct(r->profile, v),
-				up_sampler_running_pct(r->stats, v), w);
-	}
+	for (unsigned v = 0; secs <= 0 && v < up_profile_nr_vcpus(r->profile); v++)
+		waiting_lines(r, v, out);
 }
 
 void xlp_busy_warnings(const struct xlp_report *r, FILE *out)

@@ -9,6 +9,7 @@
 #include "domain.h"
 #include "formats.h"
 #include "options.h"
+#include "sampler_cpu.h"
 #include "summary.h"
 #include "uniprof/uniprof.h"
 
@@ -25,6 +26,12 @@ struct xlp_report {
 	double setup_ms;                 /* start to first sample */
 	long peak_rss_kib;               /* our own peak memory */
 	bool realtime;                   /* sampled SCHED_FIFO, memory locked */
+	const struct xlp_sampler_cpu *sampler; /* where it ran in dom0, or NULL */
+	/* Per vCPU: the most of the run that other vCPUs held every pCPU
+	 * it may use, by Xen's pCPU accounting (pcpu_clock.h), in percent;
+	 * -1 or NULL: not known. */
+	const double *others_pct;
+	unsigned nr_others;
 	const char *files[8];
 	unsigned nr_files;
 };
@@ -40,8 +47,12 @@ int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s);
  * else 0. */
 double xlp_rate_short(const struct xlp_report *r);
 
-/* Busy share of a vCPU's samples whose state is known, or -1. */
+/* On-CPU share of a vCPU's samples whose state is known, or -1; the
+ * share that found it woken and waiting to run (UP_VCPU_WAITING). */
 double xlp_busy_pct(const struct up_profile *p, unsigned v);
+double xlp_waiting_pct(const struct up_profile *p, unsigned v);
+/* r->others_pct[v], or -1. */
+double xlp_others_pct(const struct xlp_report *r, unsigned v);
 
 
 /* A vCPU's busy share in the samples against the time it ran by Xen's

@@ -57,8 +57,16 @@ static void run_head_text(const struct xlp_report *r, FILE *out)
 		(double)up_sampler_wake_late_percentile(s, 50) / 1e3,
 		(double)up_sampler_wake_late_percentile(s, 99) / 1e3,
 		(double)up_sampler_wake_late_percentile(s, 100) / 1e3);
-	fprintf(out, "sampled at %s\n", r->realtime ?
+	fprintf(out, "sampled at %s", r->realtime ?
 		"real-time priority, memory locked" : "normal priority");
+	if (r->sampler && r->sampler->cpu >= 0)
+		fprintf(out, ", on dom0 CPU %d (%s)", r->sampler->cpu,
+			r->sampler->forced ? "--sampler-cpu" :
+			r->sampler->fit ? "free of backends and of the guest's pCPUs" :
+			"the best there was; none is free");
+	else if (r->sampler && !r->sampler->fit)
+		fputs(", on dom0's one vCPU, which the backends share", out);
+	fputc('\n', out);
 	fprintf(out, "set up in %.0f ms (symbols, unwind tables), peak memory %ld KiB\n",
 		r->setup_ms, r->peak_rss_kib);
 }
@@ -154,7 +162,11 @@ static void vcpu_text(const struct xlp_summary *s, unsigned v, FILE *out)
 	double busy = xlp_busy_pct(p, v);
 
 	fprintf(out, "vcpu%u %" PRIu64 " stacks", v, up_profile_vcpu_samples(p, v));
-	if (busy >= 0)
+	if (busy >= 0 && up_profile_vcpu_waiting(p, v))
+		fprintf(out, ", busy %.1f%% (%" PRIu64 " on-CPU, %" PRIu64 " blocked, %" PRIu64 " woken and waiting to run)",
+			busy, up_profile_vcpu_busy(p, v), up_profile_vcpu_blocked(p, v),
+			up_profile_vcpu_waiting(p, v));
+	else if (busy >= 0)
 		fprintf(out, ", busy %.1f%% (%" PRIu64 " on-CPU, %" PRIu64 " blocked)",
 			busy, up_profile_vcpu_busy(p, v), up_profile_vcpu_blocked(p, v));
 	if (s->run) {
@@ -171,8 +183,11 @@ static void vcpu_text(const struct xlp_summary *s, unsigned v, FILE *out)
 				" samples no sample saw, shown as [unseen])",
 				up_profile_vcpu_unseen(p, v));
 		if (xlp_busy_waiting(s->run, v) > 0)
-			fprintf(out, " (busy above running: in about %.0f points of the samples it waited for a physical CPU)",
+			fprintf(out, " (on-CPU above running by %.0f points: see the warning)",
 				xlp_busy_waiting(s->run, v));
+		if (xlp_others_pct(s->run, v) >= 0)
+			fprintf(out, ", other vCPUs held its pCPUs at most %.1f%% of the time",
+				xlp_others_pct(s->run, v));
 	} else if (up_profile_vcpu_unseen(p, v)) {
 		fprintf(out, ", CPU time worth %" PRIu64 " samples no sample saw ([unseen])",
 			up_profile_vcpu_unseen(p, v));
@@ -280,6 +295,19 @@ static void run_setup_json(yajl_gen g, const struct xlp_report *r)
 		yajl_gen_map_close(g);
 	}
 	key(g, "realtime"); yajl_gen_bool(g, r->realtime);
+	if (r->sampler) {
+		key(g, "sampler_cpu");
+		yajl_gen_map_open(g);
+		key(g, "cpu");
+		if (r->sampler->cpu >= 0)
+			yajl_gen_integer(g, r->sampler->cpu);
+		else
+			yajl_gen_null(g);
+		key(g, "fit"); yajl_gen_bool(g, r->sampler->fit);
+		key(g, "forced"); yajl_gen_bool(g, r->sampler->forced);
+		key(g, "why"); str(g, r->sampler->why);
+		yajl_gen_map_close(g);
+	}
 	key(g, "setup_ms"); num(g, r->setup_ms, 1);
 	key(g, "peak_rss_kib"); yajl_gen_integer(g, r->peak_rss_kib);
 	key(g, "unwound_frames");
@@ -358,6 +386,7 @@ static void vcpu_json(yajl_gen g, const struct xlp_summary *s, unsigned v)
 	key(g, "stacks"); yajl_gen_integer(g, (long long)up_profile_vcpu_samples(p, v));
 	key(g, "busy"); yajl_gen_integer(g, (long long)up_profile_vcpu_busy(p, v));
 	key(g, "blocked"); yajl_gen_integer(g, (long long)up_profile_vcpu_blocked(p, v));
+	key(g, "waiting"); yajl_gen_integer(g, (long long)up_profile_vcpu_waiting(p, v));
 	key(g, "unseen"); yajl_gen_integer(g, (long long)up_profile_vcpu_unseen(p, v));
 	if (st && v < st->nr_vcpus) {
 		key(g, "paused_ms");
@@ -385,6 +414,13 @@ static void vcpu_json(yajl_gen g, const struct xlp_summary *s, unsigned v)
 		str(g, xlp_busy_check_name(xlp_busy_check(s->run, v)));
 		key(g, "waiting_points");
 		num(g, xlp_busy_waiting(s->run, v), 1);
+		key(g, "waiting_pct");
+		num(g, xlp_waiting_pct(p, v) >= 0 ? xlp_waiting_pct(p, v) : 0, 2);
+		key(g, "others_on_pcpus_pct");
+		if (xlp_others_pct(s->run, v) >= 0)
+			num(g, xlp_others_pct(s->run, v), 1);
+		else
+			yajl_gen_null(g);
 	}
 	yajl_gen_map_close(g);
 }

@@ -23,6 +23,8 @@
 #include "toolkit/options.h"
 #include "toolkit/output_files.h"
 #include "toolkit/report.h"
+#include "toolkit/pcpu_clock.h"
+#include "toolkit/sampler_cpu.h"
 #include "toolkit/symbols_find.h"
 #include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
@@ -38,6 +40,10 @@ struct run {
 	double setup_ms;          /* start to first sample: symbols, tables */
 	struct timespec started;  /* wall clock, for the pprof header */
 	bool realtime;            /* sampled SCHED_FIFO with memory locked */
+	struct xlp_backend_load backends; /* at the start: the placement's window */
+	struct xlp_sampler_cpu where; /* the dom0 CPU the sampler ran on */
+	struct xlp_pcpu_clock *pcpus[2]; /* Xen's idle clocks around sampling */
+	double *others_pct;       /* per vCPU (report.h) */
 };
 
 /* After the first seconds: a guest whose CPU time the samples cannot
@@ -98,6 +104,7 @@ static int sample(struct run *r, double start_ms)
 {
 	const struct xlp_options *opt = r->opt;
 	struct up_sampler_config cfg;
+	cpu_set_t cpus;
 	int rc;
 
 	xlp_live_configure(&r->live, &cfg);
@@ -112,6 +119,12 @@ static int sample(struct run *r, double start_ms)
 			opt->consistency == UP_CONSISTENCY_RELAXED ?
 			", relaxed (no domain pause)" : "",
 			opt->duration_s > 0 ? "" : " until it ends");
+	/* Where to sample from: after the symbols' load, which gave the
+	 * backends' work a window to be counted in. */
+	if (xlp_sampler_cpu_place(r->live.dom.domid, &r->backends, opt->sampler_cpu,
+				  "xl profile", opt->verbose, opt->quiet || opt->once,
+				  &r->where, &cpus) < 0)
+		return -1;
 	if (opt->paused && xlp_domain_unpause(&r->live.dom) < 0)
 		return -1;
 	r->setup_ms = now_ms() - start_ms;
@@ -126,8 +139,13 @@ static int sample(struct run *r, double start_ms)
 			fprintf(stderr, "xl profile: sampling at normal priority: %s\n", why);
 	}
 	clock_gettime(CLOCK_REALTIME, &r->started);
+	if (r->pcpus[0])
+		xlp_pcpu_clock_read(r->pcpus[0]);
 	rc = up_sample(r->live.t, &cfg, r->profile, &stop_requested, &r->stats);
+	if (r->pcpus[1])
+		xlp_pcpu_clock_read(r->pcpus[1]);
 	xlp_realtime_leave();
+	xlp_sampler_cpu_restore(&r->where, &cpus);
 	if (rc < 0) {
 		fail(NULL);
 		return -1;
@@ -137,6 +155,23 @@ static int sample(struct run *r, double start_ms)
 	if (r->stats.stop == UP_STOP_ERROR)
 		fprintf(stderr, "xl profile: sampling stopped: %s\n", r->stats.error);
 	return 0;
+}
+
+/* For each vCPU, the most of the run other vCPUs held every pCPU it may
+ * use (report.h): whether it can have waited for them. */
+static void others_on_pcpus(struct run *r)
+{
+	struct xlp_cpuset may_run[64];
+	unsigned n = 0, nv = r->stats.nr_vcpus;
+
+	if (!r->pcpus[0] || !r->pcpus[1] || !r->pcpus[0]->ok || !r->pcpus[1]->ok ||
+	    xlp_domain_vcpu_pcpus(r->live.dom.domid, may_run, 64, &n) < 0 ||
+	    !(r->others_pct = calloc(nv ? nv : 1, sizeof(*r->others_pct))))
+		return;
+	for (unsigned v = 0; v < nv; v++)
+		r->others_pct[v] = v < n ?
+			xlp_pcpu_others_pct(r->pcpus[0], r->pcpus[1], &may_run[v],
+					    up_sampler_running_pct(&r->stats, v)) : -1;
 }
 
 /* The files, the warnings, and unless -q the summary and top ten on the
@@ -149,6 +184,7 @@ static int write_results(struct run *r)
 
 	if (xlp_account_unseen(r->profile, &r->stats) < 0)
 		fprintf(stderr, "xl profile: %s\n", up_error_last());
+	others_on_pcpus(r);
 
 	struct xlp_report rep = {
 		.opt = opt, .dom = &r->live.dom, .arch = r->live.arch,
@@ -157,7 +193,8 @@ static int write_results(struct run *r)
 		.stats = &r->stats, .unwinder = r->live.uw.unwinder,
 		.hypercalls = r->live.hypercalls,
 		.setup_ms = r->setup_ms, .peak_rss_kib = peak_rss_kib(),
-		.realtime = r->realtime,
+		.realtime = r->realtime, .sampler = &r->where,
+		.others_pct = r->others_pct, .nr_others = r->others_pct ? r->stats.nr_vcpus : 0,
 	};
 
 	xlp_report_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
@@ -200,12 +237,15 @@ int xlp_cmd_profile(int argc, char **argv)
 	r.live.opt = &opt;
 	if ((rc = xlp_live_check(&r.live, &stop_requested)) != 0)
 		goto out;
+	xlp_backend_load_read(&r.backends);
 	rc = 1;
 	if (xlp_live_open(&r.live) < 0)
 		goto out;
 	/* Decide where files go before sampling, so a bad path costs no run. */
 	if (!opt.once && !(r.stem = xlp_output_stem(opt.output, r.live.dom.name)))
 		goto out;
+	r.pcpus[0] = malloc(sizeof(*r.pcpus[0]));
+	r.pcpus[1] = malloc(sizeof(*r.pcpus[1]));
 	if (up_crash_guard_install(r.live.t) < 0 ||
 	    up_profile_new(&r.profile, up_target_info(r.live.t)->max_vcpus) < 0) {
 		rc = fail(NULL);
@@ -221,5 +261,8 @@ out:
 	xlp_image_cache_drop();
 	xlp_libxl_close();
 	free(r.stem);
+	free(r.pcpus[0]);
+	free(r.pcpus[1]);
+	free(r.others_pct);
 	return rc;
 }

@@ -18,6 +18,7 @@
 
 #include "live_domain.h"
 #include "realtime.h"
+#include "toolkit/sampler_cpu.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 #include "top_term.h"
@@ -25,7 +26,7 @@
 #include "toolkit/image_cache.h"
 #include "toolkit/options.h"
 
-enum { OPT_VCPU = 256, OPT_IDLE, OPT_TOP, OPT_DELAY, OPT_REPLAY, OPT_SPEED,
+enum { OPT_VCPU = 256, OPT_IDLE, OPT_TOP, OPT_DELAY, OPT_REPLAY, OPT_SPEED, OPT_SAMPLER_CPU,
        OPT_FORCE_SYMBOLS, OPT_CONSISTENCY, OPT_DEBUGINFOD };
 
 static const struct xlp_option_doc docs[] = {
@@ -55,6 +56,8 @@ static const struct xlp_option_doc docs[] = {
 	  "auto, cfi, fp or libunwind, as for xl profile" },
 	{ { "consistency", required_argument, NULL, OPT_CONSISTENCY }, OPT_CONSISTENCY, "MODE",
 	  "paused (default) or relaxed, as for xl profile" },
+	{ { "sampler-cpu", required_argument, NULL, OPT_SAMPLER_CPU }, OPT_SAMPLER_CPU, "N",
+	  "run the sampler on dom0 CPU N (default: chosen as for xl profile)" },
 	{ { "replay", required_argument, NULL, OPT_REPLAY }, OPT_REPLAY, "FILE",
 	  "play a stored pprof profile's samples at the pace they were taken, instead of a domain" },
 	{ { "speed", required_argument, NULL, OPT_SPEED }, OPT_SPEED, "X",
@@ -319,12 +322,16 @@ static int live(struct top *tp)
 	struct up_sampler_config cfg;
 	struct up_sampler_stats stats;
 	struct up_profile *p = NULL;
+	struct xlp_backend_load backends;
+	struct xlp_sampler_cpu where = { .cpu = -1 };
+	cpu_set_t cpus;
 	const char *why;
 	int rc;
 
 	memset(&stats, 0, sizeof(stats));
 	if ((rc = xlp_live_check(&l, tp->stop)) != 0)
 		return rc;
+	xlp_backend_load_read(&backends);
 	rc = 1;
 	if (xlp_live_open(&l) < 0)
 		goto out;
@@ -354,6 +361,12 @@ static int live(struct top *tp)
 		 tp->opt.hz, tp->opt.consistency == UP_CONSISTENCY_RELAXED ?
 		 ", relaxed" : "");
 	tp->next_ns = mono_ns() + (uint64_t)(tp->delay_s * 1e9);
+	/* Placed as xl profile's (its note before the screen takes over). */
+	if (xlp_sampler_cpu_place(l.dom.domid, &backends, tp->opt.sampler_cpu,
+				  "xl profile top", 0, false, &where, &cpus) < 0) {
+		rc = 2;
+		goto out;
+	}
 	if (!tp->batch && xlp_term_enter() < 0)
 		tp->batch = true;
 	/* As xl profile samples: SCHED_FIFO, memory locked, or a dom0
@@ -361,6 +374,7 @@ static int live(struct top *tp)
 	xlp_realtime_enter(&why);
 	rc = up_sample(l.t, &cfg, p, tp->stop, &stats);
 	xlp_realtime_leave();
+	xlp_sampler_cpu_restore(&where, &cpus);
 	up_target_close(l.t);          /* the domain runs free first */
 	l.t = NULL;
 	xlp_term_leave();
@@ -551,6 +565,11 @@ static int parse(struct top *tp, int argc, char **argv)
 				return bad("consistency", optarg, "use paused or relaxed");
 			break;
 		case OPT_REPLAY: tp->replay = optarg; break;
+		case OPT_SAMPLER_CPU:
+			if (xlp_parse_uint(optarg, XLP_MAX_DOM0_CPUS - 1, &v) < 0)
+				return bad("sampler CPU", optarg, "give a dom0 CPU number from 0 (see xl vcpu-list 0)");
+			tp->opt.sampler_cpu = (int)v;
+			break;
 		case OPT_SPEED:
 			if (xlp_parse_double(optarg, &tp->speed) < 0 || !(tp->speed >= 0.01 && tp->speed <= 1000))
 				return bad("speed", optarg, "give a factor from 0.01 to 1000");
@@ -588,6 +607,7 @@ int xlp_cmd_top(int argc, char **argv)
 	memset(&tp, 0, sizeof(tp));
 	tp.opt.hz = UP_SAMPLER_DEFAULT_HZ;
 	tp.opt.vcpu = -1;
+	tp.opt.sampler_cpu = -1;
 	tp.opt.max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
 	tp.opt.unwinder = UP_UNWINDER_AUTO;
 	tp.opt.quiet = true;

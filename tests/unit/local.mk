@@ -32,6 +32,7 @@ UNIT_TESTS = \
 	tests/unit/test_output_names \
 	tests/toolkit/test_report \
 	tests/toolkit/test_formats \
+	tests/toolkit/test_sampler_cpu \
 	tests/xl-plugin/test_stack_print
 
 # The daemon's parts, when it is built (configure --with-daemon).
@@ -83,6 +84,14 @@ tests_xl_plugin_test_stack_print_SOURCES = tests/xl-plugin/test_stack_print.c \
 tests_xl_plugin_test_stack_print_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin -I$(top_srcdir)/tests/unit
 tests_xl_plugin_test_stack_print_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_xl_plugin_test_stack_print_LDADD = $(LDADD) $(YAJL_LIBS)
+
+# The sampler's dom0 CPU: /proc/interrupts read, the choice made.
+tests_toolkit_test_sampler_cpu_SOURCES = tests/toolkit/test_sampler_cpu.c \
+	toolkit/sampler_cpu.c toolkit/sampler_cpu.h \
+	toolkit/backend_load.c toolkit/backend_load.h \
+	toolkit/domain.c toolkit/domain.h
+tests_toolkit_test_sampler_cpu_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XENTOOLLOG_CFLAGS)
+tests_toolkit_test_sampler_cpu_LDADD = $(LDADD) $(XENLIGHT_LIBS) $(XENTOOLLOG_LIBS)
 
 # The output formats' table is consistent (names, suffixes, bits, commands).
 tests_toolkit_test_formats_SOURCES = tests/toolkit/test_formats.c \

@@ -1,0 +1,64 @@
+/* Xen's idle clock of each pCPU (see pcpu_clock.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xenctrl.h>
+
+#include "pcpu_clock.h"
+
+void xlp_pcpu_clock_read(struct xlp_pcpu_clock *c)
+{
+	xc_interface *xch;
+	xc_cpuinfo_t *info;
+	struct timespec ts;
+	int nr = 0;
+
+	memset(c, 0, sizeof(*c));
+	info = calloc(XLP_MAX_CPUS, sizeof(*info));
+	xch = info ? xc_interface_open(NULL, NULL, 0) : NULL;
+	if (xch && xc_getcpuinfo(xch, XLP_MAX_CPUS, info, &nr) == 0 && nr > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		c->at_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		c->nr = nr > XLP_MAX_CPUS ? XLP_MAX_CPUS : (unsigned)nr;
+		for (unsigned i = 0; i < c->nr; i++)
+			c->idle_ns[i] = info[i].idletime;
+		c->ok = true;
+	}
+	if (xch)
+		xc_interface_close(xch);
+	free(info);
+}
+
+double xlp_pcpu_others_pct(const struct xlp_pcpu_clock *a,
+			   const struct xlp_pcpu_clock *b,
+			   const struct xlp_cpuset *may_run,
+			   double guest_running_pct)
+{
+	double wall, least = -1;
+	unsigned n = 0;
+
+	if (!a->ok || !b->ok || b->at_ns <= a->at_ns)
+		return -1;
+	wall = (double)(b->at_ns - a->at_ns);
+	for (unsigned p = 0; p < a->nr && p < b->nr; p++) {
+		double idle, busy;
+
+		if (!xlp_cpuset_has(may_run, p))
+			continue;
+		idle = b->idle_ns[p] >= a->idle_ns[p] ?
+		       (double)(b->idle_ns[p] - a->idle_ns[p]) : 0;
+		busy = 100.0 * (wall - idle) / wall;
+		if (busy < 0)
+			busy = 0;
+		if (least < 0 || busy < least)
+			least = busy;
+		n++;
+	}
+	if (!n)
+		return -1;
+	if (n == 1 && guest_running_pct > 0)
+		least -= guest_running_pct;
+	return least < 0 ? 0 : least;
+}
