@@ -189,15 +189,18 @@ void xlp_backend_task_parse(const char *stat, struct xlp_backend_load *b)
 {
 	const char *open = strchr(stat, '('), *close = strrchr(stat, ')'), *p;
 	unsigned long long utime = 0, stime = 0;
-	long cpu = -1;
+	long cpu = -1, tid;
 	unsigned field = 3;
+	char *end;
 
 	if (!open || !close || close < open ||
-	    !is_backend_thread(open + 1, (size_t)(close - open - 1)))
+	    !is_backend_thread(open + 1, (size_t)(close - open - 1)) ||
+	    b->nr_threads >= XLP_MAX_BACKEND_THREADS)
+		return;
+	tid = strtol(stat, &end, 10);
+	if (end == stat || tid <= 0)
 		return;
 	for (p = close + 1; *p && field <= 39; field++) {
-		char *end;
-
 		while (*p == ' ')
 			p++;
 		if (field == 14)
@@ -212,9 +215,31 @@ void xlp_backend_task_parse(const char *stat, struct xlp_backend_load *b)
 	}
 	if (field < 39 || cpu < 0 || cpu >= XLP_MAX_DOM0_CPUS)
 		return;
-	b->ticks[cpu] += utime + stime;
+	b->threads[b->nr_threads++] = (struct xlp_backend_thread){
+		.tid = tid, .cpu = (unsigned)cpu, .ticks = utime + stime,
+	};
 	if ((unsigned)cpu + 1 > b->nr)
 		b->nr = (unsigned)cpu + 1;
+}
+
+void xlp_backend_ticks_between(const struct xlp_backend_load *a,
+			       const struct xlp_backend_load *b,
+			       uint64_t *ticks, unsigned nr_cpus)
+{
+	memset(ticks, 0, nr_cpus * sizeof(*ticks));
+	for (unsigned i = 0; i < b->nr_threads; i++) {
+		const struct xlp_backend_thread *t = &b->threads[i];
+		uint64_t before = 0;
+
+		/* A thread not there before started since: all of it. */
+		for (unsigned j = 0; j < a->nr_threads; j++)
+			if (a->threads[j].tid == t->tid) {
+				before = a->threads[j].ticks;
+				break;
+			}
+		if (t->cpu < nr_cpus && t->ticks > before)
+			ticks[t->cpu] += t->ticks - before;
+	}
 }
 
 /* Every task of every process: a dom0 has some hundreds. */

@@ -24,7 +24,7 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			struct xlp_cpu_view *v)
 {
 	struct xlp_cpuset guest[64];
-	struct xlp_backend_load after;
+	struct xlp_backend_load *after = NULL;
 	cpu_set_t mine;
 	unsigned n = 0;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -55,7 +55,8 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			v->pcpus_known = true;
 		}
 	}
-	if (before && (before->irqs_ok || before->threads_ok)) {
+	if (before && (before->irqs_ok || before->threads_ok) &&
+	    (after = malloc(sizeof(*after)))) {
 		uint64_t wait_until = before->at_ns + XLP_BACKEND_WINDOW_NS;
 		uint64_t t = now_ns();
 
@@ -66,19 +67,17 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 				;
 		}
-		xlp_backend_load_read(&after);
-		v->window_s = (double)(after.at_ns - before->at_ns) / 1e9;
+		xlp_backend_load_read(after);
+		v->window_s = (double)(after->at_ns - before->at_ns) / 1e9;
 		v->ticks_hz = sysconf(_SC_CLK_TCK) > 0 ? (unsigned)sysconf(_SC_CLK_TCK) : 100;
-		v->irqs_known = before->irqs_ok && after.irqs_ok;
-		v->ticks_known = before->threads_ok && after.threads_ok;
-		for (unsigned c = 0; c < v->nr_dom0; c++) {
-			/* A thread that moved leaves its ticks behind:
-			 * a CPU's count can fall. */
-			if (v->irqs_known && after.irqs[c] > before->irqs[c])
-				v->irqs[c] = after.irqs[c] - before->irqs[c];
-			if (v->ticks_known && after.ticks[c] > before->ticks[c])
-				v->ticks[c] = after.ticks[c] - before->ticks[c];
-		}
+		v->irqs_known = before->irqs_ok && after->irqs_ok;
+		v->ticks_known = before->threads_ok && after->threads_ok;
+		for (unsigned c = 0; c < v->nr_dom0; c++)
+			if (v->irqs_known && after->irqs[c] > before->irqs[c])
+				v->irqs[c] = after->irqs[c] - before->irqs[c];
+		if (v->ticks_known)
+			xlp_backend_ticks_between(before, after, v->ticks, v->nr_dom0);
+		free(after);
 	}
 }
 

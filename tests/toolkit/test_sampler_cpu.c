@@ -66,28 +66,42 @@ static void test_parse(void)
 	CHECK_U64(b.irqs[0], 5);
 }
 
-/* Backend threads from /proc/PID/task/TID/stat lines: ticks on the CPU
- * each last ran on; other threads, odd names and cut lines left out. */
+/* Backend threads from /proc/PID/task/TID/stat lines; other threads, odd
+ * names and cut lines left out; between two reads each thread's ticks go
+ * to the CPU it ran on last, wherever it was before. */
 static void test_tasks(void)
 {
-	struct xlp_backend_load b;
+	static struct xlp_backend_load a, b;
+	uint64_t ticks[4];
 	/* utime 14th, stime 15th, processor 39th field. */
-	const char *blkback = "312 (blkback.3.hda) S 2 0 0 0 -1 2129984 0 0 0 0 40 60 0 0 20 0 1 0 900 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0";
+	const char *blkback = "312 (blkback.3.hda-0) S 2 0 0 0 -1 2129984 0 0 0 0 40 60 0 0 20 0 1 0 900 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0";
 	const char *xs = "201 (oxenstored) S 1 201 201 0 -1 4194560 500 0 0 0 7 3 0 0 20 0 1 0 400 30000000 1000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0";
+	const char *xs_moved = "201 (oxenstored) S 1 201 201 0 -1 4194560 500 0 0 0 9 4 0 0 20 0 1 0 400 30000000 1000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 2 0 0 0 0 0";
 	const char *sh = "99 (sh) S 1 99 99 0 -1 4194560 500 0 0 0 1000 1000 0 0 20 0 1 0 400 30000000 1000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
 	const char *paren = "77 (vif) (x) S 1 99 99 0 -1 4194560 500 0 0 0 5 5 0 0 20 0 1 0 400 30000000 1000 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
 
+	memset(&a, 0, sizeof(a));
+	xlp_backend_task_parse(blkback, &a);
+	xlp_backend_task_parse(xs, &a);
+	xlp_backend_task_parse(sh, &a);
+	xlp_backend_task_parse(paren, &a);
+	xlp_backend_task_parse("5 (blkback.1.x) S 1 2 3", &a);
+	xlp_backend_task_parse("6 (blkback.1.x", &a);
+	xlp_backend_task_parse("x (blkback.1.x) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0", &a);
+	xlp_backend_task_parse("7 (vif1.0-q0-guest-rx) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 99999 0 0 0 0 0", &a);
+	CHECK_U64(a.nr_threads, 3);
+	CHECK_U64(a.nr, 2);
+	/* Since a: oxenstored ran 3 ticks more and is on CPU 2 now; a new
+	 * netback thread ran 6; blkback is gone. */
 	memset(&b, 0, sizeof(b));
-	xlp_backend_task_parse(blkback, &b);
-	xlp_backend_task_parse(xs, &b);
-	xlp_backend_task_parse(sh, &b);
+	xlp_backend_task_parse(xs_moved, &b);
 	xlp_backend_task_parse(paren, &b);
-	xlp_backend_task_parse("5 (blkback.1.x) S 1 2 3", &b);
-	xlp_backend_task_parse("6 (blkback.1.x", &b);
-	xlp_backend_task_parse("7 (vif1.0-q0-guest-rx) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 99999 0 0 0 0 0", &b);
-	CHECK_U64(b.ticks[1], 100 + 10);
-	CHECK_U64(b.ticks[0], 10);
-	CHECK_U64(b.nr, 2);
+	xlp_backend_task_parse("8 (vif1.0-q0-dealloc) S 2 0 0 0 -1 0 0 0 0 0 2 4 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0", &b);
+	xlp_backend_ticks_between(&a, &b, ticks, 4);
+	CHECK_U64(ticks[0], 0);
+	CHECK_U64(ticks[1], 0);
+	CHECK_U64(ticks[2], 3);
+	CHECK_U64(ticks[3], 6);
 }
 
 /* n dom0 vCPUs, vCPU i pinned to pCPU i, the guest on gpcpu. */
