@@ -163,13 +163,28 @@ static void irqs_read(struct xlp_backend_load *b)
 }
 
 
-/* Backend threads by their name (comm, 15 bytes at most): blkback's
- * "blkback.DOMID.DEV", netback's "vifD.N-q0-guest-rx" and "-dealloc",
- * and the user-space backends. */
+/* Backend threads by their name (comm, 15 bytes at most): netback's
+ * "vifD.N-q0-guest-rx" and "-dealloc", the user-space backends, and
+ * blkback's, "DOMID.DEV-RING" ("2.hda-0", Linux 6.1; "blkback.D.DEV"
+ * before). */
 static const char *const thread_names[] = {
 	"blkback.", "vif", "xenstored", "oxenstored", "xenconsoled",
 	"qemu-system-i38", "qemu-dm",
 };
+
+static bool is_blkback_ring(const char *comm, size_t len)
+{
+	size_t i = 0, dot, dash;
+
+	while (i < len && comm[i] >= '0' && comm[i] <= '9')
+		i++;
+	if (i == 0 || i == len || comm[i] != '.')
+		return false;
+	dot = i;
+	for (dash = len; dash > dot && comm[dash - 1] >= '0' && comm[dash - 1] <= '9'; dash--)
+		;
+	return dash < len && dash > dot + 2 && comm[dash - 1] == '-';
+}
 
 static bool is_backend_thread(const char *comm, size_t len)
 {
@@ -179,7 +194,7 @@ static bool is_backend_thread(const char *comm, size_t len)
 		if (len >= n && memcmp(comm, thread_names[i], n) == 0)
 			return true;
 	}
-	return false;
+	return is_blkback_ring(comm, len);
 }
 
 /* "TID (COMM) S PPID ...": utime and stime are the 14th and 15th fields,

@@ -89,7 +89,11 @@ static void test_tasks(void)
 	xlp_backend_task_parse("6 (blkback.1.x", &a);
 	xlp_backend_task_parse("x (blkback.1.x) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0", &a);
 	xlp_backend_task_parse("7 (vif1.0-q0-guest-rx) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 99999 0 0 0 0 0", &a);
-	CHECK_U64(a.nr_threads, 3);
+	xlp_backend_task_parse("9 (2.hda-0) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0", &a);
+	xlp_backend_task_parse("10 (2.-0) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0", &a);
+	xlp_backend_task_parse("11 (12.xvda-) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0", &a);
+	xlp_backend_task_parse("12 (kworker/0:1) S 2 0 0 0 -1 0 0 0 0 0 1 1 0 0 20 0 1 0 900 0 0 1 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0", &a);
+	CHECK_U64(a.nr_threads, 4);
 	CHECK_U64(a.nr, 2);
 	/* Since a: oxenstored ran 3 ticks more and is on CPU 2 now; a new
 	 * netback thread ran 6; blkback is gone. */
