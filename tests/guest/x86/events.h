@@ -26,6 +26,12 @@ int tg_runstate(uint64_t *busy, uint64_t *blocked);
  * on-CPU profile samples. 0 if unknown. */
 uint64_t tg_running(void);
 
+/* The running time vCPU 0 spent inside its waits (entering them, and
+ * resumed after them, before its own code ran again): with its registers
+ * at the block point, a profiler's sample there is not its own code. Under
+ * emulation it is a good part of an I/O guest's running time. */
+extern uint64_t tg_blockrun_ns;
+
 /* Wait in Xen (SCHEDOP_poll) until Xen's system time reaches deadline;
  * events may wake us earlier, and we wait again. */
 void tg_sleep_until(uint64_t deadline);
