@@ -255,12 +255,10 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->no_realtime = true;
 			break;
 		case OPT_SAMPLER_CPU: {
-			unsigned cpu;
+			char why[96];
 
-			if (xlp_parse_uint(optarg, XLP_MAX_DOM0_CPUS - 1, &cpu) < 0)
-				return bad("sampler CPU", optarg,
-					   "give a dom0 CPU number from 0 (see xl vcpu-list 0)");
-			o->sampler_cpu = (int)cpu;
+			if (xlp_sampler_cpu_parse(optarg, &o->sampler_cpu, why, sizeof(why)) < 0)
+				return bad("sampler CPU", optarg, why);
 			break;
 		}
 		case OPT_CONSISTENCY:

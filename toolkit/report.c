@@ -59,9 +59,13 @@ static enum xlp_busy_check busy_check(const struct up_profile *profile,
 
 	if (sampled < 0 || running < 0 || n < 1)
 		return XLP_BUSY_UNKNOWN;
-	/* On-CPU (running, or preempted where it ran) is never less than
-	 * running: samples that say so beyond sampling error are skewed.
-	 * More is no fault: a vCPU preempted waits where it ran. */
+	/* Xen's running time is the vCPU in its own code, or in Xen on its
+	 * behalf: entering a wait and being resumed from one, where a sample
+	 * finds it at the block point, not blocked (waiting). Samples that
+	 * found it in neither state less often than it ran, beyond sampling
+	 * error, missed CPU time. More is no fault: a vCPU preempted, or
+	 * woken and not yet resumed, waits. */
+	sampled += xlp_waiting_pct(profile, v);
 	return sampled < running - share_tolerance(sampled, n) ?
 	       XLP_BUSY_SAMPLES_LOW : XLP_BUSY_CONSISTENT;
 }
@@ -118,7 +122,7 @@ static int others_explain(const struct xlp_report *r, unsigned v, double points,
 static uint64_t unseen_samples(const struct up_profile *p,
 			       const struct up_sampler_stats *s, unsigned v)
 {
-	uint64_t busy = up_profile_vcpu_busy(p, v);
+	uint64_t busy = up_profile_vcpu_busy(p, v) + up_profile_vcpu_waiting(p, v);
 	double known = (double)known_samples(p, v);
 	double worth = up_sampler_running_pct(s, v) / 100 * known;
 
@@ -215,7 +219,8 @@ static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
 		else
 			fputs("xl profile: warning: ", out);
 		fprintf(out, "vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: ",
-			v, xlp_busy_pct(r->profile, v), up_sampler_running_pct(r->stats, v));
+			v, xlp_busy_pct(r->profile, v) + xlp_waiting_pct(r->profile, v),
+			up_sampler_running_pct(r->stats, v));
 		if (secs > 0)
 			fputs("most of its CPU time is going unseen (the warning at the end says why and what to change in dom0; Ctrl-C keeps what was sampled)\n",
 			      out);

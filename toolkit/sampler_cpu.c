@@ -137,6 +137,28 @@ static void cpuset_text(const struct xlp_cpuset *s, char *buf, size_t len)
 
 #define REMEDY "for a sampler of its own, give dom0 a vCPU that takes no backend interrupts, pinned to a pCPU the guest does not use (Xen's dom0_max_vcpus=2 or more with dom0_vcpus_pin; the guest's cpus=), or name one with --sampler-cpu"
 
+int xlp_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!*s || *s == '-' || *s == '+' || *end || errno) {
+		snprintf(why, len, "give a dom0 CPU number from 0 (see xl vcpu-list 0)");
+		return -1;
+	}
+	if (n < 1)
+		n = 1;
+	if (v >= (unsigned long)n || v >= XLP_MAX_DOM0_CPUS) {
+		snprintf(why, len, "dom0 has CPUs 0 to %ld (see xl vcpu-list 0)", n - 1);
+		return -1;
+	}
+	*cpu = (int)v;
+	return 0;
+}
+
 int xlp_sampler_cpu_choose(const struct xlp_cpu_view *v, int forced,
 			   struct xlp_sampler_cpu *out)
 {

@@ -17,6 +17,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend_load.h"
@@ -51,6 +52,10 @@ struct xlp_sampler_cpu {
 #define XLP_BACKEND_WINDOW_NS 200000000ULL
 void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			struct xlp_cpu_view *v);
+
+/* --sampler-cpu's value: a dom0 CPU number this dom0 has. 0, or -1 with
+ * why it is not one (for "invalid ...: WHY"). */
+int xlp_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len);
 
 /* Choose: forced >= 0 is --sampler-cpu (checked against dom0's CPUs: -1
  * with one error line in out->why when it is not one). 0, or -1. */

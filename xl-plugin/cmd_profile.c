@@ -113,18 +113,18 @@ static int sample(struct run *r, double start_ms)
 		cfg.early_arg = r;
 		cfg.early_ns = EARLY_NS;
 	}
-	if (!opt->quiet && !opt->once)
-		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s%s; Ctrl-C stops\n",
-			r->live.dom.name, r->live.dom.domid, opt->hz,
-			opt->consistency == UP_CONSISTENCY_RELAXED ?
-			", relaxed (no domain pause)" : "",
-			opt->duration_s > 0 ? "" : " until it ends");
 	/* Where to sample from: after the symbols' load, which gave the
 	 * backends' work a window to be counted in. */
 	if (xlp_sampler_cpu_place(r->live.dom.domid, &r->backends, opt->sampler_cpu,
 				  "xl profile", opt->verbose, opt->quiet || opt->once,
 				  &r->where, &cpus) < 0)
 		return -1;
+	if (!opt->quiet && !opt->once)
+		fprintf(stderr, "xl profile: sampling %s (id %u) at %g Hz%s%s; Ctrl-C stops\n",
+			r->live.dom.name, r->live.dom.domid, opt->hz,
+			opt->consistency == UP_CONSISTENCY_RELAXED ?
+			", relaxed (no domain pause)" : "",
+			opt->duration_s > 0 ? "" : " until it ends");
 	if (opt->paused && xlp_domain_unpause(&r->live.dom) < 0)
 		return -1;
 	r->setup_ms = now_ms() - start_ms;

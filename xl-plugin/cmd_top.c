@@ -565,11 +565,13 @@ static int parse(struct top *tp, int argc, char **argv)
 				return bad("consistency", optarg, "use paused or relaxed");
 			break;
 		case OPT_REPLAY: tp->replay = optarg; break;
-		case OPT_SAMPLER_CPU:
-			if (xlp_parse_uint(optarg, XLP_MAX_DOM0_CPUS - 1, &v) < 0)
-				return bad("sampler CPU", optarg, "give a dom0 CPU number from 0 (see xl vcpu-list 0)");
-			tp->opt.sampler_cpu = (int)v;
+		case OPT_SAMPLER_CPU: {
+			char why[96];
+
+			if (xlp_sampler_cpu_parse(optarg, &tp->opt.sampler_cpu, why, sizeof(why)) < 0)
+				return bad("sampler CPU", optarg, why);
 			break;
+		}
 		case OPT_SPEED:
 			if (xlp_parse_double(optarg, &tp->speed) < 0 || !(tp->speed >= 0.01 && tp->speed <= 1000))
 				return bad("speed", optarg, "give a factor from 0.01 to 1000");

@@ -144,8 +144,10 @@ static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view
 				fprintf(out, "     %5.1f%%", ran);
 			else
 				fputs("          ?", out);
+			/* Woken and not yet resumed may be Xen's running
+			 * time too (report.c, busy_check). */
 			if (busy[0] + blocked[0] &&
-			    short_of_xen(pct(busy[0], busy[0] + blocked[0]), ran,
+			    short_of_xen(pct(busy[0] + waiting, busy[0] + blocked[0]), ran,
 					 busy[0] + blocked[0])) {
 				fputc('!', out);
 				flagged = true;

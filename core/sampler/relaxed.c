@@ -183,9 +183,10 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		 (still || after == UP_VCPU_BLOCKED ||
 		  kernel_at_block(mem, &regs, uo->kernel, uo->domain_type)))
 		vs->activity = UP_VCPU_BLOCKED;   /* see sample_paused */
-	else if (still && kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
-		/* Not blocked, but it ran no instruction across the reads
-		 * and stands where it blocked: woken, not run again yet. */
+	else if (kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
+		/* Not blocked, its registers where it blocked: woken and
+		 * not back in its own code (waiting for its pCPU, or Xen
+		 * resuming it), as sample_paused says. */
 		vs->activity = UP_VCPU_WAITING;
 	else
 		vs->activity = UP_VCPU_BUSY;
