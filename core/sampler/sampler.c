@@ -369,6 +369,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 					 up_error_last());
 			break;
 		}
+		/* Relaxed samples hold no domain: nothing of its time to drop. */
+		pacing_sampled(&pc, stopped, l.relaxed ? stopped : resumed);
 		why = stop_after(t, c);
 		if (why >= 0) {
 			s->stop = why;

@@ -47,15 +47,23 @@ int sampler_check_config(const struct up_target *t,
 
 struct pacing {
 	uint64_t period, deadline, end, rng;
-	bool jitter;
+	uint64_t busy_from, busy_to;  /* the last sample's window */
+	bool poisson;             /* Poisson instants */
+	bool jitter;              /* else: at random in each period, or on it */
 };
 
+/* random: Poisson instants up to 1 kHz, above it one at random in each
+ * period; else exactly one period apart. */
 void pacing_start(struct pacing *pc, double hz, double duration_s,
-		  bool jitter, uint64_t now);
-/* The next period's deadline; returns how many whole periods had already
- * passed by now (the sampler woke late), skipping them. */
+		  bool random, uint64_t now);
+/* The next instant; returns how many had already passed by now and are
+ * missed (the sampler woke late), skipping them, and those inside the
+ * last sample (pacing_sampled) uncounted. */
 uint64_t pacing_advance(struct pacing *pc, uint64_t now);
-/* The instant to sample in this period: jittered, never past the end. */
+/* The last sample held the guest from started to ended (its pause; a
+ * relaxed one, its reads). */
+void pacing_sampled(struct pacing *pc, uint64_t started, uint64_t ended);
+/* The instant to sample at: never past the end. */
 uint64_t pacing_instant(struct pacing *pc);
 /* Sleep until an absolute instant; a signal that sets *stop ends it. */
 void pacing_sleep_until(uint64_t deadline, volatile sig_atomic_t *stop);

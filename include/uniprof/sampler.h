@@ -57,7 +57,7 @@ struct up_sampler_config {
 	enum up_unwinder unwinder;
 	const struct up_cfi_table *cfi;   /* for CFI and AUTO */
 	const struct up_libunwind *libunwind;   /* for LIBUNWIND */
-	bool no_jitter;          /* sample exactly on the period grid */
+	bool no_jitter;          /* on the period grid (default: Poisson instants) */
 	/* Do not ask Xen whether each vCPU is blocked (one hypercall less
 	 * per vCPU and sample; every stack then counts as unknown, on-CPU). */
 	bool no_activity;

@@ -8,6 +8,7 @@
 #include "guest.h"
 #include "test.h"
 #include "target/image_hooks.h"
+#include "sampler/sampler_impl.h"
 
 TEST_GLOBALS;
 
@@ -227,9 +228,10 @@ static void test_signal_duration_and_rate(void)
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	CHECK(st.stop == UP_STOP_REQUESTED);
 	CHECK(secs < 1.5);
-	/* 200 Hz for ~1 s: no bursts, so never more than the rate allows. */
-	CHECK(st.samples <= 202);
-	CHECK(st.samples + st.missed_deadlines + st.covered_periods >= 150);
+	/* 200 Hz for ~1 s, Poisson instants: 200 on average, a standard
+	 * deviation of 14; within 4.5 of them. */
+	CHECK(st.samples <= 264);
+	CHECK(st.samples + st.missed_deadlines + st.covered_periods >= 136);
 	CHECK(up_profile_samples(p) == 2 * (st.samples + st.covered_periods));
 	CHECK(!up_target_paused_by_us(t));
 	up_sampler_stats_release(&st);
@@ -241,6 +243,11 @@ static void test_signal_duration_and_rate(void)
 	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	CHECK(st.stop == UP_STOP_DURATION);
 	CHECK(secs >= 0.29 && secs < 0.6);
+	CHECK(st.samples <= 95);        /* 60 +- 4.5 standard deviations */
+	up_sampler_stats_release(&st);
+	/* On the grid, exactly: never more than the rate allows. */
+	c.no_jitter = true;
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	CHECK(st.samples <= 61);
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
@@ -291,6 +298,55 @@ static void test_late_periods_counted(void)
 	tg_release(&g);
 }
 
+/* The instants: Poisson up to 1 kHz (gaps of mean one period, short ones
+ * as often as an exponential has them, which instants one period apart
+ * never have), those inside our own sample dropped, those the sampler slept
+ * through missed; above 1 kHz one at random in each period. */
+static void test_pacing(void)
+{
+	struct pacing pc;
+	const uint64_t ms = 1000000, t0 = 1000 * ms;
+	uint64_t now = t0, sum = 0, short_gaps = 0, missed;
+	const unsigned n = 20000;
+
+	pacing_start(&pc, 100, 0, true, t0);
+	CHECK(pc.poisson);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t before = pc.deadline;
+
+		CHECK(pacing_advance(&pc, now) == 0);
+		sum += pc.deadline - before;
+		short_gaps += pc.deadline - before < ms;
+		now = pacing_instant(&pc);
+	}
+	/* Mean 10 ms: its standard error 0.07 ms, 4.5 of them. */
+	CHECK(sum / n > 9700 * 1000 && sum / n < 10300 * 1000);
+	/* Under 1 ms: 1 - e^-0.1 = 9.5 %, +- 4.5 standard errors (0.2). */
+	CHECK(short_gaps > n * 85 / 1000 && short_gaps < n * 105 / 1000);
+
+	/* A sample held the guest from now to now + 30 ms, and the
+	 * sampler came back 20 ms after that: instants in the first 30 ms
+	 * are dropped, those after all but the last missed. */
+	pacing_sampled(&pc, now, now + 30 * ms);
+	missed = pacing_advance(&pc, now + 50 * ms);
+	CHECK(pacing_instant(&pc) < now + 50 * ms || missed == 0);
+	CHECK(pacing_instant(&pc) >= now + 30 * ms);
+	CHECK(missed <= 20);     /* 2 expected in 20 ms; 20 is 4.5 sigma off */
+
+	/* Above 1 kHz: one in each period, no gap beyond two periods. */
+	pacing_start(&pc, 20000, 0, true, t0);
+	CHECK(!pc.poisson && pc.jitter);
+	now = t0;
+	for (unsigned i = 0; i < 1000; i++) {
+		uint64_t at;
+
+		CHECK(pacing_advance(&pc, now) == 0);
+		at = pacing_instant(&pc);
+		CHECK(at + pc.period / 2 >= pc.deadline && at < pc.deadline + pc.period / 2);
+		now = pc.deadline - pc.period / 2;
+	}
+}
+
 int main(void)
 {
 	RUN(test_samples_all_vcpus);
@@ -300,5 +356,6 @@ int main(void)
 	RUN(test_stops_on_shutdown_and_gone);
 	RUN(test_signal_duration_and_rate);
 	RUN(test_late_periods_counted);
+	RUN(test_pacing);
 	TEST_MAIN_END();
 }

@@ -111,7 +111,7 @@ long tg_shared_info_map(enum tg_mode mode, unsigned long boot_info)
 static struct vcpu_runstate_info runstate_area;
 static int runstate_mapped;
 
-uint64_t tg_blockrun_ns;
+uint64_t tg_blockrun_ns, tg_blockresume_ns;
 
 /* Our running time so far, current stint included; 0 if unknown. Read
  * while we run, when Xen does not write the area. */
@@ -273,14 +273,23 @@ TG_FN void tg_block(uint64_t deadline)
 	struct sched_poll poll = { .nr_ports = watching ? 2 : 1,
 				   .timeout = deadline ? deadline : 1 };
 
-	uint64_t ran = running_now();
+	uint64_t ran = running_now(), called = tg_xen_time();
 
 	set_xen_guest_handle(poll.ports, ports);
 	hypercall(__HYPERVISOR_sched_op, SCHEDOP_poll, (unsigned long)&poll);
 	/* Running but inside the wait: Xen entering it and resuming us, its
-	 * registers at the block point all along. */
-	if (ran)
-		tg_blockrun_ns += running_now() - ran;
+	 * registers at the block point all along. The resuming is from the
+	 * stint's start, if it began inside the call (we blocked, or were
+	 * preempted); else the whole call ran without blocking. A sample in
+	 * the entering finds us blocked, in the resuming not: waiting. */
+	if (ran) {
+		uint64_t now = tg_xen_time(), in = running_now() - ran;
+		uint64_t stint = runstate_area.state_entry_time & ~XEN_RUNSTATE_UPDATE;
+
+		tg_blockrun_ns += in;
+		tg_blockresume_ns += stint > called && now > stint &&
+				     now - stint < in ? now - stint : in;
+	}
 	AFTER_CALL();
 }
 

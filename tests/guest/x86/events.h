@@ -31,6 +31,10 @@ uint64_t tg_running(void);
  * at the block point, a profiler's sample there is not its own code. Under
  * emulation it is a good part of an I/O guest's running time. */
 extern uint64_t tg_blockrun_ns;
+/* Of that, the time from being scheduled again to back in its own code
+ * (or the whole of a wait that did not block): a sample there finds it
+ * not blocked, at the block point. */
+extern uint64_t tg_blockresume_ns;
 
 /* Wait in Xen (SCHEDOP_poll) until Xen's system time reaches deadline;
  * events may wake us earlier, and we wait again. */

@@ -34,12 +34,13 @@ TG_FN void tg_io_wait(uint64_t ns)
  * blocking workload's, plus the round trips and the time it ran alone
  * (run_ms: busy_ms less waiting for a CPU, which wake-ups this frequent
  * make large), and of that the time it ran inside its waits (blockrun_ms,
- * events.h: a sample there is at the block point). */
+ * events.h: a sample there is at the block point) and the part of it
+ * after being scheduled again (resume_ms: a sample there says waiting). */
 TG_FN void tg_xs_loop(uint64_t run_ns, uint64_t report_ns, unsigned work)
 {
 	uint64_t start = now_ns(), next_report = start + report_ns, busy = 0;
 	uint64_t rs_busy0 = 0, rs_idle0 = 0, trips = 0, run0 = tg_running();
-	uint64_t blockrun0 = tg_blockrun_ns;
+	uint64_t blockrun0 = tg_blockrun_ns, resume0 = tg_blockresume_ns;
 	char name[64];
 
 	tg_runstate(&rs_busy0, &rs_idle0);
@@ -62,7 +63,7 @@ TG_FN void tg_xs_loop(uint64_t run_ns, uint64_t report_ns, unsigned work)
 			tg_runstate(&rb, &ri);
 			rb -= rs_busy0;
 			ri -= rs_idle0;
-			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu parse_t=%lu crc_t=%lu xs=%lu run_ms=%lu blockrun_ms=%lu\n",
+			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu parse_t=%lu crc_t=%lu xs=%lu run_ms=%lu blockrun_ms=%lu resume_ms=%lu\n",
 				       (unsigned long)((t1 - start) / 1000000),
 				       (unsigned long)(rb / 1000000),
 				       (unsigned long)(ri / 1000000),
@@ -72,7 +73,8 @@ TG_FN void tg_xs_loop(uint64_t run_ns, uint64_t report_ns, unsigned work)
 				       (unsigned long)(tg_req_ticks[1] / 1000),
 				       (unsigned long)trips,
 				       (unsigned long)((tg_running() - run0) / 1000000),
-				       (unsigned long)((tg_blockrun_ns - blockrun0) / 1000000));
+				       (unsigned long)((tg_blockrun_ns - blockrun0) / 1000000),
+				       (unsigned long)((tg_blockresume_ns - resume0) / 1000000));
 			next_report += report_ns;
 		}
 		if (run_ns && t1 - start >= run_ns)

@@ -31,18 +31,19 @@ pin_backends
 # The guest's own figures between its reports N0 + 1 and N1, over the time
 # we did not hold it paused (PAUSED_MS of PROFILED_MS): its on-CPU share
 # (running, less the running it did inside its waits, where a sample finds
-# it at the block point) and its waiting share (runnable, plus that).
+# it at the block point) and its waiting share (runnable, plus its being
+# resumed from a wait: not blocked, at the block point).
 guest_shares() {
 	awk -v from=$(($2 + 1)) -v to=$3 -v p="${4:-0}" -v pt="${5:-0}" '/tg: io / {
 		n++
 		if (n > to) exit
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		if (n == from) { r0 = v["run_ms"]; b0 = v["busy_ms"]; k0 = v["blockrun_ms"]; t0 = v["t_ms"] }
-		r = v["run_ms"]; b = v["busy_ms"]; k = v["blockrun_ms"]; t = v["t_ms"]
+		if (n == from) { r0 = v["run_ms"]; b0 = v["busy_ms"]; k0 = v["blockrun_ms"]; s0 = v["resume_ms"]; t0 = v["t_ms"] }
+		r = v["run_ms"]; b = v["busy_ms"]; k = v["blockrun_ms"]; s = v["resume_ms"]; t = v["t_ms"]
 	}
 	END { dt = t - t0; if (pt > 0) dt -= p * dt / pt
-	      if (n >= from && dt > 0 && k != "")
-		printf "%.2f %.2f\n", 100 * (r - r0 - (k - k0)) / dt, 100 * (b - b0 - (r - r0) + (k - k0)) / dt }' $1
+	      if (n >= from && dt > 0 && s != "")
+		printf "%.2f %.2f\n", 100 * (r - r0 - (k - k0)) / dt, 100 * (b - b0 - (r - r0) + (s - s0)) / dt }' $1
 }
 
 section "The production-shaped host"
