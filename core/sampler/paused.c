@@ -29,22 +29,21 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 		  uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
 		  struct up_unwind_counts *counts, bool *abandoned)
 {
+	uint32_t ask_state = 0;
 	uint64_t t0;
 	int rc, urc = -1;
 
-	/* Just before the window, outside it, and only for vCPUs the last
-	 * sample found at a block point (the ones likely blocked now):
-	 * whether Xen has them blocked (see below). */
-	for (unsigned v = first; v <= last; v++) {
-		enum up_vcpu_activity a = UP_VCPU_UNKNOWN;
-		uint64_t run;
-		bool online;
-
-		vs[v].blocked_before = !c->no_activity && vs[v].at_block &&
-				       up_target_get_activity(t, v, &a, &online, &run) == 0 &&
-				       a == UP_VCPU_BLOCKED;
-	}
-	target_will_read(t, first, last, behind);
+	/* Whether Xen has a vCPU blocked is asked in the pausing trap itself
+	 * for those the last sample found at a block point (the ones likely
+	 * there now): of the pause's instant. Asked just before the pause,
+	 * as it once was, it dated the sample from a moment earlier: a vCPU
+	 * woken since and resumed by the pause's time was counted blocked,
+	 * and an I/O guest on the production-shaped host read 36 % waiting
+	 * against 48 % by its own clock. */
+	for (unsigned v = first; v <= last && v - first < 32; v++)
+		if (!c->no_activity && vs[v].at_block)
+			ask_state |= 1u << (v - first);
+	target_will_read(t, first, last, ask_state, behind);
 	t0 = sampler_now_ns();
 	rc = up_target_pause(t);
 	if (rc < 0)
@@ -88,28 +87,19 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 						 uo->domain_type);
 		if (c->no_activity || ask) {
 			vs[v].xen_blocked = vs[v].activity == UP_VCPU_BLOCKED;
-			if (!vs[v].activity_failed && vs[v].blocked_before &&
-			    vs[v].status == VCPU_STACK && vs[v].at_block)
-				vs[v].activity = UP_VCPU_BLOCKED;
-			else if (vs[v].activity == UP_VCPU_BUSY && vs[v].at_block)
+			if (vs[v].activity == UP_VCPU_BUSY && vs[v].at_block)
 				vs[v].activity = UP_VCPU_WAITING;
 			continue;
 		}
 		if (!vs[v].at_block) {
 			/* Not at a block point: running or runnable. */
 			vs[v].activity = UP_VCPU_BUSY;
-		} else if (vs[v].blocked_before) {
-			/* Blocked just before the pause and stopped, after it,
-			 * just after blocking's trap: it has not run since, so
-			 * it was blocked at the pause's instant, whatever Xen
-			 * says now of a vCPU an event woke during the pause (a
-			 * backend in dom0 completing a request meanwhile). */
-			vs[v].activity = UP_VCPU_BLOCKED;
-			vs[v].xen_blocked = true;
 		} else {
-			/* It blocked since the last sample, or was woken and
-			 * has not run since (runnable where it blocked,
-			 * waiting for its pCPU: not CPU time): only Xen knows. */
+			/* Blocked, or woken and not back in its code since
+			 * (runnable where it blocked, or being resumed: not
+			 * CPU time of its own): only Xen knows, and it was
+			 * asked in the pausing trap when the last sample found
+			 * it here. */
 			if (up_target_get_activity(t, v, &vs[v].activity,
 						   &online, &run) < 0)
 				vs[v].activity_failed = true;

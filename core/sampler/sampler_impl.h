@@ -20,7 +20,6 @@ struct vcpu_sample {
 	enum vcpu_status status;
 	enum up_vcpu_activity activity;
 	bool activity_failed;
-	bool blocked_before;   /* blocked just before the pause began */
 	/* Its registers were at a block point (paused samples: the next
 	 * sample asks Xen before its pause whether it is blocked). */
 	bool at_block;

@@ -37,6 +37,7 @@ struct xen_target {
 	uint64_t online_stamp;
 	bool crashed;            /* last state check: shut down by a crash */
 	unsigned read_first, read_n;  /* the next pause reads these vCPUs */
+	uint32_t read_state;          /* ... and these ones' state */
 	bool state_with_unpause;      /* its unpause reads the state too */
 };
 
@@ -78,12 +79,13 @@ static void refresh_online(struct xen_target *x)
  * own after it: Xen runs it after the unpause either way, but the window
  * the sampler measures ends when the unpausing call returns. */
 static void xen_will_read(struct up_target *t, unsigned first, unsigned last,
-			  bool back_to_back)
+			  uint32_t ask_state, bool back_to_back)
 {
 	struct xen_target *x = to_xen(t);
 
 	x->read_first = first;
 	x->read_n = last - first + 1;
+	x->read_state = ask_state;
 	x->state_with_unpause = back_to_back;
 }
 
@@ -96,9 +98,11 @@ static int xen_pause(struct up_target *t)
 
 		x->read_n = 0;
 #if defined(__aarch64__)
-		return xen_domctl_pause_read(x->direct, x->read_first, n, false);
+		return xen_domctl_pause_read(x->direct, x->read_first, n,
+					     x->read_state, false);
 #else
 		return xen_domctl_pause_read(x->direct, x->read_first, n,
+					     x->read_state,
 					     t->info.type != UP_DOMAIN_PV);
 #endif
 	}

@@ -16,8 +16,9 @@
 
 /* The fused calls' buffers (hypercall buffers, allocated at open). */
 struct fused {
-	multicall_entry_t *mc;            /* 1 + FUSED entries */
+	multicall_entry_t *mc;            /* 1 + 2 * FUSED entries */
 	struct xen_domctl *dc;            /* one per entry */
+	unsigned info_entry[FUSED];       /* vCPU first + i's getvcpuinfo, or 0 */
 	vcpu_guest_context_any_t *ctx;    /* PV: one per vCPU read */
 #ifdef XEN_DOMCTL_HVM_CPU
 	struct hvm_hw_cpu *cpu;           /* HVM: one per vCPU read */
@@ -91,8 +92,8 @@ int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
 	p->cpu = xencall_alloc_buffer(p->xcall, sizeof(*p->cpu));
 	ok = ok && p->cpu;
 #endif
-	p->f.mc = xencall_alloc_buffer(p->xcall, (FUSED + 1) * sizeof(*p->f.mc));
-	p->f.dc = xencall_alloc_buffer(p->xcall, (FUSED + 1) * sizeof(*p->f.dc));
+	p->f.mc = xencall_alloc_buffer(p->xcall, (2 * FUSED + 1) * sizeof(*p->f.mc));
+	p->f.dc = xencall_alloc_buffer(p->xcall, (2 * FUSED + 1) * sizeof(*p->f.dc));
 	p->f.ctx = xencall_alloc_buffer(p->xcall, FUSED * sizeof(*p->f.ctx));
 	ok = ok && p->f.mc && p->f.dc && p->f.ctx;
 #ifdef XEN_DOMCTL_HVM_CPU
@@ -104,7 +105,7 @@ int xen_domctl_open(struct xen_domctl_path **out, uint32_t domid,
 			     strerror(errno));
 		goto fail;
 	}
-	memset(p->f.dc, 0, (FUSED + 1) * sizeof(*p->f.dc));
+	memset(p->f.dc, 0, (2 * FUSED + 1) * sizeof(*p->f.dc));
 	memset(p->dc, 0, sizeof(*p->dc));
 	/* Xen refuses a domctl of another interface version with EACCES
 	 * before it looks at anything else: ask once, harmlessly. */
@@ -204,8 +205,9 @@ static bool fused_refused(struct xen_domctl_path *p, int mc_rc)
 }
 
 int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
-			  unsigned n, bool hvm)
+			  unsigned n, uint32_t ask_state, bool hvm)
 {
+	unsigned entries;
 	int64_t paused;
 
 	p->f.valid = false;
@@ -235,7 +237,16 @@ int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
 						 (vcpu_guest_context_t *)&p->f.ctx[i]);
 		}
 	}
-	if (fused_refused(p, multicall(p, n + 1)))
+	/* After the registers: the states, of the same paused instant. */
+	entries = n + 1;
+	for (unsigned i = 0; i < n; i++) {
+		p->f.info_entry[i] = 0;
+		if (!(ask_state & (1u << i)))
+			continue;
+		fused_entry(p, entries, XEN_DOMCTL_getvcpuinfo)->u.getvcpuinfo.vcpu = first + i;
+		p->f.info_entry[i] = entries++;
+	}
+	if (fused_refused(p, multicall(p, entries)))
 		return xen_domctl_pause(p);
 	paused = (int64_t)p->f.mc[0].result;
 	if (paused < 0) {
@@ -353,6 +364,21 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 			 bool *online, bool *blocked, uint64_t *run_ns)
 {
+	/* Read in the pausing trap: of this pause, served once. */
+	if (p->f.valid && vcpu >= p->f.first && vcpu - p->f.first < p->f.n &&
+	    p->f.info_entry[vcpu - p->f.first]) {
+		unsigned e = p->f.info_entry[vcpu - p->f.first];
+
+		p->f.info_entry[vcpu - p->f.first] = 0;
+		if (p->f.mc[e].result == 0) {
+			const struct xen_domctl *dc = &p->f.dc[e];
+
+			*online = dc->u.getvcpuinfo.online;
+			*blocked = dc->u.getvcpuinfo.blocked;
+			*run_ns = dc->u.getvcpuinfo.cpu_time;
+			return 0;
+		}
+	}
 	p->dc->u.getvcpuinfo.vcpu = vcpu;
 	if (domctl(p, XEN_DOMCTL_getvcpuinfo) < 0)
 		return up_fail(UP_EIO, "cannot read vCPU %u state: %s", vcpu,

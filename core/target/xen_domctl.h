@@ -52,9 +52,11 @@ int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 #define XEN_DOMCTL_FUSED_VCPUS 16
 
 /* Pause, reading vCPUs first.. (n of them, PV contexts or HVM CPU
- * records). Fails only when the pause did not happen. */
+ * records) and the state (xen_domctl_vcpu_info) of those in ask_state
+ * (bit i: vCPU first + i): a vCPU's state is then of the pause's instant,
+ * not of a moment before it. Fails only when the pause did not happen. */
 int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
-			  unsigned n, bool hvm);
+			  unsigned n, uint32_t ask_state, bool hvm);
 /* Unpause, and read the domain's state (see xen_domctl_last_state). */
 int xen_domctl_unpause_state(struct xen_domctl_path *p);
 /* The state the last unpause read, once: XEN_DOMINF_* flags and whether
