@@ -188,6 +188,12 @@ static void vcpu_text(const struct xlp_summary *s, unsigned v, FILE *out)
 		if (xlp_others_pct(s->run, v) >= 0)
 			fprintf(out, ", other vCPUs held its pCPUs at most %.1f%% of the time",
 				xlp_others_pct(s->run, v));
+		/* Its state is read before its registers, and a guest that
+		 * blocks and wakes often is found blocked more than it is
+		 * (docs/IO-GUESTS.md). */
+		if (s->run->opt->consistency == UP_CONSISTENCY_RELAXED &&
+		    xlp_busy_pct(p, v) >= 0)
+			fputs(" (relaxed: the waiting share is a lower bound)", out);
 	} else if (up_profile_vcpu_unseen(p, v)) {
 		fprintf(out, ", CPU time worth %" PRIu64 " samples no sample saw ([unseen])",
 			up_profile_vcpu_unseen(p, v));

@@ -185,15 +185,10 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 	add_counts(&s->frames, &counts);
 	if (!ask || vs->activity_failed || !after_ok)
 		vs->activity = UP_VCPU_UNKNOWN;
-	else if ((before == UP_VCPU_BLOCKED &&
-		  (still || after == UP_VCPU_BLOCKED ||
-		   kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))) ||
-		 (after == UP_VCPU_BLOCKED &&
+	else if (before == UP_VCPU_BLOCKED &&
+		 (still || after == UP_VCPU_BLOCKED ||
 		  kernel_at_block(mem, &regs, uo->kernel, uo->domain_type)))
-		/* Blocked at the first read; or at the block point and
-		 * blocked at the last, entering its wait at the copy (as a
-		 * pause there finds it: blocked). */
-		vs->activity = UP_VCPU_BLOCKED;
+		vs->activity = UP_VCPU_BLOCKED;   /* as of the first read */
 	else if (kernel_at_block(mem, &regs, uo->kernel, uo->domain_type))
 		/* Not blocked, its registers where it blocked: woken and
 		 * not back in its own code (waiting for its pCPU, or Xen

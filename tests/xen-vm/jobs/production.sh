@@ -75,8 +75,16 @@ if create_guest $g tg-pv-nofp 'cpus="0"' 'extra="io=2 report_ms=500 unit=200"'; 
 			check "$label: on-CPU ${busy:-?}% of $n samples, the guest's own ${oncpu}% (+-$tol: sampling error and 5 points)" \
 				within "${busy:-}" "$oncpu" "$tol"
 			tol=$(awk -v t="$(tolerance "$waiting" "$n")" 'BEGIN { printf "%.1f", t + 5 }')
-			check "$label: waiting to run ${seen_wait:-?}% of the samples, the guest's own runnable share ${waiting}% (+-$tol)" \
-				within "${seen_wait:-}" "$waiting" "$tol"
+			# Relaxed dates a vCPU's state from its first read,
+			# before the register copy: its waiting share is low
+			# here, and the summary says so (docs/IO-GUESTS.md).
+			if [ $mode = paused ]; then
+				check "$label: waiting to run ${seen_wait:-?}% of the samples, the guest's own runnable share ${waiting}% (+-$tol)" \
+					within "${seen_wait:-}" "$waiting" "$tol"
+			else
+				check "$label: waiting ${seen_wait:-?}% of the samples, at most the guest's own ${waiting}% (+$tol), and the summary says relaxed's share is a lower bound" \
+					sh -c "awk -v a='${seen_wait:-999}' -v b='$waiting' -v t='$tol' 'BEGIN { exit !(a <= b + t) }' && grep -q 'waiting share is a lower bound' $s.txt"
+			fi
 		fi
 		check "$label: nothing [unseen] ($(json_num $s.json unseen) samples' worth), the busy check consistent" \
 			sh -c "[ '$(json_num $s.json unseen)' = 0 ] && grep -q '\"busy_check\": \"consistent\"' $s.json"
