@@ -1,8 +1,10 @@
 /* One profile of one domain into memory (see profile_run.h). */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,26 +76,61 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 
 /* Each run samples from the dom0 vCPU best placed for its domain, as xl
  * profile does (toolkit/sampler_cpu.h); the calling thread's CPUs are
- * given back after. Said in the log once when none is free: every domain
+ * given back after. The choice is kept a minute per domain: the backends
+ * move seldom, and a push every period would otherwise wait for the
+ * window each time. Said in the log once when none is free: every domain
  * would say it alike. */
+#define CHOICE_KEEP_NS (60ULL * 1000000000ULL)
+#define CHOICES 64
+
 static atomic_bool said_no_free_cpu;
+static pthread_mutex_t choices_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint32_t domid;
+	uint64_t at_ns;
+	struct xlp_sampler_cpu where;
+} choices[CHOICES];
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 static void place_sampler(const struct upd_run_params *p,
 			  const struct xlp_backend_load *before,
 			  struct xlp_sampler_cpu *where, cpu_set_t *saved)
 {
-	struct xlp_cpu_view *v = malloc(sizeof(*v));
+	struct xlp_cpu_view *v;
+	unsigned slot = p->dom->domid % CHOICES;
+	bool known;
 
 	CPU_ZERO(saved);
-	memset(where, 0, sizeof(*where));
-	where->cpu = -1;
-	if (!v)
-		return;
-	xlp_cpu_view_probe(p->dom->domid, before, v);
-	if (xlp_sampler_cpu_choose(v, -1, where) == 0 &&
-	    xlp_sampler_cpu_apply(where, saved) < 0)
+	pthread_mutex_lock(&choices_lock);
+	known = choices[slot].at_ns && choices[slot].domid == p->dom->domid &&
+		mono_ns() - choices[slot].at_ns < CHOICE_KEEP_NS;
+	if (known)
+		*where = choices[slot].where;
+	pthread_mutex_unlock(&choices_lock);
+	if (!known) {
+		memset(where, 0, sizeof(*where));
 		where->cpu = -1;
-	free(v);
+		if (!(v = malloc(sizeof(*v))))
+			return;
+		xlp_cpu_view_probe(p->dom->domid, before, v);
+		if (xlp_sampler_cpu_choose(v, -1, where) < 0)
+			where->cpu = -1;
+		free(v);
+		pthread_mutex_lock(&choices_lock);
+		choices[slot].domid = p->dom->domid;
+		choices[slot].at_ns = mono_ns();
+		choices[slot].where = *where;
+		pthread_mutex_unlock(&choices_lock);
+	}
+	if (xlp_sampler_cpu_apply(where, saved) < 0)
+		where->cpu = -1;
 	if (!where->fit && !atomic_exchange(&said_no_free_cpu, true))
 		upd_log("%s: %s", p->dom->name, where->why);
 }

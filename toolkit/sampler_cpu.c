@@ -55,8 +55,9 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			v->pcpus_known = true;
 		}
 	}
+	/* One dom0 vCPU to run on: nothing to choose, no window to wait. */
 	if (before && (before->irqs_ok || before->threads_ok) &&
-	    (after = malloc(sizeof(*after)))) {
+	    v->nr_dom0 > 1 && (after = malloc(sizeof(*after)))) {
 		uint64_t wait_until = before->at_ns + XLP_BACKEND_WINDOW_NS;
 		uint64_t t = now_ns();
 
