@@ -41,6 +41,10 @@ for t in pv:nofp pvh:fp; do
 	sleep 2
 	log=/var/log/xen/console/guest-$g.log
 	for mode in paused relaxed; do
+		# Relaxed on a dom0-driven guest: PV here, and both modes on
+		# the production-shaped host (xen-production.test): the time
+		# that boot takes is saved here.
+		[ $ty = pvh ] && [ $mode = relaxed ] && continue
 		label="dom0-driven $ty $b $mode"
 		s=$OUT/$g-$mode
 		n0=$(reports $log io)
