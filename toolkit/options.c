@@ -41,7 +41,7 @@ static const struct xlp_option_doc docs[] = {
 	{ { "consistency", required_argument, NULL, OPT_CONSISTENCY }, OPT_CONSISTENCY, "MODE",
 	  "paused: pause the domain for each sample, every stack of one instant (default); relaxed: no domain pause, Xen stops one vCPU at a time only to copy its registers, stacks checked for changes (see CONSISTENCY in xl-profile(1))" },
 	{ { "idle", no_argument, NULL, OPT_IDLE }, OPT_IDLE, NULL,
-	  "also show blocked (idle) vCPUs' stacks, under [idle], in the flame graph and top list (default: on-CPU time only)" },
+	  "also show blocked (idle) vCPUs' stacks, under [idle], and those woken and not yet running, under [waiting], in the flame graph and top list (default: on-CPU time only)" },
 	{ { "no-inline", no_argument, NULL, OPT_NO_INLINE }, OPT_NO_INLINE, NULL,
 	  "fold calls inlined into a function back into it (default with DWARF in the image: each is a frame of its own, marked (inlined))" },
 	{ { "lines", no_argument, NULL, OPT_LINES }, OPT_LINES, NULL,

@@ -25,7 +25,7 @@ static const struct xlp_option_doc docs[] = {
 	{ { "force-symbols", no_argument, NULL, XLP_OPT_FORCE_SYMBOLS }, XLP_OPT_FORCE_SYMBOLS, NULL,
 	  "use the -s file even if its build-id differs from the profile's" },
 	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
-	  "also show blocked (idle) stacks, under [idle], in the flame graph and top list" },
+	  "also show blocked (idle) stacks, under [idle], and waiting ones, under [waiting], in the flame graph and top list" },
 	{ { "no-inline", no_argument, NULL, XLP_OPT_NO_INLINE }, XLP_OPT_NO_INLINE, NULL,
 	  "fold inlined calls back into their callers (a profile with inlined calls, or -s with DWARF)" },
 	{ { "lines", no_argument, NULL, XLP_OPT_LINES }, XLP_OPT_LINES, NULL,
