@@ -41,12 +41,36 @@ awk -v dom="$dom" -v from="$from" -v to="$to" -v title="$title" '
 # there, the event.
 function pcpu_of(m,    i) { for (i = 1; i <= length(m); i++) if (substr(m, i, 1) == "x") return i - 1; return -1 }
 function x(t) { return left + (t - from) / (to - from) * width }
-function bar(y, h, t0, t1, color, tip) {
+# Each lane is drawn a pixel column at a time, in the colour that held
+# most of the time in that column, runs of one colour as one bar: a window
+# of seconds would otherwise hold hundreds of thousands of bars.
+function acc(lane, t0, t1, color,    c, c0, c1, a, b) {
 	if (t1 <= from || t0 >= to) return
 	if (t0 < from) t0 = from
 	if (t1 > to) t1 = to
-	w = x(t1) - x(t0); if (w < 0.3) w = 0.3
-	printf "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s %.3f-%.3f ms</title></rect>\n", x(t0), y, w, h, color, tip, (t0 - from) * 1e3, (t1 - from) * 1e3
+	c0 = int((t0 - from) / (to - from) * width)
+	c1 = int((t1 - from) / (to - from) * width)
+	if (c1 >= width) c1 = width - 1
+	for (c = c0; c <= c1; c++) {
+		a = from + (to - from) * c / width; b = from + (to - from) * (c + 1) / width
+		if (a < t0) a = t0
+		if (b > t1) b = t1
+		if (b > a) { cell[lane, c, color] += b - a; colors[color] = 1 }
+	}
+}
+function draw(lane, y, h,    c, best, bt, col, run0, runc) {
+	runc = ""
+	for (c = 0; c <= width; c++) {
+		best = ""; bt = 0
+		if (c < width)
+			for (col in colors)
+				if (cell[lane, c, col] > bt) { bt = cell[lane, c, col]; best = col }
+		if (best != runc) {
+			if (runc != "")
+				printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"><title>%.3f-%.3f ms</title></rect>\n", left + run0, y, c - run0, h, runc, (to - from) * 1e3 * run0 / width, (to - from) * 1e3 * c / width
+			runc = best; run0 = c
+		}
+	}
 }
 $3 ~ /^d[0-9?]+v[0-9?]+$/ && $1 ~ /^[0-9.]+$/ {
 	t = $1 + 0
@@ -94,21 +118,23 @@ END {
 			v = rv[p, i]
 			if (v ~ /^d3276[78]v/) continue
 			c = v ~ ("^d" dom "v") ? "#d62728" : (v ~ /^d0v0$/ ? "#1f77b4" : (v ~ /^d0v/ ? "#6baed6" : "#9467bd"))
-			bar(y, lane, r0[p, i], r1[p, i], c, v " runs")
+			acc("p" p, r0[p, i], r1[p, i], c)
 		}
+		draw("p" p, y, lane)
 	}
 	y = ylanes + npcpu * (lane + 8)
 	printf "<text x=\"10\" y=\"%d\">guest run state</text>\n", y + 15
 	for (k = 0; k < ng; k++) {
 		s = gst[k]
 		c = s == "running" ? "#d62728" : s == "runnable" ? "#ff9f1c" : s == "blocked" ? "#d9d9d9" : "#000000"
-		bar(y, lane, g0[k], g1[k], c, gv[k] " " s)
+		acc("g", g0[k], g1[k], c)
 	}
+	draw("g", y, lane)
 	y += lane + 8
 	printf "<text x=\"10\" y=\"%d\">sampler pauses</text>\n", y + 15
 	for (i = 0; i < np; i++)
 		if (ps[i] >= from && ps[i] <= to)
-			printf "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"><title>pause at %.3f ms</title></line>\n", x(ps[i]), y, x(ps[i]), y + lane, (ps[i] - from) * 1e3
+			printf "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"black\" stroke-width=\"%s\"><title>pause at %.3f ms</title></line>\n", x(ps[i]), y, x(ps[i]), y + lane, (to - from > 0.3 ? 1 : 2), (ps[i] - from) * 1e3
 	# The time axis, in milliseconds of the window.
 	y += lane + 18
 	for (i = 0; i <= 10; i++) {
