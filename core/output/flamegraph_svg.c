@@ -101,18 +101,22 @@ static bool xml_char(uint32_t cp)
 	       (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
-/* Names are the image's bytes: what is not UTF-8 or not an XML character
- * becomes U+FFFD. */
+/* Names are the image's bytes: what is not UTF-8 becomes U+FFFD; what
+ * would hide or reorder text (a control, U+202E, U+200B, ...) is shown
+ * as its escape, as on the terminal. */
 static void xml_escaped(FILE *out, const char *s)
 {
 	size_t len = strlen(s);
 
 	for (size_t i = 0; i < len;) {
+		char esc[UTF8_ESCAPE_MAX];
 		uint32_t cp;
 		bool valid;
 		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
 
-		if (cp == '&')
+		if (valid && utf8_shown_escaped(cp))
+			fwrite(esc, 1, utf8_escape(cp, esc), out);
+		else if (cp == '&')
 			fputs("&amp;", out);
 		else if (cp == '<')
 			fputs("&lt;", out);

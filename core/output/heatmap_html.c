@@ -20,6 +20,7 @@
 #include "output/fold.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
+#include "output/utf8.h"
 
 #define ROWS_PER_SECOND 50
 /* An hour of columns (180,000 cells): past it the page says so, and
@@ -28,22 +29,33 @@
 
 /* A JSON string that is inert inside the page's script element too: '<',
  * '>' and '&' as escapes, so no name can close the element. Names are
- * valid UTF-8 (the writers' names are). */
+ * valid UTF-8 (the writers' names are); what would hide or reorder the
+ * text shown (a control, U+202E, U+2028, U+200B, ...) becomes its escape
+ * as text, as on the terminal (the page shows "\u202e"). */
 static void json_string(FILE *out, const char *s)
 {
+	size_t len = strlen(s);
+
 	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&' ||
-			 *c == 0x7f)
-			fprintf(out, "\\u%04x", *c);
-		else if (c[0] == 0xe2 && c[1] == 0x80 &&
-			 (c[2] == 0xa8 || c[2] == 0xa9)) {
-			fprintf(out, "\\u%04x", 0x2028 + (c[2] - 0xa8));
-			c += 2;
-		} else
-			fputc(*c, out);
+	for (size_t i = 0; i < len;) {
+		char esc[UTF8_ESCAPE_MAX];
+		uint32_t cp;
+		bool valid;
+		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
+
+		if (!valid)
+			fputs("\\ufffd", out);
+		else if (utf8_shown_escaped(cp)) {
+			utf8_escape(cp, esc);
+			/* the escape's backslash, escaped for JSON */
+			fprintf(out, "\\\\%s", esc + 1);
+		} else if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", (char)cp);
+		else if (cp == '<' || cp == '>' || cp == '&')
+			fprintf(out, "\\u%04x", (unsigned)cp);
+		else
+			fwrite(s + i, 1, n, out);
+		i += n;
 	}
 	fputc('"', out);
 }
