@@ -2,24 +2,54 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "http_api.h"
 #include "log.h"
+#include "uniprof/text.h"
 
 #define MAX_ARGS 16
+/* What a client sent, as the log shows it: escaped, at most this long. */
+#define LOGGED_MAX 200
+/* A connection idle this long (between requests, or not reading its
+ * answer) is closed. */
+#define IDLE_TIMEOUT_S 30
+
+/* A connection waiting for a request's headers: closed at its deadline
+ * by the watchdog, whatever trickles in (MHD's timeout is an idle one,
+ * which a byte every few seconds resets). fd is our duplicate of the
+ * socket: shutdown() on it reaches the connection, and it cannot be
+ * another socket by then, since we close it only when MHD is done. */
+struct watch {
+	struct watch *next, **prev;
+	int fd;
+	bool armed;
+	struct timespec deadline;
+	char from[64];
+};
 
 struct upd_http {
 	struct MHD_Daemon *mhd;
 	struct upd_http_config c;
 	struct upd_backend b;
 	unsigned port;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t watchdog;
+	bool watchdog_started, stopping;
+	struct watch *watches;
 };
 
 struct args {
@@ -95,6 +125,7 @@ static bool same_secret(const char *given, const char *token)
 	return d == 0;
 }
 
+/* RFC 7235: the scheme is case-insensitive, one or more spaces follow. */
 static bool authorized(struct upd_http *h, struct MHD_Connection *conn)
 {
 	const char *v;
@@ -102,20 +133,38 @@ static bool authorized(struct upd_http *h, struct MHD_Connection *conn)
 	if (!h->c.token)
 		return true;
 	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	return v && strncmp(v, "Bearer ", 7) == 0 && same_secret(v + 7, h->c.token);
+	if (!v || strncasecmp(v, "Bearer ", 7) != 0)
+		return false;
+	v += 7;
+	while (*v == ' ')
+		v++;
+	return same_secret(v, h->c.token);
+}
+
+static void peer_of(const struct sockaddr *sa, char *buf, size_t len)
+{
+	snprintf(buf, len, "?");
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
 }
 
 static const char *peer(struct MHD_Connection *conn, char *buf, size_t len)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
 
-	snprintf(buf, len, "?");
-	if (sa && sa->sa_family == AF_INET)
-		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
-	else if (sa && sa->sa_family == AF_INET6)
-		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
+	peer_of(ci ? ci->client_addr : NULL, buf, len);
+	return buf;
+}
+
+/* What a client sent, fit for the log: no control character, newline,
+ * bidi control or byte that is not UTF-8 reaches the journal or the
+ * admin's terminal raw, and it is bounded. */
+static const char *logged(const char *s, char buf[LOGGED_MAX])
+{
+	up_text_escape(buf, LOGGED_MAX, s, strlen(s));
 	return buf;
 }
 
@@ -146,7 +195,9 @@ static enum MHD_Result serve_profile(struct upd_http *h, struct MHD_Connection *
 	if (a.too_many)
 		return send_line(conn, 400, "too many parameters: this endpoint takes domain, seconds and hz");
 	if (upd_request_parse(&h->c.bounds, a.keys, a.values, a.n, &rq, msg, sizeof(msg)) < 0) {
-		upd_log("pull from %s: 400 %s", from, msg);
+		char m[LOGGED_MAX];
+
+		upd_log("pull from %s: 400 %s", from, logged(msg, m));
 		return send_line(conn, 400, msg);
 	}
 	msg[0] = '\0';
@@ -167,17 +218,27 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      const char *upload, size_t *upload_size, void **state)
 {
 	struct upd_http *h = cls;
-	char from[64];
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct watch *w = ci ? ci->socket_context : NULL;
+	char from[64], m[LOGGED_MAX], u[LOGGED_MAX];
 
 	(void)version;
 	(void)upload;
 	(void)state;
+	/* The headers are in: no deadline while the request is served. */
+	if (w) {
+		pthread_mutex_lock(&h->lock);
+		w->armed = false;
+		pthread_mutex_unlock(&h->lock);
+	}
 	/* Answered on the first call, with the headers: a request body is
 	 * never read (MHD discards it). */
 	*upload_size = 0;
 	peer(conn, from, sizeof(from));
 	if (!authorized(h, conn)) {
-		upd_log("%s %s from %s: 401 (no or wrong bearer token)", method, url, from);
+		upd_log("%s %s from %s: 401 (no or wrong bearer token)", logged(method, m),
+			logged(url, u), from);
 		return send_line(conn, 401, "unauthorized: send 'Authorization: Bearer TOKEN' (the daemon's token_file)");
 	}
 	if (strcmp(method, "GET") != 0)
@@ -202,6 +263,148 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	upd_log("http: %s", buf);
+}
+
+static void arm(struct upd_http *h, struct watch *w)
+{
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	w->deadline.tv_sec += h->c.header_timeout_s;
+	w->armed = true;
+	pthread_cond_signal(&h->wake);
+}
+
+/* A connection opens (deadline for its first request's headers) or
+ * closes (MHD is done with it: our duplicate goes). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
+			  enum MHD_ConnectionNotificationCode what)
+{
+	struct upd_http *h = cls;
+	struct watch *w = *ctx;
+
+	if (what == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *fd =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		w = calloc(1, sizeof(*w));
+		if (!w || !fd || (w->fd = fcntl(fd->connect_fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			/* No deadline we can keep: refuse rather than serve without. */
+			upd_log("http: cannot watch a new connection: %s", strerror(errno ? errno : ENOMEM));
+			free(w);
+			if (fd)
+				shutdown(fd->connect_fd, SHUT_RDWR);
+			return;
+		}
+		peer(conn, w->from, sizeof(w->from));
+		pthread_mutex_lock(&h->lock);
+		w->next = h->watches;
+		w->prev = &h->watches;
+		if (h->watches)
+			h->watches->prev = &w->next;
+		h->watches = w;
+		arm(h, w);
+		pthread_mutex_unlock(&h->lock);
+		*ctx = w;
+		return;
+	}
+	if (!w)
+		return;
+	pthread_mutex_lock(&h->lock);
+	*w->prev = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_mutex_unlock(&h->lock);
+	close(w->fd);
+	free(w);
+	*ctx = NULL;
+}
+
+/* A request answered: the next one on this connection has its deadline. */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **state,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct upd_http *h = cls;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct watch *w = ci ? ci->socket_context : NULL;
+
+	(void)state;
+	(void)why;
+	if (!w)
+		return;
+	pthread_mutex_lock(&h->lock);
+	arm(h, w);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Ends the connections past their header deadline; sleeps until the
+ * next deadline (or a new connection, or the stop). */
+static void *watchdog(void *arg)
+{
+	struct upd_http *h = arg;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stopping) {
+		struct timespec now, next = { 0, 0 };
+		bool any = false;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		for (struct watch *w = h->watches; w; w = w->next) {
+			if (!w->armed)
+				continue;
+			if (!before(&now, &w->deadline)) {
+				w->armed = false;
+				shutdown(w->fd, SHUT_RDWR);
+				upd_log("http: %s sent no whole request within %u s: closed",
+					w->from, h->c.header_timeout_s);
+			} else if (!any || before(&w->deadline, &next)) {
+				next = w->deadline;
+				any = true;
+			}
+		}
+		if (any)
+			pthread_cond_timedwait(&h->wake, &h->lock, &next);
+		else
+			pthread_cond_wait(&h->wake, &h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+static int watchdog_start(struct upd_http *h)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	rc = pthread_create(&h->watchdog, NULL, watchdog, h);
+	if (rc) {
+		upd_log("cannot start the HTTP header watchdog: %s", strerror(rc));
+		return -1;
+	}
+	h->watchdog_started = true;
+	return 0;
+}
+
+static void watchdog_stop(struct upd_http *h)
+{
+	if (h->watchdog_started) {
+		pthread_mutex_lock(&h->lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->wake);
+		pthread_mutex_unlock(&h->lock);
+		pthread_join(h->watchdog, NULL);
+	}
+	pthread_cond_destroy(&h->wake);
+	pthread_mutex_destroy(&h->lock);
 }
 
 int upd_http_start(struct upd_http **out, const struct upd_http_config *c,
@@ -239,16 +442,27 @@ int upd_http_start(struct upd_http **out, const struct upd_http_config *c,
 		}
 		flags |= MHD_USE_TLS;
 	}
+	if (watchdog_start(h) < 0) {
+		watchdog_stop(h);
+		free(h);
+		return -1;
+	}
+	/* The total limit, a per-client one below it (one client's half-open
+	 * connections cannot take them all), and the deadlines. */
 	h->mhd = MHD_start_daemon(flags, (uint16_t)c->port, NULL, NULL, handle, h,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)c->max_connections,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)c->max_client_connections,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
+				  MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				  c->tls_cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
 				  c->tls_cert_pem, MHD_OPTION_HTTPS_MEM_KEY, c->tls_key_pem,
 				  MHD_OPTION_END);
 	if (!h->mhd) {
 		upd_log("cannot serve on %s port %u (in use? see the lines above)", c->listen, c->port);
+		watchdog_stop(h);
 		free(h);
 		return -1;
 	}
@@ -267,6 +481,7 @@ void upd_http_stop(struct upd_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->mhd);
+	MHD_stop_daemon(h->mhd);   /* every connection closed: no watch left */
+	watchdog_stop(h);
 	free(h);
 }

@@ -3,6 +3,10 @@
  *   GET /debug/pprof/profile?domain=NAME&seconds=N&hz=F  gzip'ed pprof
  *   GET /domains                                         JSON list
  *   GET /status                                          JSON counters
+ * At most max_connections at once, max_client_connections of them from
+ * one address; a request's headers must be in within header_timeout_s
+ * of the connection (or of the last answer on it), and an idle
+ * connection is closed after 30 s. What a client sent is logged escaped.
  * Bearer token checked first when one is configured (401), then the
  * method (405) and path (404), then the parameters (400, one line). What
  * is done is the backend's: the daemon's, or a test's stand-in. */
@@ -39,6 +43,8 @@ struct upd_http_config {
 	const char *token;         /* NULL: none required (loopback) */
 	const char *tls_cert_pem, *tls_key_pem;   /* NULL: plain HTTP */
 	unsigned max_connections;
+	unsigned max_client_connections;   /* from one address */
+	unsigned header_timeout_s;         /* for a request's headers, >= 1 */
 	struct upd_request_bounds bounds;
 };
 

@@ -36,6 +36,10 @@ static const struct key_doc keys[] = {
 	{ "tls_key", K_STR, F(tls_key), 0, 0, "FILE", "PEM private key for tls_cert" },
 	{ "max_connections", K_UINT, F(max_connections), 1, 1024, "N",
 	  "simultaneous HTTP connections (default 16)" },
+	{ "max_client_connections", K_UINT, F(max_client_connections), 1, 1024, "N",
+	  "simultaneous HTTP connections from one address (default 4)" },
+	{ "header_timeout", K_UINT, F(header_timeout_s), 1, 300, "SECONDS",
+	  "time a client has to send a request's headers; then the connection is closed (default 10)" },
 	{ "pull_hz", K_DOUBLE, F(pull_hz), 0.1, UP_SAMPLER_MAX_HZ, "HZ",
 	  "rate of a pull request without hz= (default 97)" },
 	{ "max_seconds", K_UINT, F(max_seconds), 1, 3600, "SECONDS",
@@ -91,6 +95,8 @@ void upd_settings_init(struct upd_settings *s)
 	s->listen = strdup("127.0.0.1");
 	s->port = 9180;
 	s->max_connections = 16;
+	s->max_client_connections = 4;
+	s->header_timeout_s = 10;
 	s->pull_hz = UP_SAMPLER_DEFAULT_HZ;
 	s->max_seconds = 300;
 	s->max_hz = 1000;

@@ -18,6 +18,8 @@ struct upd_settings {
 	char *token_file;        /* required off loopback */
 	char *tls_cert, *tls_key;
 	unsigned max_connections;
+	unsigned max_client_connections;   /* from one address */
+	unsigned header_timeout_s;         /* for a request's headers */
 	double pull_hz;          /* a pull request without hz= */
 	unsigned max_seconds;    /* bound on seconds= */
 	double max_hz;           /* bound on hz= */

@@ -116,6 +116,8 @@ int main(int argc, char **argv)
 			.listen = s.listen, .port = s.port, .token = s.token,
 			.tls_cert_pem = s.tls_cert_pem, .tls_key_pem = s.tls_key_pem,
 			.max_connections = s.max_connections,
+			.max_client_connections = s.max_client_connections,
+			.header_timeout_s = s.header_timeout_s,
 			.bounds = { .max_seconds = s.max_seconds, .default_hz = s.pull_hz,
 				    .max_hz = s.max_hz },
 		};

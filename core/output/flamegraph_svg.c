@@ -2,8 +2,10 @@
  * zoom into it, "Search" highlights frames matching a regular expression
  * and shows their share, hovering shows name, samples and percentage.
  * No network, no external script: it opens in any browser. A link can
- * open a view: FILE.svg#zoom=NAME zooms into NAME, #search=REGEX searches
- * (both may be given, joined by '&'). */
+ * open a view: FILE.svg#zoom=NAME zooms into NAME, #search=TEXT searches
+ * for frames holding TEXT (^ and $ anchor it; only a search typed in the
+ * page is a regular expression, so a link cannot hang the tab); both may
+ * be given, joined by '&'. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -101,18 +103,22 @@ static bool xml_char(uint32_t cp)
 	       (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
-/* Names are the image's bytes: what is not UTF-8 or not an XML character
- * becomes U+FFFD. */
+/* Names are the image's bytes: what is not UTF-8 becomes U+FFFD; what
+ * would hide or reorder text (a control, U+202E, U+200B, ...) is shown
+ * as its escape, as on the terminal. */
 static void xml_escaped(FILE *out, const char *s)
 {
 	size_t len = strlen(s);
 
 	for (size_t i = 0; i < len;) {
+		char esc[UTF8_ESCAPE_MAX];
 		uint32_t cp;
 		bool valid;
 		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
 
-		if (cp == '&')
+		if (valid && utf8_shown_escaped(cp))
+			fwrite(esc, 1, utf8_escape(cp, esc), out);
+		else if (cp == '&')
 			fputs("&amp;", out);
 		else if (cp == '<')
 			fputs("&lt;", out);
@@ -272,10 +278,14 @@ static const char script[] =
 " $('search').onclick=function(){if(searching)unsearch();else{\n"
 "  var t=prompt('Search for a function (regular expression)','');if(t)search(t);}};\n"
 " layout(0,total,-1);\n"
-" /* #zoom=NAME and #search=REGEX: links that open a view */\n"
-" decodeURIComponent(location.hash.slice(1)).split('&').forEach(function(kv){\n"
-"  var i=kv.indexOf('='),k=kv.slice(0,i),v=kv.slice(i+1);\n"
-"  if(k=='search'&&v)search(v);\n"
+" /* #zoom=NAME and #search=TEXT: links that open a view. A link's search\n"
+"  * is text (^ and $ anchor it), never a regular expression: a link cannot\n"
+"  * make the page backtrack for ever. A bad %-escape is said, not thrown. */\n"
+" location.hash.slice(1).split('&').forEach(function(kv){\n"
+"  var i=kv.indexOf('='),k=kv.slice(0,i),v;\n"
+"  try{v=decodeURIComponent(kv.slice(i+1));}catch(e){\n"
+"   $('matched').textContent='The link\\'s '+k+' is not valid %-escaped text: ignored';return;}\n"
+"  if(k=='search'&&v)search(plain(v));\n"
 "  if(k=='zoom'){var best=null;frames.forEach(function(g){if(g._name==v&&\n"
 "   (!best||+g.getAttribute('data-n')>+best.getAttribute('data-n')))best=g;});if(best)zoom(best);}});}\n"
 "function fit(g,w){var t=g.querySelector('text'),n=g._name,c=Math.floor((w-6)/7);\n"
@@ -293,7 +303,10 @@ static const char script[] =
 "function unsearch(){searching=false;frames.forEach(function(g){\n"
 "  g.querySelector('rect').setAttribute('fill',g._fill);});$('matched').textContent=' ';\n"
 "  $('search').textContent='Search';}\n"
-"function search(term){var re;try{re=new RegExp(term);}catch(e){\n"
+"function plain(t){var a=t.charAt(0)=='^',z=t.length>1&&t.charAt(t.length-1)=='$',\n"
+" s=t.slice(a?1:0,z?t.length-1:t.length);return{test:function(n){\n"
+"  return a&&z?n===s:a?n.startsWith(s):z?n.endsWith(s):n.indexOf(s)>=0;}};}\n"
+"function search(term){var re=term;if(typeof term=='string')try{re=new RegExp(term);}catch(e){\n"
 "  $('matched').textContent='Not a regular expression: '+term;return;}\n"
 " var hit=[];frames.forEach(function(g){if(+g.getAttribute('data-d')>0&&re.test(g._name)){\n"
 "  g.querySelector('rect').setAttribute('fill','rgb(230,0,230)');\n"

@@ -6,8 +6,9 @@
  * script drawing from it; names reach the page only as text nodes, so no
  * name can be markup, and are keys only of objects without a prototype
  * (a frame named __proto__ is a frame). At most MAX_SECONDS columns. A link can open a view: FILE.html#range=FROM-TO
- * (seconds since the start) and #search=REGEX (cells coloured by the
- * samples with a matching frame), joined by '&'. */
+ * (seconds since the start) and #search=TEXT (cells coloured by the
+ * samples with a frame holding TEXT; ^ and $ anchor it, and only what is
+ * typed in the page is a regular expression), joined by '&'. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -20,6 +21,7 @@
 #include "output/fold.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
+#include "output/utf8.h"
 
 #define ROWS_PER_SECOND 50
 /* An hour of columns (180,000 cells): past it the page says so, and
@@ -28,22 +30,33 @@
 
 /* A JSON string that is inert inside the page's script element too: '<',
  * '>' and '&' as escapes, so no name can close the element. Names are
- * valid UTF-8 (the writers' names are). */
+ * valid UTF-8 (the writers' names are); what would hide or reorder the
+ * text shown (a control, U+202E, U+2028, U+200B, ...) becomes its escape
+ * as text, as on the terminal (the page shows "\u202e"). */
 static void json_string(FILE *out, const char *s)
 {
+	size_t len = strlen(s);
+
 	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&' ||
-			 *c == 0x7f)
-			fprintf(out, "\\u%04x", *c);
-		else if (c[0] == 0xe2 && c[1] == 0x80 &&
-			 (c[2] == 0xa8 || c[2] == 0xa9)) {
-			fprintf(out, "\\u%04x", 0x2028 + (c[2] - 0xa8));
-			c += 2;
-		} else
-			fputc(*c, out);
+	for (size_t i = 0; i < len;) {
+		char esc[UTF8_ESCAPE_MAX];
+		uint32_t cp;
+		bool valid;
+		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
+
+		if (!valid)
+			fputs("\\ufffd", out);
+		else if (utf8_shown_escaped(cp)) {
+			utf8_escape(cp, esc);
+			/* the escape's backslash, escaped for JSON */
+			fprintf(out, "\\\\%s", esc + 1);
+		} else if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", (char)cp);
+		else if (cp == '<' || cp == '>' || cp == '&')
+			fprintf(out, "\\u%04x", (unsigned)cp);
+		else
+			fwrite(s + i, 1, n, out);
+		i += n;
 	}
 	fputc('"', out);
 }
@@ -171,8 +184,27 @@ static const char script[] =
 "    secs.appendChild(li);\n"
 "  }\n"
 "}\n"
-"function search(expr) {\n"
-"  try { re = expr ? new RegExp(expr) : null; } catch (e) { re = null; }\n"
+"/* A search from a link is text, never a regular expression: a link\n"
+" * cannot make the page backtrack for ever ((x+x+)+y). A leading ^ and a\n"
+" * trailing $ anchor it. What is typed in the box is a regular expression. */\n"
+"function plain(t) {\n"
+"  var a = t.charAt(0) === '^', z = t.length > 1 && t.charAt(t.length - 1) === '$';\n"
+"  var s = t.slice(a ? 1 : 0, z ? t.length - 1 : t.length);\n"
+"  return { test: function (n) {\n"
+"    return a && z ? n === s : a ? n.startsWith(s) : z ? n.endsWith(s) : n.indexOf(s) >= 0;\n"
+"  } };\n"
+"}\n"
+"function search(expr, fromLink) {\n"
+"  var note = '';\n"
+"  re = null;\n"
+"  if (expr && fromLink) {\n"
+"    re = plain(expr);\n"
+"    note = 'Searched for the link\\'s text, not a regular expression: ' + expr +\n"
+"      ' (^ and $ anchor it; type in the box for a regular expression)';\n"
+"  } else if (expr) {\n"
+"    try { re = new RegExp(expr); } catch (e) { note = 'Not a regular expression: ' + expr; }\n"
+"  }\n"
+"  text('note', note);\n"
 "  document.getElementById('search').value = expr || '';\n"
 "  paint();\n"
 "}\n"
@@ -277,14 +309,16 @@ static const char script[] =
 "  show(cellStart(lo), cellStart(hi) + STEP);\n"
 "});\n"
 "function fromHash() {\n"
-"  var q = /search=([^&]*)/.exec(location.hash);\n"
-"  search(q ? decodeURIComponent(q[1]) : '');\n"
+"  var q = /search=([^&]*)/.exec(location.hash), term = '', bad = false;\n"
+"  if (q) try { term = decodeURIComponent(q[1]); } catch (e) { bad = true; }\n"
+"  search(term, true);\n"
+"  if (bad) text('note', 'The link\\'s search is not valid %-escaped text: ignored');\n"
 "  var m = /range=([0-9.]+)-([0-9.]+)/.exec(location.hash);\n"
 "  if (m) show(Math.round(parseFloat(m[1]) * 1000), Math.round(parseFloat(m[2]) * 1000));\n"
 "  else show(0, cols * 1000, true);\n"
 "}\n"
 "document.getElementById('search').addEventListener('change', function (ev) {\n"
-"  search(ev.target.value);\n"
+"  search(ev.target.value, false);\n"
 "});\n"
 "window.addEventListener('hashchange', fromHash);\n"
 "fromHash();\n"
@@ -304,6 +338,7 @@ static const char head[] =
 "Click a cell, then another: the flame graph and top list below are that range's. "
 "Search colours the cells by the samples with a frame matching a regular expression.</p>\n"
 "<p><label>Search <input id=\"search\" type=\"text\" size=\"40\"></label></p>\n"
+"<p id=\"note\"></p>\n"
 "<svg id=\"heat\" xmlns=\"http://www.w3.org/2000/svg\"></svg>\n"
 "<details><summary>Each second</summary><ul id=\"seconds\"></ul></details>\n"
 "<p id=\"range\"></p>\n<svg id=\"flame\" xmlns=\"http://www.w3.org/2000/svg\"></svg>\n"

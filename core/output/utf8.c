@@ -1,6 +1,7 @@
 /* UTF-8 validation and replacement (see utf8.h). */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,39 @@ size_t utf8_decode(const char *s, size_t len, uint32_t *cp, bool *valid)
 	if (valid)
 		*valid = true;
 	return i;
+}
+
+bool utf8_shown_escaped(uint32_t cp)
+{
+	/* Ranges of Default_Ignorable_Code_Point, Bidi_Control and the
+	 * separators (Unicode 15), in order. */
+	static const uint32_t r[][2] = {
+		{ 0x0000, 0x001F }, { 0x007F, 0x009F }, { 0x00AD, 0x00AD },
+		{ 0x034F, 0x034F }, { 0x061C, 0x061C }, { 0x115F, 0x1160 },
+		{ 0x17B4, 0x17B5 }, { 0x180B, 0x180F }, { 0x200B, 0x200F },
+		{ 0x2028, 0x202E }, { 0x2060, 0x206F }, { 0x3164, 0x3164 },
+		{ 0xFE00, 0xFE0F }, { 0xFEFF, 0xFEFF }, { 0xFFA0, 0xFFA0 },
+		{ 0xFFF0, 0xFFFB }, { 0xFFFE, 0xFFFF }, { 0x1BCA0, 0x1BCA3 },
+		{ 0x1D173, 0x1D17A }, { 0xE0000, 0xE0FFF },
+	};
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]) && cp >= r[i][0]; i++)
+		if (cp <= r[i][1])
+			return true;
+	return false;
+}
+
+size_t utf8_escape(uint32_t cp, char out[UTF8_ESCAPE_MAX])
+{
+	int n;
+
+	if (cp < 0x20 || cp == 0x7F)
+		n = snprintf(out, UTF8_ESCAPE_MAX, "\\x%02x", (unsigned)cp);
+	else if (cp <= 0xFFFF)
+		n = snprintf(out, UTF8_ESCAPE_MAX, "\\u%04x", (unsigned)cp);
+	else
+		n = snprintf(out, UTF8_ESCAPE_MAX, "\\U%08x", (unsigned)cp);
+	return n > 0 ? (size_t)n : 0;
 }
 
 size_t utf8_encode(uint32_t cp, char out[4])

@@ -27,6 +27,22 @@ static inline bool utf8_writable(uint32_t cp)
 	return cp != 0xFFFE && cp != 0xFFFF;
 }
 
+/* Whether cp is shown as an escape (utf8_escape) wherever a name is
+ * displayed: the terminal, the flame graph, the heat map, the daemon's
+ * log. Controls (C0, DEL, C1), what reorders the text around it (bidi
+ * controls, CVE-2021-42574), line and paragraph separators, what is
+ * invisible (zero-width and other default-ignorable characters, BOM,
+ * fillers, tags) and U+FFFE/U+FFFF: a name cannot hide, move or disguise
+ * what is printed beside it. Every other character is shown as itself. */
+bool utf8_shown_escaped(uint32_t cp);
+
+/* The longest escape, with its NUL: "\U0010ffff". */
+#define UTF8_ESCAPE_MAX 11
+
+/* cp as visible ASCII: \xHH for C0 and DEL, \uHHHH, \UHHHHHHHH past
+ * U+FFFF. NUL-terminated; returns its length. */
+size_t utf8_escape(uint32_t cp, char out[UTF8_ESCAPE_MAX]);
+
 /* src (len bytes) as valid UTF-8 in dst (cap >= 1 bytes, NUL-terminated),
  * whatever is not written as U+FFFD. Only whole characters are copied.
  * Returns the length the whole text needs (without the NUL): the copy is

@@ -95,7 +95,7 @@ static void test_svg_well_formed(void)
 	CHECK(strstr(buf, ">bad\xef\xbf\xbd\xef\xbf\xbd" "end</text>") != NULL);
 	CHECK(strstr(buf, ">nonchar\xef\xbf\xbd\xef\xbf\xbd" "end</text>") != NULL);
 	CHECK(strstr(buf, ">ok\xc3\xa9\xf0\x9f\x94\xa5</text>") != NULL);
-	CHECK(strstr(buf, ">esc\xef\xbf\xbd[31mred</text>") != NULL);
+	CHECK(strstr(buf, ">esc\\x1b[31mred</text>") != NULL);
 	free(buf);
 	up_profile_free(p);
 	up_symtab_free(s);
@@ -186,6 +186,14 @@ static void test_escape_terminal(void)
 		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },          /* surrogate */
 		{ "caf\xc3\xa9", "caf\xc3\xa9" },
 		{ "", "" },
+		/* invisible, separators, isolates, tags: shown, not obeyed */
+		{ "ls\xe2\x80\xa8" "ps\xe2\x80\xa9", "ls\\u2028ps\\u2029" },
+		{ "zw\xe2\x80\x8b" "sp", "zw\\u200bsp" },
+		{ "\xef\xbb\xbf" "bom", "\\ufeffbom" },
+		{ "lri\xe2\x81\xa6" "x\xe2\x81\xa9", "lri\\u2066x\\u2069" },
+		{ "shy\xc2\xad", "shy\\u00ad" },
+		{ "tag\xf3\xa0\x80\x81", "tag\\U000e0001" },
+		{ "emoji\xf0\x9f\x94\xa5", "emoji\xf0\x9f\x94\xa5" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -194,6 +202,83 @@ static void test_escape_terminal(void)
 		CHECK_STR(got, cases[i].out);
 		free(got);
 	}
+}
+
+/* The bounded form (the daemon's log): the same escapes, cut on a whole
+ * character or escape with "...". */
+static void test_escape_bounded(void)
+{
+	char buf[16];
+
+	CHECK(up_text_escape(buf, sizeof(buf), "a\x1b[2Jb", 6) == 9);
+	CHECK_STR(buf, "a\\x1b[2Jb");
+	up_text_escape(buf, sizeof(buf), "0123456789abcdefghij", 20);
+	CHECK_STR(buf, "0123456789ab...");
+	/* never half an escape */
+	up_text_escape(buf, sizeof(buf), "0123456789\n\n\n", 13);
+	CHECK_STR(buf, "0123456789...");
+	up_text_escape(buf, sizeof(buf), "0123456789abcde", 15);
+	CHECK_STR(buf, "0123456789abcde");
+	up_text_escape(buf, 3, "abcdef", 6);
+	CHECK_STR(buf, "..");
+}
+
+/* A bidi override or an invisible character in a name (F12): the flame
+ * graph and the heat map show it as the terminal does (\u202e), so no
+ * name renders reversed or hides a character; the rest of the name stays. */
+static const char bidi_map[] =
+	"0000000000001000 T main\n"
+	"0000000000002000 T evil\xe2\x80\xae" "gnp.exe\n"
+	"0000000000003000 T zero\xe2\x80\x8b" "width\xef\xbb\xbf\n"
+	"0000000000004000 T line\xe2\x80\xa8" "sep\n"
+	"0000000000005000 T caf\xc3\xa9\n"
+	"000000000000f000 B _end\n";
+
+static void test_bidi_in_pages(void)
+{
+	struct up_symtab *s;
+	struct up_profile *p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	REQUIRE(up_symtab_load_mem(&s, bidi_map, sizeof(bidi_map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (uint64_t fn = 2; fn <= 5; fn++) {
+		uint64_t st[] = { fn * 0x1000 + 1, 0x1001 };
+
+		REQUIRE(up_profile_add_at(p, 0, st, 2, UP_TRUNC_NONE, UP_VCPU_BUSY, 1,
+					  fn * 1000000ULL) == 0);
+	}
+	f = open_memstream(&buf, &len);
+	CHECK(up_profile_write_svg(p, s, NULL, "t\xe2\x80\xae" "x", f) == 0);
+	fclose(f);
+	REQUIRE(buf != NULL);
+	CHECK(python_on(buf, len, PY_XML) == 0);
+	CHECK(!memmem(buf, len, "\xe2\x80\xae", 3) && !memmem(buf, len, "\xe2\x80\x8b", 3) &&
+	      !memmem(buf, len, "\xef\xbb\xbf", 3) && !memmem(buf, len, "\xe2\x80\xa8", 3));
+	CHECK(strstr(buf, ">evil\\u202egnp.exe</text>") != NULL);
+	CHECK(strstr(buf, ">zero\\u200bwidth\\ufeff</text>") != NULL);
+	CHECK(strstr(buf, ">line\\u2028sep</text>") != NULL);
+	CHECK(strstr(buf, ">caf\xc3\xa9</text>") != NULL);
+	CHECK(strstr(buf, ">t\\u202ex</text>") != NULL);
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	CHECK(up_profile_write_heatmap(p, s, &(const struct up_output_opts){ .vcpu = -1 },
+				       "t", "l", f) == 0);
+	fclose(f);
+	REQUIRE(buf != NULL);
+	CHECK(!memmem(buf, len, "\xe2\x80\xae", 3) && !memmem(buf, len, "\xe2\x80\x8b", 3) &&
+	      !memmem(buf, len, "\xef\xbb\xbf", 3));
+	/* JSON "\\u202e": the page's text is a backslash, u, 202e */
+	CHECK(strstr(buf, "\"main;evil\\\\u202egnp.exe\"") != NULL);
+	CHECK(strstr(buf, "\"main;line\\\\u2028sep\"") != NULL);
+	CHECK(strstr(buf, "\"main;caf\xc3\xa9\"") != NULL);
+	free(buf);
+	up_profile_free(p);
+	up_symtab_free(s);
 }
 
 static void test_valid_utf8_copy(void)
@@ -441,6 +526,8 @@ int main(void)
 	RUN(test_folded_and_top_utf8);
 	RUN(test_top_escaped);
 	RUN(test_escape_terminal);
+	RUN(test_escape_bounded);
+	RUN(test_bidi_in_pages);
 	RUN(test_valid_utf8_copy);
 	RUN(test_long_names);
 	RUN(test_wide_flame_graph);
