@@ -7,7 +7,8 @@
  * (no kernel file) is enough. Then a server that fights back
  * (hostile_debuginfod.h): a drip, a body past the size limit and a
  * redirect loop each end within their bound with one line and nothing in
- * the cache. */
+ * the cache; a file of another build is refused and removed, so the next
+ * run asks again. */
 #include "config.h"
 
 #include <dirent.h>
@@ -418,6 +419,38 @@ static void test_redirect_loop_ends(void)
 	setenv("DEBUGINFOD_TIMEOUT", "10", 1);
 }
 
+/* Another build's file: refused, and removed, so the next run fetches
+ * again instead of reading (and refusing) the cached copy for ever. */
+static void test_wrong_build_id_removed(void)
+{
+	char debuginfo[700];
+	double took;
+	unsigned before = hd_requests(&hostile, "wrong");
+
+	CHECK(hostile_search("wrong", "cache-wrong", 20, &took) == 0);
+	CHECK(hd_requests(&hostile, "wrong") == before + 1);
+	CHECK(strstr(errtext, "does not carry that build-id: removed from the cache") != NULL);
+	CHECK(lines_matching("xl profile: no symbols found") == 1);
+	snprintf(debuginfo, sizeof(debuginfo), "%s/debuginfo", watched);
+	CHECK(access(debuginfo, F_OK) != 0);
+	CHECK(left_in_cache() == 0);
+	/* The next run, same cache: asked again, refused again. */
+	{
+		struct up_symtab *s = NULL;
+		char *used = NULL, servers[160];
+
+		snprintf(servers, sizeof(servers), "http://127.0.0.1:%d/wrong", hostile.port);
+		alarm(20);
+		CHECK(search(stripped, NULL, servers, &s, &used) == 0);
+		alarm(0);
+		CHECK(hd_requests(&hostile, "wrong") == before + 2);
+		CHECK(access(debuginfo, F_OK) != 0);
+		up_symtab_free(s);
+		free(used);
+		xlp_image_cache_drop();
+	}
+}
+
 int main(void)
 {
 	char *b = realpath(getenv("top_builddir") ? getenv("top_builddir") : ".", NULL);
@@ -479,6 +512,7 @@ int main(void)
 	RUN(test_drip_ends_at_deadline);
 	RUN(test_flood_stops_at_size);
 	RUN(test_redirect_loop_ends);
+	RUN(test_wrong_build_id_removed);
 	hd_stop(&hostile);
 	free(b);
 	if (chdir("/") == 0)
