@@ -37,7 +37,8 @@ UNIT_TESTS = \
 
 # The daemon's parts, when it is built (configure --with-daemon).
 if DAEMON
-UNIT_TESTS += tests/daemon/test_settings tests/daemon/test_http_api
+UNIT_TESTS += tests/daemon/test_settings tests/daemon/test_http_api \
+	tests/daemon/test_symbol_cache
 endif
 check_PROGRAMS = $(UNIT_TESTS)
 check_LTLIBRARIES = tests/unit/libtestguest.la
@@ -110,6 +111,12 @@ tests_daemon_test_http_api_SOURCES = tests/daemon/test_http_api.c \
 tests_daemon_test_http_api_CPPFLAGS = $(UPD_CPPFLAGS) -I$(top_srcdir)/daemon -I$(top_srcdir)/tests/unit
 tests_daemon_test_http_api_CFLAGS = $(UPD_CFLAGS)
 tests_daemon_test_http_api_LDADD = $(UPD_LIBS)
+# One domain's slow symbol load (a dripping debuginfod server) blocks no other.
+tests_daemon_test_symbol_cache_SOURCES = tests/daemon/test_symbol_cache.c \
+	tests/unit/hostile_debuginfod.c tests/unit/hostile_debuginfod.h $(UPD_SOURCES)
+tests_daemon_test_symbol_cache_CPPFLAGS = $(UPD_CPPFLAGS) -I$(top_srcdir)/daemon -I$(top_srcdir)/tests/unit
+tests_daemon_test_symbol_cache_CFLAGS = $(UPD_CFLAGS)
+tests_daemon_test_symbol_cache_LDADD = $(UPD_LIBS)
 
 # x86_64 images the tests read, never run here: built by TG_CC (the test
 # unikernel's x86_64 compiler), so a cross build has them too; with the
