@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
@@ -17,36 +18,54 @@
 struct entry {
 	struct upd_symbols s;     /* first: put() gets it back */
 	char key[512];
-	bool in_use;
+	bool in_use;              /* by a profile, or by its loader */
+	bool loading;             /* its loader works without the lock */
+	bool failed;              /* the load failed: err, for the waiters */
+	unsigned waiters;         /* requesters of the same key waiting */
+	char err[512];
 	unsigned long last_used;
 	struct entry *next;
 };
 
 struct upd_symbol_cache {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;     /* the list only: never held while loading */
+	pthread_cond_t loaded;    /* a load ended */
 	struct entry *head;
 	size_t n, max;
 	unsigned long clock, loads;
 	enum up_unwinder unwinder;
 	char *debug_dir;
 	const char *debuginfod;   /* servers, or NULL: off */
+	volatile sig_atomic_t *stop;
 };
 
 int upd_symbol_cache_new(struct upd_symbol_cache **out, size_t max_entries,
 			 enum up_unwinder unwinder, const char *debug_dir,
-			 const char *debuginfod)
+			 const char *debuginfod, volatile sig_atomic_t *stop)
 {
 	struct upd_symbol_cache *c = calloc(1, sizeof(*c));
+	pthread_condattr_t ca;
 
 	*out = c;
 	if (!c)
 		return -1;
 	pthread_mutex_init(&c->lock, NULL);
+	/* Waits are timed to see *stop: on the clock no one sets. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->loaded, &ca);
+	pthread_condattr_destroy(&ca);
+	c->stop = stop;
 	c->max = max_entries ? max_entries : 1;
 	c->unwinder = unwinder;
 	c->debug_dir = debug_dir ? strdup(debug_dir) : NULL;
 	c->debuginfod = debuginfod;
 	return 0;
+}
+
+static bool stopping(const struct upd_symbol_cache *c)
+{
+	return c->stop && *c->stop;
 }
 
 static void entry_free(struct entry *e)
@@ -68,6 +87,7 @@ void upd_symbol_cache_free(struct upd_symbol_cache *c)
 		c->head = e->next;
 		entry_free(e);
 	}
+	pthread_cond_destroy(&c->loaded);
 	pthread_mutex_destroy(&c->lock);
 	free(c->debug_dir);
 	free(c);
@@ -93,34 +113,46 @@ static void make_key(const char *kernel, unsigned width, char *bid, size_t bidle
 		snprintf(key, keylen, "none:%s/%u", kernel ? kernel : "", width);
 }
 
-static struct entry *load(struct upd_symbol_cache *c, const char *kernel,
-			  unsigned width, char *err, size_t errlen)
+/* Fill e, without the lock: each thread has its own image cache, and a
+ * debuginfod fetch may take its whole deadline. The stop flag cancels the
+ * fetch. */
+static int load(struct upd_symbol_cache *c, struct entry *e, const char *kernel,
+		unsigned width, char *err, size_t errlen)
 {
-	struct entry *e = calloc(1, sizeof(*e));
 	struct xlp_symbol_query q = { 0 };
 	struct xlp_options opt;
+	int rc = 0;
 
-	if (!e) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
 	memset(&opt, 0, sizeof(opt));
 	q.kernel = kernel;
 	q.debug_dir = c->debug_dir;
 	q.debuginfod = c->debuginfod;
 	q.guest_width = width;
 	q.arch = UP_ARCH_HOST;          /* the domains of this host */
+	q.stop = c->stop;
 	if (xlp_find_symbols(&q, &e->s.symtab, &e->s.symbols_used) < 0 ||
 	    xlp_unwind_load(c->unwinder, kernel, e->s.symbols_used, 0, &e->s.uw) < 0 ||
 	    xlp_kernel_map_load(kernel, e->s.symbols_used, e->s.symtab, e->s.uw.cfi,
 				&opt, &e->s.kmap) < 0) {
 		snprintf(err, errlen, "cannot load the symbols or unwind tables of kernel %s (see the daemon's log)",
 			 kernel ? kernel : "(none configured)");
-		entry_free(e);
-		return NULL;
+		rc = -1;
+	} else if (stopping(c)) {
+		snprintf(err, errlen, "the daemon is stopping");
+		rc = -1;
 	}
-	c->loads++;
-	return e;
+	xlp_image_cache_drop();
+	return rc;
+}
+
+static void unlink_entry(struct upd_symbol_cache *c, struct entry *e)
+{
+	for (struct entry **p = &c->head; *p; p = &(*p)->next)
+		if (*p == e) {
+			*p = e->next;
+			c->n--;
+			return;
+		}
 }
 
 /* Beyond the limit, free idle entries, least recently used first. */
@@ -142,37 +174,111 @@ static void trim(struct upd_symbol_cache *c)
 	}
 }
 
+/* Wait (the lock held) until busy's load ends or the daemon stops: a
+ * second requester of a build being loaded does not load it again. 0:
+ * look again; -1: err says why. */
+static int wait_for(struct upd_symbol_cache *c, struct entry *busy, char *err,
+		    size_t errlen)
+{
+	int rc = 0;
+
+	busy->waiters++;
+	while (busy->loading && !stopping(c)) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_nsec += 100 * 1000000L;
+		if (t.tv_nsec >= 1000000000L) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&c->loaded, &c->lock, &t);
+	}
+	busy->waiters--;
+	if (busy->failed) {
+		snprintf(err, errlen, "%s", busy->err);
+		rc = -1;
+		if (!busy->waiters) {   /* the last to hear it */
+			unlink_entry(c, busy);
+			entry_free(busy);
+		}
+	} else if (stopping(c)) {
+		snprintf(err, errlen, "the daemon is stopping");
+		rc = -1;
+	}
+	return rc;
+}
+
 int upd_symbols_get(struct upd_symbol_cache *c, const char *kernel,
 		    unsigned guest_width, struct upd_symbols **out,
 		    char *err, size_t errlen)
 {
 	char key[512], bid[129];
-	struct entry *e;
+	struct entry *e, *busy;
+	int rc;
 
 	*out = NULL;
-	/* Held while loading: the image cache under xl profile's loaders is
-	 * one per process. Loads are rare (once per build). */
-	pthread_mutex_lock(&c->lock);
+	/* Outside the lock: the image cache is this thread's own (a load
+	 * reads the kernel from it again, then drops it). */
 	make_key(kernel, guest_width, bid, sizeof(bid), key, sizeof(key));
-	for (e = c->head; e; e = e->next)
-		if (!e->in_use && strcmp(e->key, key) == 0)
-			break;
-	if (!e && (e = load(c, kernel, guest_width, err, errlen))) {
+	pthread_mutex_lock(&c->lock);
+	do {
+		e = busy = NULL;
+		for (struct entry *p = c->head; p && !e; p = p->next)
+			if (!p->failed && strcmp(p->key, key) == 0) {
+				if (p->loading)
+					busy = p;
+				else if (!p->in_use)
+					e = p;
+			}
+	} while (!e && busy && wait_for(c, busy, err, errlen) == 0);
+	if (!e && busy) {               /* its load failed, or stopping */
+		pthread_mutex_unlock(&c->lock);
+		xlp_image_cache_drop();
+		return -1;
+	}
+	if (!e) {
+		/* Listed while loading (in use: never trimmed), so requesters
+		 * of this key wait for it and everyone else goes on. */
+		e = calloc(1, sizeof(*e));
+		if (!e) {
+			pthread_mutex_unlock(&c->lock);
+			xlp_image_cache_drop();
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 		snprintf(e->key, sizeof(e->key), "%s", key);
 		snprintf(e->s.build_id, sizeof(e->s.build_id), "%s", bid);
+		e->loading = e->in_use = true;
 		e->next = c->head;
 		c->head = e;
 		c->n++;
+		pthread_mutex_unlock(&c->lock);
+		rc = load(c, e, kernel, guest_width, err, errlen);
+		pthread_mutex_lock(&c->lock);
+		e->loading = false;
+		if (rc < 0) {
+			if (e->waiters) {       /* the last waiter frees it */
+				e->failed = true;
+				snprintf(e->err, sizeof(e->err), "%s", err);
+			} else {
+				unlink_entry(c, e);
+				entry_free(e);
+			}
+			pthread_cond_broadcast(&c->loaded);
+			pthread_mutex_unlock(&c->lock);
+			return -1;
+		}
+		c->loads++;
+		pthread_cond_broadcast(&c->loaded);
 	}
-	xlp_image_cache_drop();
-	if (e) {
-		e->in_use = true;
-		e->last_used = ++c->clock;
-		trim(c);
-		*out = &e->s;
-	}
+	e->in_use = true;
+	e->last_used = ++c->clock;
+	trim(c);
+	*out = &e->s;
 	pthread_mutex_unlock(&c->lock);
-	return e ? 0 : -1;
+	xlp_image_cache_drop();         /* found: make_key's read */
+	return 0;
 }
 
 void upd_symbols_put(struct upd_symbol_cache *c, struct upd_symbols *s)

@@ -2,12 +2,14 @@
  * every profile of a domain running that build (a fleet runs the same
  * image many times). An entry serves one profile at a time: libunwind's
  * address space keeps caches, so two domains of one build running at once
- * get two entries. Loading is serialized (xl profile's image cache is one
- * per process); the least recently used idle entries are freed beyond
- * the limit. */
+ * get two entries. A load (maybe a debuginfod fetch) runs without the
+ * cache's lock: other builds load and other domains find theirs
+ * meanwhile; a second requester of the same build waits for it. The
+ * least recently used idle entries are freed beyond the limit. */
 #ifndef UPD_SYMBOL_CACHE_H
 #define UPD_SYMBOL_CACHE_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "toolkit/unwind_load.h"
@@ -23,9 +25,11 @@ struct upd_symbols {
 
 struct upd_symbol_cache;
 
+/* STOP (may be NULL), once set, cancels loads and waits in progress
+ * within about a second. */
 int upd_symbol_cache_new(struct upd_symbol_cache **out, size_t max_entries,
 			 enum up_unwinder unwinder, const char *debug_dir,
-			 const char *debuginfod);
+			 const char *debuginfod, volatile sig_atomic_t *stop);
 void upd_symbol_cache_free(struct upd_symbol_cache *c);
 
 /* An entry for kernel (may be NULL) and a PV guest's width (0: not PV),

@@ -86,7 +86,8 @@ int main(int argc, char **argv)
 	rc = 1;
 	if (upd_domains_start(&d.domains) < 0)
 		goto out;
-	if (upd_symbol_cache_new(&d.cache, 64, s.unwinder, s.debug_dir, debuginfod) < 0 ||
+	if (upd_symbol_cache_new(&d.cache, 64, s.unwinder, s.debug_dir, debuginfod,
+				 &stopping) < 0 ||
 	    upd_budget_start(&d.budget, s.cpu_budget_pct) < 0) {
 		upd_log("out of memory");
 		goto out;

@@ -1,10 +1,12 @@
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_DEBUGINFOD
@@ -52,17 +54,150 @@ const char *xlp_debuginfod_setup(const char *urls)
 	return env;
 }
 
+/* A positive whole number from the environment, else 0. */
+static long long env_number(const char *name)
+{
+	const char *v = getenv(name);
+	char *end;
+	long long n;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	return errno || end == v || *end || n <= 0 ? 0 : n;
+}
+
 #ifdef HAVE_DEBUGINFOD
-/* Called as the download goes: nonzero cancels it. */
+/* One download's bounds, checked as it goes (libdebuginfod calls back at
+ * least once a second, even when nothing arrives). */
+struct fetch_state {
+	volatile sig_atomic_t *stop;
+	struct timespec start;
+	long long max_bytes, max_ms;
+	long long earlier;      /* bytes of attempts before this one */
+	long prev;              /* this attempt's bytes at the last call */
+	char cache_dir[4096];   /* where the temp file grows; "" if unknown */
+	enum { GOING, STOPPED, TOO_BIG, TOO_SLOW } why;
+};
+
+static long long elapsed_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* The bytes on disk under the build-id's cache directory: what curl
+ * wrote after decoding, which a compressed body makes larger than the
+ * bytes received. */
+static long long bytes_on_disk(const char *dir)
+{
+	long long sum = 0;
+	DIR *d = dir[0] ? opendir(dir) : NULL;
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+		    S_ISREG(st.st_mode))
+			sum += st.st_size;
+	closedir(d);
+	return sum;
+}
+
+/* Called as the download goes: nonzero cancels it. DONE is the bytes of
+ * this attempt (a loop count before a server answers: small); a retry
+ * starts it again but appends to the same temp file, so attempts add up. */
 static int progress(debuginfod_client *c, long done, long total)
 {
-	volatile sig_atomic_t *stop = debuginfod_get_user_data(c);
+	struct fetch_state *f = debuginfod_get_user_data(c);
+	long long got;
 
-	(void)done;
-	(void)total;
-	return stop && *stop;
+	if (f->stop && *f->stop) {
+		f->why = STOPPED;
+		return 1;
+	}
+	if (done < f->prev)
+		f->earlier += f->prev;
+	f->prev = done;
+	got = f->earlier + done;
+	if (got > f->max_bytes || total > f->max_bytes ||
+	    bytes_on_disk(f->cache_dir) > f->max_bytes) {
+		f->why = TOO_BIG;
+		return 1;
+	}
+	if (elapsed_ms(&f->start) >= f->max_ms) {
+		f->why = TOO_SLOW;
+		return 1;
+	}
+	return 0;
+}
+
+/* libdebuginfod's cache directory for BUILD_ID, found as it finds it. */
+static void cache_dir_of(const char *build_id, char *out, size_t len)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH"), *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	char legacy[4096];
+	struct stat st;
+	int n;
+
+	snprintf(legacy, sizeof(legacy), "%s/.debuginfod_client_cache", home ? home : "/");
+	if (env && env[0])
+		n = snprintf(out, len, "%s/%s", env, build_id);
+	else if (stat(legacy, &st) == 0)
+		n = snprintf(out, len, "%s/%s", legacy, build_id);
+	else if (xdg && xdg[0])
+		n = snprintf(out, len, "%s/debuginfod_client/%s", xdg, build_id);
+	else
+		n = snprintf(out, len, "%s/.cache/debuginfod_client/%s", home ? home : "",
+			     build_id);
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0';
+}
+
+/* A cancelled download leaves libdebuginfod's empty "not on any server"
+ * mark, which would answer the next runs falsely: take it away. The temp
+ * file libdebuginfod removes itself. */
+static void forget_cancelled(const char *dir)
+{
+	char mark[4200];
+	struct stat st;
+
+	if (!dir[0])
+		return;
+	snprintf(mark, sizeof(mark), "%s/debuginfo", dir);
+	if (stat(mark, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(mark);
+	rmdir(dir);     /* only when empty */
 }
 #endif
+
+long long xlp_debuginfod_max_bytes(void)
+{
+	long long env = env_number("DEBUGINFOD_MAXSIZE");
+
+	return env && env < (long long)UP_SYMTAB_MAX_FILE ? env : (long long)UP_SYMTAB_MAX_FILE;
+}
+
+/* libdebuginfod reads DEBUGINFOD_TIMEOUT as a wait for the first bytes
+ * (a drip above 100 KB/s goes on) and DEBUGINFOD_MAXTIME per attempt: a
+ * user who asks for either gets it as the whole download's bound. */
+unsigned xlp_debuginfod_max_seconds(void)
+{
+	long long s = XLP_DEBUGINFOD_MAX_SECONDS;
+	long long t = env_number("DEBUGINFOD_TIMEOUT"), m = env_number("DEBUGINFOD_MAXTIME");
+
+	if (t && t < s)
+		s = t;
+	if (m && m < s)
+		s = m;
+	return (unsigned)s;
+}
 
 int xlp_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 			 char **path, char *from, size_t fromlen,
@@ -71,6 +206,7 @@ int xlp_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 #ifdef HAVE_DEBUGINFOD
 	debuginfod_client *c = debuginfod_begin();
 	const char *servers = getenv("DEBUGINFOD_URLS"), *url;
+	struct fetch_state f = { .stop = stop };
 	int fd;
 
 	*path = NULL;
@@ -80,27 +216,46 @@ int xlp_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 		snprintf(err, errlen, "cannot start libdebuginfod's client");
 		return -1;
 	}
-	debuginfod_set_user_data(c, (void *)stop);
+	f.max_bytes = xlp_debuginfod_max_bytes();
+	f.max_ms = (long long)xlp_debuginfod_max_seconds() * 1000;
+	cache_dir_of(build_id, f.cache_dir, sizeof(f.cache_dir));
+	clock_gettime(CLOCK_MONOTONIC, &f.start);
+	debuginfod_set_user_data(c, &f);
 	debuginfod_set_progressfn(c, progress);
 	/* Length 0: the build-id is given as a hex string. */
 	fd = debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, path);
 	url = debuginfod_get_url(c);
 	snprintf(from, fromlen, "%s", url ? url : "debuginfod's cache");
-	debuginfod_end(c);
-	if (fd >= 0) {
+	/* A file that arrived whole before the deadline struck is good. */
+	if (fd >= 0 && (f.why == GOING || f.why == TOO_SLOW)) {
+		debuginfod_end(c);
 		close(fd);
 		return 0;
 	}
+	if (fd >= 0) {
+		close(fd);
+		if (f.why == TOO_BIG)
+			unlink(*path);
+	}
 	free(*path);
 	*path = NULL;
-	if (stop && *stop)
+	if (f.why != GOING)
+		forget_cancelled(f.cache_dir);
+	if (f.why == STOPPED || (stop && *stop))
 		snprintf(err, errlen, "stopped while fetching build-id %s", build_id);
+	else if (f.why == TOO_BIG || fd == -EFBIG)
+		snprintf(err, errlen, "the debug file of build-id %s from %s is larger than %lld bytes (DEBUGINFOD_MAXSIZE): not fetched",
+			 build_id, url ? url : servers, f.max_bytes);
+	else if (f.why == TOO_SLOW)
+		snprintf(err, errlen, "fetching build-id %s from %s took over %lld s: given up",
+			 build_id, url ? url : servers, f.max_ms / 1000);
 	else if (fd == -ENOENT)
 		snprintf(err, errlen, "no server in DEBUGINFOD_URLS (%s) has build-id %s",
 			 servers, build_id);
 	else
 		snprintf(err, errlen, "cannot fetch build-id %s from %s: %s", build_id,
 			 servers, strerror(-fd));
+	debuginfod_end(c);
 	return -1;
 #else
 	(void)build_id;

@@ -1,13 +1,20 @@
 /* Debug files from debuginfod servers, by build-id, through elfutils'
  * libdebuginfod (its cache, its environment: DEBUGINFOD_URLS,
  * DEBUGINFOD_TIMEOUT, DEBUGINFOD_CACHE_PATH). The symbol search asks only
- * when nothing was found locally; never while a domain is paused. */
+ * when nothing was found locally; never while a domain is paused by us,
+ * but maybe while its creator holds it (--paused): so every download is
+ * bounded in bytes and in time, whatever the server sends. */
 #ifndef XLP_DEBUGINFOD_FETCH_H
 #define XLP_DEBUGINFOD_FETCH_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* A download is given up after this long in all (retries, redirects and
+ * a slow drip included), or DEBUGINFOD_TIMEOUT or DEBUGINFOD_MAXTIME
+ * seconds if smaller. */
+#define XLP_DEBUGINFOD_MAX_SECONDS 60
 
 /* Whether this build can fetch at all (configure --with-debuginfod). */
 bool xlp_debuginfod_built(void);
@@ -19,10 +26,19 @@ bool xlp_debuginfod_built(void);
  * (a system service), a size cap equal to the symbol loader's. */
 const char *xlp_debuginfod_setup(const char *urls);
 
+/* The bounds of one download: the symbol loader's largest file
+ * (UP_SYMTAB_MAX_FILE), or DEBUGINFOD_MAXSIZE bytes if smaller; and
+ * XLP_DEBUGINFOD_MAX_SECONDS, or DEBUGINFOD_TIMEOUT or DEBUGINFOD_MAXTIME
+ * if smaller. */
+long long xlp_debuginfod_max_bytes(void);
+unsigned xlp_debuginfod_max_seconds(void);
+
 /* Fetch BUILD_ID's (hex) debug file. 0: *path is the cached file
  * (malloc'ed), FROM says where it came from (a URL, or the cache). -1:
- * ERR says why (not on the servers, cannot reach them, stopped). A
- * non-NULL *stop set meanwhile (Ctrl-C) cancels the download. */
+ * ERR says why in one line (not on the servers, cannot reach them, too
+ * big, too slow, stopped); nothing of a cancelled download stays in the
+ * cache. A non-NULL *stop set meanwhile (Ctrl-C, SIGTERM) cancels the
+ * download within about a second. */
 int xlp_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 			 char **path, char *from, size_t fromlen,
 			 char *err, size_t errlen);

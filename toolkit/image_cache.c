@@ -17,8 +17,10 @@ struct slot {
 	unsigned used;          /* for replacing the least recent */
 };
 
-static struct slot slots[SLOTS];
-static unsigned clock_tick, reads;
+/* One cache per thread: uniprofd loads the symbols of several kernels at
+ * once, each in the thread that asked (xl profile has one). */
+static _Thread_local struct slot slots[SLOTS];
+static _Thread_local unsigned clock_tick, reads;
 
 static void slot_clear(struct slot *s)
 {

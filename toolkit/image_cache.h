@@ -3,7 +3,8 @@
  * libunwind, and a gzip-compressed one would otherwise be inflated each
  * time. These loaders take a path like the library's, keep the last two
  * files read (or the error reading them) and build from the buffer.
- * xlp_image_cache_drop frees them before sampling locks memory. */
+ * xlp_image_cache_drop frees them before sampling locks memory. The
+ * cache is the calling thread's own: drop frees that thread's files. */
 #ifndef XLP_IMAGE_CACHE_H
 #define XLP_IMAGE_CACHE_H
 
@@ -19,7 +20,7 @@ int xlp_kernel_map_read(struct up_kernel_map **out, const char *path,
 
 void xlp_image_cache_drop(void);
 
-/* Files read from disk so far (for the tests). */
+/* Files read from disk so far by this thread (for the tests). */
 unsigned xlp_image_cache_reads(void);
 
 #endif

@@ -94,6 +94,19 @@ static int try_file(const struct xlp_symbol_query *q, const char *path,
 	return 1;
 }
 
+/* A refused download leaves the cache: kept, it would be read and refused
+ * again on every run, and never fetched again. Its directory goes too
+ * when that empties it. */
+static void forget(const char *path)
+{
+	char *dir = strdup(path);
+
+	unlink(path);
+	if (dir)
+		rmdir(dirname(dir));
+	free(dir);
+}
+
 /* Step 5: ID's debug file from the debuginfod servers. 1 = loaded, into
  * *out and *used; 0 = none, ERR says why. Only a file that carries ID is
  * taken, whatever --force-symbols says: the server is not the user. */
@@ -123,8 +136,9 @@ static int from_debuginfod(const struct xlp_symbol_query *q, const char *id,
 		*used = path;
 		return 1;
 	}
-	snprintf(err, errlen, "the file served for build-id %s (%s) is not usable or does not carry that build-id",
-		 id, path);
+	snprintf(err, errlen, "the file served for build-id %s is not usable or does not carry that build-id: removed from the cache",
+		 id);
+	forget(path);
 	free(path);
 	return 0;
 }

@@ -4,10 +4,16 @@
  * copy: the symbols, their lines and the CFI come from the fetched file,
  * a second search from the cache; an unknown build-id and a server that
  * is down each give one line and no symbols; the core's build-id alone
- * (no kernel file) is enough. */
+ * (no kernel file) is enough. Then a server that fights back
+ * (hostile_debuginfod.h): a drip, a body past the size limit and a
+ * redirect loop each end within their bound with one line and nothing in
+ * the cache; a file of another build is refused and removed, so the next
+ * run asks again. */
 #include "config.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +28,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "../unit/hostile_debuginfod.h"
 #include "../unit/test.h"
 #include "toolkit/debuginfod_fetch.h"
 #include "toolkit/image_cache.h"
@@ -34,6 +41,7 @@ TEST_GLOBALS;
 static char dir[256], full[512], stripped[512], other[512], url[128];
 static char build_id[64], errfile[600], errtext[8192];
 static pid_t server = -1;
+static struct hd_server hostile = { .pid = -1 };
 
 static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void sh(const char *fmt, ...)
@@ -249,6 +257,200 @@ static void test_off(void)
 	CHECK(lines_matching("no symbols found") == 1);
 }
 
+
+/* A hostile case that does not end is a failure, not a hung suite: the
+ * handler says so, removes the test's files (an endless body fills them)
+ * and exits. Only async-signal-safe calls. */
+static void overdue(int sig)
+{
+	static const char msg[] = "not ok - a fetch did not end within its watchdog\n";
+	pid_t pid;
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to say */
+	}
+	if (hostile.pid > 0)
+		kill(hostile.pid, SIGKILL);
+	pid = fork();
+	if (pid == 0) {
+		execlp("rm", "rm", "-rf", dir, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	_exit(1);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The largest file seen under the build-id's cache directory while a
+ * fetch runs (the temp file libdebuginfod writes), polled every ms. */
+static char watched[600];
+static volatile int watching;
+static long long biggest;
+
+static void *watch(void *arg)
+{
+	(void)arg;
+	while (watching) {
+		DIR *d = opendir(watched);
+		struct dirent *e;
+		struct stat st;
+
+		while (d && (e = readdir(d)))
+			if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_size > biggest)
+				biggest = st.st_size;
+		if (d)
+			closedir(d);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* Entries left in the build-id's cache directory (none if it is gone). */
+static int left_in_cache(void)
+{
+	DIR *d = opendir(watched);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* One search of the stripped kernel against the hostile server's MODE,
+ * in a fresh cache, watched; its time in *took. */
+static int hostile_search(const char *mode, const char *cache, unsigned watchdog_s,
+			  double *took)
+{
+	struct up_symtab *s = NULL;
+	char *used = NULL, servers[160];
+	pthread_t t;
+	double t0;
+	int rc;
+
+	snprintf(servers, sizeof(servers), "http://127.0.0.1:%d/%s", hostile.port, mode);
+	xlp_debuginfod_setup(servers);
+	fresh_cache(cache);
+	snprintf(watched, sizeof(watched), "%s/%s/%s", dir, cache, build_id);
+	biggest = 0;
+	watching = 1;
+	if (pthread_create(&t, NULL, watch, NULL) != 0)
+		watching = 0;
+	alarm(watchdog_s);
+	t0 = now_s();
+	rc = search(stripped, NULL, servers, &s, &used);
+	*took = now_s() - t0;
+	alarm(0);
+	if (watching) {
+		watching = 0;
+		pthread_join(t, NULL);
+	}
+	up_symtab_free(s);
+	free(used);
+	xlp_image_cache_drop();
+	fprintf(stderr, "# %s: %.1f s, largest temp file %lld bytes: %s", mode, *took, biggest,
+		strstr(errtext, "xl profile: no symbols") ? strstr(errtext, "xl profile: no symbols") : errtext);
+	return rc;
+}
+
+/* 16 KiB every 50 ms: fast enough for libdebuginfod's low-speed limit, so
+ * only the overall deadline (DEBUGINFOD_TIMEOUT=2 here) ends it. */
+static void test_drip_ends_at_deadline(void)
+{
+	double took;
+
+	setenv("DEBUGINFOD_TIMEOUT", "2", 1);
+	CHECK(xlp_debuginfod_max_seconds() == 2);
+	CHECK(hostile_search("drip", "cache-drip", 20, &took) == 0);
+	CHECK(hostile.pid > 0 && hd_requests(&hostile, "drip") >= 1);
+	/* The callback runs about once a second: 2 s, plus one, plus margin
+	 * for a loaded machine. */
+	CHECK(took >= 1.5 && took < 7.0);
+	CHECK(lines_matching("xl profile: no symbols found") == 1);
+	CHECK(strstr(errtext, "took over 2 s: given up") != NULL);
+	CHECK(left_in_cache() == 0);
+	setenv("DEBUGINFOD_TIMEOUT", "10", 1);
+}
+
+/* A chunked body (no Content-Length) that never ends, against a 1 MiB
+ * limit: given up near 1 MiB, not appended to by retries. */
+static void test_flood_stops_at_size(void)
+{
+	double took;
+
+	setenv("DEBUGINFOD_MAXSIZE", "1048576", 1);
+	CHECK(xlp_debuginfod_max_bytes() == 1048576);
+	CHECK(hostile_search("flood", "cache-flood", 15, &took) == 0);
+	CHECK(took < 7.0);
+	/* One curl_multi_perform's reading past the limit at most (curl
+	 * reads at most 100 x 16 KiB per call), with room to spare. */
+	CHECK(biggest < 1048576 + 4 * 1048576);
+	CHECK(lines_matching("xl profile: no symbols found") == 1);
+	CHECK(strstr(errtext, "larger than 1048576 bytes (DEBUGINFOD_MAXSIZE)") != NULL);
+	CHECK(left_in_cache() == 0);
+	setenv("DEBUGINFOD_MAXSIZE", "2147483648", 1);
+}
+
+/* 302 to itself for ever: curl follows without limit; the deadline ends it. */
+static void test_redirect_loop_ends(void)
+{
+	double took;
+
+	setenv("DEBUGINFOD_TIMEOUT", "2", 1);
+	CHECK(hostile_search("loop", "cache-loop", 20, &took) == 0);
+	CHECK(hd_requests(&hostile, "loop") > 1);
+	CHECK(took < 7.0);
+	CHECK(lines_matching("xl profile: no symbols found") == 1);
+	CHECK(strstr(errtext, "took over 2 s: given up") != NULL);
+	CHECK(left_in_cache() == 0);
+	setenv("DEBUGINFOD_TIMEOUT", "10", 1);
+}
+
+/* Another build's file: refused, and removed, so the next run fetches
+ * again instead of reading (and refusing) the cached copy for ever. */
+static void test_wrong_build_id_removed(void)
+{
+	char debuginfo[700];
+	double took;
+	unsigned before = hd_requests(&hostile, "wrong");
+
+	CHECK(hostile_search("wrong", "cache-wrong", 20, &took) == 0);
+	CHECK(hd_requests(&hostile, "wrong") == before + 1);
+	CHECK(strstr(errtext, "does not carry that build-id: removed from the cache") != NULL);
+	CHECK(lines_matching("xl profile: no symbols found") == 1);
+	snprintf(debuginfo, sizeof(debuginfo), "%s/debuginfo", watched);
+	CHECK(access(debuginfo, F_OK) != 0);
+	CHECK(left_in_cache() == 0);
+	/* The next run, same cache: asked again, refused again. */
+	{
+		struct up_symtab *s = NULL;
+		char *used = NULL, servers[160];
+
+		snprintf(servers, sizeof(servers), "http://127.0.0.1:%d/wrong", hostile.port);
+		alarm(20);
+		CHECK(search(stripped, NULL, servers, &s, &used) == 0);
+		alarm(0);
+		CHECK(hd_requests(&hostile, "wrong") == before + 2);
+		CHECK(access(debuginfo, F_OK) != 0);
+		up_symtab_free(s);
+		free(used);
+		xlp_image_cache_drop();
+	}
+}
+
 int main(void)
 {
 	char *b = realpath(getenv("top_builddir") ? getenv("top_builddir") : ".", NULL);
@@ -304,6 +506,14 @@ int main(void)
 	RUN(test_cached);
 	RUN(test_server_down);
 	stop_server();
+	signal(SIGALRM, overdue);
+	if (hd_start(&hostile, dir, other) < 0)
+		return 1;
+	RUN(test_drip_ends_at_deadline);
+	RUN(test_flood_stops_at_size);
+	RUN(test_redirect_loop_ends);
+	RUN(test_wrong_build_id_removed);
+	hd_stop(&hostile);
 	free(b);
 	if (chdir("/") == 0)
 		sh("rm -rf '%s'", dir);

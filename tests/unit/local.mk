@@ -37,7 +37,8 @@ UNIT_TESTS = \
 
 # The daemon's parts, when it is built (configure --with-daemon).
 if DAEMON
-UNIT_TESTS += tests/daemon/test_settings tests/daemon/test_http_api
+UNIT_TESTS += tests/daemon/test_settings tests/daemon/test_http_api \
+	tests/daemon/test_symbol_cache
 endif
 check_PROGRAMS = $(UNIT_TESTS)
 check_LTLIBRARIES = tests/unit/libtestguest.la
@@ -58,12 +59,13 @@ tests_toolkit_test_symbols_find_SOURCES = tests/toolkit/test_symbols_find.c \
 tests_toolkit_test_symbols_find_CFLAGS = $(AM_CFLAGS) $(DEBUGINFOD_CFLAGS)
 tests_toolkit_test_symbols_find_LDADD = $(LDADD) $(DEBUGINFOD_LIBS)
 tests_toolkit_test_debuginfod_fetch_SOURCES = tests/toolkit/test_debuginfod_fetch.c \
+	tests/unit/hostile_debuginfod.c tests/unit/hostile_debuginfod.h \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
 	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/unwind_load.c toolkit/unwind_load.h \
 	toolkit/image_cache.c toolkit/image_cache.h
-tests_toolkit_test_debuginfod_fetch_CFLAGS = $(AM_CFLAGS) $(DEBUGINFOD_CFLAGS)
-tests_toolkit_test_debuginfod_fetch_LDADD = $(LDADD) $(DEBUGINFOD_LIBS)
+tests_toolkit_test_debuginfod_fetch_CFLAGS = $(AM_CFLAGS) -pthread $(DEBUGINFOD_CFLAGS)
+tests_toolkit_test_debuginfod_fetch_LDADD = $(LDADD) $(DEBUGINFOD_LIBS) -lpthread
 tests_toolkit_test_image_cache_SOURCES = tests/toolkit/test_image_cache.c \
 	toolkit/image_cache.c toolkit/image_cache.h
 tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
@@ -109,6 +111,12 @@ tests_daemon_test_http_api_SOURCES = tests/daemon/test_http_api.c \
 tests_daemon_test_http_api_CPPFLAGS = $(UPD_CPPFLAGS) -I$(top_srcdir)/daemon -I$(top_srcdir)/tests/unit
 tests_daemon_test_http_api_CFLAGS = $(UPD_CFLAGS)
 tests_daemon_test_http_api_LDADD = $(UPD_LIBS)
+# One domain's slow symbol load (a dripping debuginfod server) blocks no other.
+tests_daemon_test_symbol_cache_SOURCES = tests/daemon/test_symbol_cache.c \
+	tests/unit/hostile_debuginfod.c tests/unit/hostile_debuginfod.h $(UPD_SOURCES)
+tests_daemon_test_symbol_cache_CPPFLAGS = $(UPD_CPPFLAGS) -I$(top_srcdir)/daemon -I$(top_srcdir)/tests/unit
+tests_daemon_test_symbol_cache_CFLAGS = $(UPD_CFLAGS)
+tests_daemon_test_symbol_cache_LDADD = $(UPD_LIBS)
 
 # x86_64 images the tests read, never run here: built by TG_CC (the test
 # unikernel's x86_64 compiler), so a cross build has them too; with the
