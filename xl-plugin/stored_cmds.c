@@ -87,6 +87,9 @@ struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
 		up_symtab_free(t);
 		return NULL;
 	}
+	/* Bounds a hostile file hit: said, and the rest of it shown. */
+	if (up_stored_warning(s))
+		fprintf(stderr, "xl profile %s: %s\n", cmd, up_stored_warning(s));
 	want = up_stored_build_id(s);
 	have = t ? up_symtab_build_id(t) : NULL;
 	if (t && want && !force && (!have || strcmp(want, have) != 0)) {

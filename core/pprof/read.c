@@ -61,11 +61,30 @@ static void budget_free(void *data, void *ptr)
 	free(p - 2);
 }
 
+/* An id and the index of what has it: sorted by (id, index), an array of
+ * these finds an id by binary search, the first in the file if repeated
+ * (a scan per frame would make a file of n functions cost n squared). */
+struct id_at {
+	uint64_t id;
+	size_t at;
+};
+
+#define NOT_FOUND SIZE_MAX
+
 struct pp {
 	const PbProfile *pb;
 	const char *what;
-	uint64_t *loc_ids;    /* sorted ids ... */
-	size_t *loc_idx;      /* ... and their index in pb->location */
+	struct id_at *locs, *funcs;     /* sorted */
+	/* Per function, its name's index in names_by_id + 1 (0: not yet
+	 * interned, -1: none): a long name hashed once, not per frame. */
+	long *fn_name;
+	/* By name, per location: where its frames are in loc_frames
+	 * (NOT_FOUND: not made yet), made once however many samples name it. */
+	size_t *loc_first;
+	uint64_t *loc_frames;
+	size_t loc_frames_len, loc_frames_cap;
+	size_t frames_left;     /* of stored_limits.frames */
+	uint64_t over_frames;   /* stacks past it, counted [dropped] */
 	size_t value_idx;
 	long k_vcpu, k_state, k_trunc, k_time;
 	uint64_t max_t_ns;      /* a sample time past this is not kept */
@@ -85,43 +104,47 @@ static long find_str(const PbProfile *pb, const char *s)
 	return -1;
 }
 
-static const struct pp *cmp_ctx;
-
-static int id_cmp(const void *a, const void *b)
+static int id_at_cmp(const void *a, const void *b)
 {
-	uint64_t x = cmp_ctx->pb->location[*(const size_t *)a]->id;
-	uint64_t y = cmp_ctx->pb->location[*(const size_t *)b]->id;
+	const struct id_at *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-static const PbLocation *location(const struct pp *p, uint64_t id)
+static size_t id_find(const struct id_at *v, size_t n, uint64_t id)
 {
-	size_t lo = 0, hi = p->pb->n_location;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p->loc_ids[mid] < id)
+		if (v[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < p->pb->n_location && p->loc_ids[lo] == id ?
-	       p->pb->location[p->loc_idx[lo]] : NULL;
+	return lo < n && v[lo].id == id ? v[lo].at : NOT_FOUND;
+}
+
+static size_t location_idx(const struct pp *p, uint64_t id)
+{
+	return id_find(p->locs, p->pb->n_location, id);
+}
+
+static const PbLocation *location(const struct pp *p, uint64_t id)
+{
+	size_t i = location_idx(p, id);
+
+	return i == NOT_FOUND ? NULL : p->pb->location[i];
 }
 
 static const PbFunction *function_of(const struct pp *p, uint64_t id)
 {
-	/* Functions are usually numbered 1..n in order; else search. */
-	const PbProfile *pb = p->pb;
+	size_t i = id_find(p->funcs, p->pb->n_function, id);
 
-	if (id >= 1 && id <= pb->n_function && pb->function[id - 1]->id == id)
-		return pb->function[id - 1];
-	for (size_t i = 0; i < pb->n_function; i++)
-		if (pb->function[i]->id == id)
-			return pb->function[i];
-	return NULL;
+	return i == NOT_FOUND ? NULL : p->pb->function[i];
 }
 
 static const char *function_name(const struct pp *p, uint64_t id)
@@ -129,6 +152,35 @@ static const char *function_name(const struct pp *p, uint64_t id)
 	const PbFunction *f = function_of(p, id);
 
 	return f ? pstr(p, f->name) : NULL;
+}
+
+/* *out: the index in names_by_id of function ID's name, -1 when it has
+ * none (no such function, no name, an empty one). */
+static int function_name_id(struct up_stored *s, const struct pp *p,
+			    uint64_t id, long *out)
+{
+	size_t i = id_find(p->funcs, p->pb->n_function, id);
+	const char *n;
+	long k;
+
+	*out = -1;
+	if (i == NOT_FOUND)
+		return 0;
+	if (p->fn_name[i]) {
+		*out = p->fn_name[i] < 0 ? -1 : p->fn_name[i] - 1;
+		return 0;
+	}
+	n = pstr(p, p->pb->function[i]->name);
+	if (!n || !*n) {
+		p->fn_name[i] = -1;
+		return 0;
+	}
+	k = strmap_intern(s->names_by_id, n);
+	if (k < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	p->fn_name[i] = k + 1;
+	*out = k;
+	return 0;
 }
 
 /* A location's lines as source frames (innermost first), for a profile
@@ -189,16 +241,20 @@ static int index_pprof(struct pp *p)
 	const PbProfile *pb = p->pb;
 	long samples = find_str(pb, "samples"), count = find_str(pb, "count");
 
-	p->loc_ids = malloc((pb->n_location + 1) * sizeof(*p->loc_ids));
-	p->loc_idx = malloc((pb->n_location + 1) * sizeof(*p->loc_idx));
-	if (!p->loc_ids || !p->loc_idx)
+	p->locs = malloc((pb->n_location + 1) * sizeof(*p->locs));
+	p->loc_first = malloc((pb->n_location + 1) * sizeof(*p->loc_first));
+	p->funcs = malloc((pb->n_function + 1) * sizeof(*p->funcs));
+	p->fn_name = calloc(pb->n_function + 1, sizeof(*p->fn_name));
+	if (!p->locs || !p->loc_first || !p->funcs || !p->fn_name)
 		return up_fail(UP_ENOMEM, "out of memory");
-	for (size_t i = 0; i < pb->n_location; i++)
-		p->loc_idx[i] = i;
-	cmp_ctx = p;
-	qsort(p->loc_idx, pb->n_location, sizeof(*p->loc_idx), id_cmp);
-	for (size_t i = 0; i < pb->n_location; i++)
-		p->loc_ids[i] = pb->location[p->loc_idx[i]]->id;
+	for (size_t i = 0; i < pb->n_location; i++) {
+		p->locs[i] = (struct id_at){ pb->location[i]->id, i };
+		p->loc_first[i] = NOT_FOUND;
+	}
+	qsort(p->locs, pb->n_location, sizeof(*p->locs), id_at_cmp);
+	for (size_t i = 0; i < pb->n_function; i++)
+		p->funcs[i] = (struct id_at){ pb->function[i]->id, i };
+	qsort(p->funcs, pb->n_function, sizeof(*p->funcs), id_at_cmp);
 	/* Which value counts samples: samples/count (ours and Go's), else
 	 * the first in a count unit, else the first. */
 	p->value_idx = 0;
@@ -218,77 +274,126 @@ static int index_pprof(struct pp *p)
 	return 0;
 }
 
+/* By name: location LI's frames, at most MAX_DEPTH, made once (names
+ * interned once, inlined lines named " (inlined)" as the writers name
+ * them) however many samples name the location. */
+static int location_frames(struct up_stored *s, struct pp *p, size_t li,
+			   const uint64_t **out)
+{
+	const PbLocation *l = p->pb->location[li];
+	size_t lines = l->n_line > 1 ? l->n_line : 1;
+	size_t n = lines < MAX_DEPTH ? lines : MAX_DEPTH, first = p->loc_frames_len;
+	char unknown[24], inl[1024];
+
+	if (p->loc_first[li] != NOT_FOUND) {
+		*out = p->loc_frames + p->loc_first[li];
+		return 0;
+	}
+	if (grow_array(&p->loc_frames, &p->loc_frames_cap, first + n,
+		       sizeof(*p->loc_frames), 256) < 0)
+		return UP_ENOMEM;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t *f = &p->loc_frames[first + j];
+		long id = -1;
+		int rc = 0;
+
+		if (l->n_line)
+			rc = function_name_id(s, p, l->line[j]->function_id, &id);
+		if (rc < 0)
+			return rc;
+		if (id < 0) {
+			snprintf(unknown, sizeof(unknown), "0x%" PRIx64, l->address);
+			rc = stored_name_frame(s, unknown, f);
+		} else if (j + 1 < lines) {
+			/* Inlined into the next line's function. */
+			snprintf(inl, sizeof(inl), "%.*s (inlined)",
+				 (int)(sizeof(inl) - 16),
+				 strmap_key(s->names_by_id, (size_t)id));
+			rc = stored_name_frame(s, inl, f);
+		} else {
+			*f = stored_frame_of_name(id);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	p->loc_frames_len += n;
+	p->loc_first[li] = first;
+	*out = p->loc_frames + first;
+	return 0;
+}
+
+/* By address: the name the live run gave the frame at DEPTH (the
+ * function holding the code, its last line: the ones before were inlined
+ * into it), and its lines, for the symbol table. */
+static int address_frame(struct up_stored *s, struct pp *p,
+			 const PbLocation *l, size_t depth)
+{
+	long id;
+	int rc;
+
+	s->frames[depth] = l->address;
+	if (s->resym || !l->n_line)
+		return 0;
+	rc = function_name_id(s, p, l->line[l->n_line - 1]->function_id, &id);
+	if (rc < 0 || id < 0)
+		return rc;
+	rc = stored_point_name(s, l->address, depth > 0, id);
+	if (rc == 1)            /* a new address */
+		rc = location_source(s, p, l, depth > 0);
+	return rc < 0 ? rc : 0;
+}
+
 /* Frames of a sample, leaf first; inlined functions (ours, and foreign
- * profiles') become frames of their own when going by name, marked
- * " (inlined)" as the writers mark them. */
-static int sample_frames(struct up_stored *s, const struct pp *p,
+ * profiles') become frames of their own when going by name. 1 when the
+ * file's frames would go past stored_limits.frames: a location of many
+ * lines, named by every sample, must not make the work of all of them. */
+static int sample_frames(struct up_stored *s, struct pp *p,
 			 const PbSample *sm, size_t nloc, size_t *depth,
 			 bool *deep)
 {
-	char unknown[24], inl[1024];
-
 	*depth = 0;
 	for (size_t i = 0; i < nloc; i++) {
-		const PbLocation *l = location(p, sm->location_id[i]);
-		size_t lines;
+		size_t li = location_idx(p, sm->location_id[i]);
+		const PbLocation *l;
+		size_t lines, n;
+		int rc;
 
-		if (!l)
+		if (li == NOT_FOUND)
 			return stored_bad(p->what, "a sample names a location that is not in the profile");
+		l = p->pb->location[li];
 		lines = s->by_name && l->n_line > 1 ? l->n_line : 1;
-		for (size_t j = 0; j < lines; j++) {
-			const char *n = NULL;
-			int rc;
+		n = lines < MAX_DEPTH - *depth ? lines : MAX_DEPTH - *depth;
+		if (n == 0) {
+			*deep = true;
+			return 0;
+		}
+		if (n > p->frames_left)
+			return 1;
+		p->frames_left -= n;
+		if (grow_array(&s->frames, &s->frames_cap, *depth + n,
+			       sizeof(*s->frames), 64) < 0)
+			return UP_ENOMEM;
+		if (s->by_name) {
+			const uint64_t *f;
 
-			if (*depth == MAX_DEPTH) {
-				*deep = true;
-				return 0;
-			}
-			if (grow_array(&s->frames, &s->frames_cap, *depth + 1,
-				       sizeof(*s->frames), 64) < 0)
-				return UP_ENOMEM;
-			if (l->n_line)
-				n = function_name(p, l->line[j]->function_id);
-			if (n && !*n)
-				n = NULL;
-			if (s->by_name) {
-				if (!n) {
-					snprintf(unknown, sizeof(unknown), "0x%" PRIx64, l->address);
-					n = unknown;
-				} else if (j + 1 < lines) {
-					/* Inlined into the next line's function:
-					 * named as the live writers name it. */
-					snprintf(inl, sizeof(inl), "%.*s (inlined)",
-						 (int)(sizeof(inl) - 16), n);
-					n = inl;
-				}
-				rc = stored_name_frame(s, n, &s->frames[*depth]);
-			} else {
-				s->frames[*depth] = l->address;
-				rc = 0;
-				/* The function holding the code is the last line
-				 * (the ones before were inlined into it). */
-				if (l->n_line > 1)
-					n = function_name(p, l->line[l->n_line - 1]->function_id);
-				if (n && !*n)
-					n = NULL;
-				if (n && !s->resym) {
-					long id = strmap_intern(s->names_by_id, n);
-
-					rc = id < 0 ? UP_ENOMEM :
-					     stored_point_name(s, l->address, *depth > 0, id);
-					if (rc == 1)    /* a new address */
-						rc = location_source(s, p, l, *depth > 0);
-				}
-			}
-			if (rc < 0)
-				return rc;
-			(*depth)++;
+			rc = location_frames(s, p, li, &f);
+			if (rc == 0)
+				memcpy(s->frames + *depth, f, n * sizeof(*f));
+		} else {
+			rc = address_frame(s, p, l, *depth);
+		}
+		if (rc < 0)
+			return rc;
+		*depth += n;
+		if (n < lines) {
+			*deep = true;
+			return 0;
 		}
 	}
 	return 0;
 }
 
-static int load_samples(struct up_stored *s, const struct pp *p)
+static int load_samples(struct up_stored *s, struct pp *p)
 {
 	const PbProfile *pb = p->pb;
 
@@ -363,9 +468,14 @@ static int load_samples(struct up_stored *s, const struct pp *p)
 			rc = sample_frames(s, p, sm, nloc, &depth, &deep);
 			if (rc < 0)
 				return rc;
-			if (deep)
+			if (rc == 1) {          /* past the frame bound */
+				p->over_frames++;
+				dropped = true;
+				depth = 0;
+			} else if (deep) {
 				trunc = UP_TRUNC_DEPTH;
-			if (depth == 0)
+			}
+			if (depth == 0 && !dropped)
 				continue;       /* nothing to attribute it to */
 		}
 		rc = stored_add_stack(s, p->what, (unsigned)vcpu, act, trunc,
@@ -433,7 +543,7 @@ int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 {
 	struct budget b = { 0 };
 	ProtobufCAllocator alloc = { budget_alloc, budget_free, &b };
-	struct pp p = { .what = what };
+	struct pp p = { .what = what, .frames_left = stored_limits.frames };
 	PbProfile *pb;
 	int rc;
 
@@ -455,8 +565,14 @@ int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 		     7ULL * 86400 * 1000000000ULL;
 	if (rc == 0)
 		rc = load_samples(s, &p);
-	free(p.loc_ids);
-	free(p.loc_idx);
+	if (rc == 0 && p.over_frames)
+		stored_warn(s, "%s: %" PRIu64 " stacks past %zu frames (inlined lines make a frame each): counted as [dropped]",
+			    what, p.over_frames, stored_limits.frames);
+	free(p.locs);
+	free(p.loc_first);
+	free(p.funcs);
+	free(p.fn_name);
+	free(p.loc_frames);
 	perftools__profiles__profile__free_unpacked(pb, &alloc);
 	return rc;
 }

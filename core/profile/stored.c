@@ -104,6 +104,13 @@ static int finish(struct up_stored *s, const struct up_symtab *resym)
 		if (said > n && said <= MAX_VCPUS)
 			n = (unsigned)said;
 	}
+	if (s->comments_left_out)
+		stored_warn(s, "%zu comment lines left out (past %zu lines or %zu KiB of comments)",
+			    s->comments_left_out, stored_limits.comment_lines,
+			    stored_limits.comment_bytes >> 10);
+	if (s->comments_cut)
+		stored_warn(s, "%zu comment lines cut at %d bytes", s->comments_cut,
+			    COMMENT_LINE_MAX);
 	rc = profile_set_nr_vcpus(s->profile, n);
 	if (rc == 0 && !resym)
 		rc = build_symtab(s);
@@ -211,6 +218,11 @@ const char *up_stored_kernel(const struct up_stored *s) { return s->kernel; }
 const char *up_stored_build_id(const struct up_stored *s) { return s->build_id; }
 size_t up_stored_nr_comments(const struct up_stored *s) { return s->nr_comments; }
 bool up_stored_names_only(const struct up_stored *s) { return s->by_name; }
+
+const char *up_stored_warning(const struct up_stored *s)
+{
+	return s->warning[0] ? s->warning : NULL;
+}
 
 const char *up_stored_comment_line(const struct up_stored *s, size_t i)
 {

@@ -12,6 +12,18 @@
 
 #define MAX_VCPUS 4096          /* Xen's own limit is lower */
 #define MAX_DEPTH 4096          /* frames kept per stack; deeper: truncated */
+#define COMMENT_LINE_MAX 4096   /* bytes of one comment line; longer: cut */
+
+/* What a stored profile may make us do beyond its own bytes (variables so
+ * that tests can lower them): frames assembled per file (one pprof
+ * location's inlined lines are a frame each, for every sample naming it),
+ * comment lines kept and their bytes (every file together). */
+struct stored_limits {
+	size_t frames;
+	size_t comment_lines;
+	size_t comment_bytes;
+};
+extern struct stored_limits stored_limits;
 
 struct up_stored {
 	struct up_profile *profile;
@@ -23,6 +35,9 @@ struct up_stored {
 	char *kernel, *build_id;
 	char **comments;
 	size_t nr_comments, comments_cap;
+	size_t comment_bytes;    /* kept, each with its NUL */
+	size_t comments_left_out, comments_cut;
+	char warning[256];       /* bounds hit while reading: one line */
 	unsigned max_vcpu_seen, vcpus_said;
 	bool by_name;            /* frames are name ids, not addresses */
 	bool resym;              /* addresses named by the caller's table */
@@ -38,8 +53,16 @@ struct up_stored {
 /* Fails with UP_EFORMAT: "WHAT: WHY". */
 int stored_bad(const char *what, const char *why);
 
-/* By name: the frame standing for NAME (stacks merged by name). */
+/* By name: the frame standing for NAME (stacks merged by name), and the
+ * frame for the name already at index I of names_by_id. */
 int stored_name_frame(struct up_stored *s, const char *name, uint64_t *frame);
+static inline uint64_t stored_frame_of_name(long i)
+{
+	return ((uint64_t)i + 1) * 16 + 8;
+}
+/* Add to the warning line ("; "-separated). */
+void stored_warn(struct up_stored *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* By address: the name the live run gave ADDR, for the symbol table;
  * 1 when ADDR is new, 0 when it was known. */
 int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
@@ -51,6 +74,8 @@ int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
 		     enum up_vcpu_activity act, enum up_trunc trunc,
 		     bool dropped, bool unseen, size_t depth, uint64_t count,
 		     uint64_t t_ns);
+/* Keep comment line C, within stored_limits (past them it and every later
+ * line are left out, counted for the warning). */
 int stored_add_comment(struct up_stored *s, const char *c);
 /* By address: the source frames the live run gave ADDR (innermost first,
  * its function last), for the symbol table to give them again. */

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,15 @@
 #include "profile/profile_impl.h"
 #include "profile/stored_impl.h"
 #include "symbols/srcinfo.h"
+
+/* Frames: 2 per byte of the largest profile (every frame a file names
+ * costs it a byte at least; inlined lines may double that), about a
+ * second's work. Comments: a live run writes 15 lines and one per vCPU. */
+struct stored_limits stored_limits = {
+	.frames = (size_t)2 * UP_STORED_MAX_BYTES,
+	.comment_lines = 8192,
+	.comment_bytes = 1u << 20,
+};
 
 int stored_bad(const char *what, const char *why)
 {
@@ -28,7 +38,7 @@ int stored_name_frame(struct up_stored *s, const char *name, uint64_t *frame)
 
 	if (i < 0)
 		return up_fail(UP_ENOMEM, "out of memory");
-	*frame = ((uint64_t)i + 1) * 16 + 8;
+	*frame = stored_frame_of_name(i);
 	return 0;
 }
 
@@ -92,12 +102,50 @@ int stored_add_stack(struct up_stored *s, const char *what,
 	return rc < 0 ? up_fail(rc, "%s: %s", what, up_error_last()) : 0;
 }
 
+void stored_warn(struct up_stored *s, const char *fmt, ...)
+{
+	size_t n = strlen(s->warning);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(s->warning)) {
+		memcpy(s->warning + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->warning + n, sizeof(s->warning) - n, fmt, ap);
+	va_end(ap);
+}
+
 int stored_add_comment(struct up_stored *s, const char *c)
 {
+	size_t len;
+	char *copy;
+
+	/* Once one line is left out, so is every later one: a long string
+	 * that a file names a million times is measured once at most. */
+	if (s->comments_left_out || s->nr_comments >= stored_limits.comment_lines) {
+		s->comments_left_out++;
+		return 0;
+	}
+	len = strnlen(c, COMMENT_LINE_MAX + 1);
+	if (len > COMMENT_LINE_MAX) {
+		/* Cut before the character that straddles the bound. */
+		len = COMMENT_LINE_MAX;
+		while (len && ((unsigned char)c[len] & 0xc0) == 0x80)
+			len--;
+		s->comments_cut++;
+	}
+	if (len + 1 > stored_limits.comment_bytes - s->comment_bytes) {
+		s->comments_left_out++;
+		return 0;
+	}
 	if (grow_array(&s->comments, &s->comments_cap, s->nr_comments + 1,
 		       sizeof(*s->comments), 16) < 0 ||
-	    !(s->comments[s->nr_comments] = strdup(c)))
+	    !(copy = malloc(len + 1)))
 		return up_fail(UP_ENOMEM, "out of memory");
-	s->nr_comments++;
+	memcpy(copy, c, len);
+	copy[len] = '\0';
+	s->comments[s->nr_comments++] = copy;
+	s->comment_bytes += len + 1;
 	return 0;
 }

@@ -77,6 +77,10 @@ const char *up_stored_build_id(const struct up_stored *s);
 const char *up_stored_comment(const struct up_stored *s, const char *key);
 size_t up_stored_nr_comments(const struct up_stored *s);
 const char *up_stored_comment_line(const struct up_stored *s, size_t i);
+/* Bounds the files hit, the profile read without what went past them
+ * (comment lines left out, stacks past the frame bound counted as
+ * [dropped]): one line, or NULL. */
+const char *up_stored_warning(const struct up_stored *s);
 
 #ifdef __cplusplus
 }
