@@ -31,10 +31,13 @@ static void hd_put(struct hd_buf *b, const void *d, size_t n)
 	b->n += n;
 }
 
+/* v in n <= 8 bytes, little-endian. */
 static void hd_le(struct hd_buf *b, uint64_t v, unsigned n)
 {
 	uint8_t x[8];
 
+	if (n > 8)
+		abort();
 	for (unsigned i = 0; i < n; i++)
 		x[i] = (uint8_t)(v >> (8 * i));
 	hd_put(b, x, n);
@@ -70,7 +73,8 @@ struct hd_case {
 static uint8_t *hd_image(const struct hd_case *c, size_t *len)
 {
 	struct hd_buf abbrev = { 0 }, info = { 0 }, line = { 0 }, aranges = { 0 },
-		      alt = { 0 }, text = { 0 }, shstr = { 0 }, elf = { 0 };
+		      alt = { 0 }, text = { 0 }, shstr = { 0 }, elf = { 0 },
+		      sym = { 0 }, symstr = { 0 };
 	size_t hdr_at, prog_at, fns = c->fns ? c->fns : 1;
 
 	/* 1: the unit; 2: a function. */
@@ -153,20 +157,29 @@ static uint8_t *hd_image(const struct hd_case *c, size_t *len)
 	}
 	for (unsigned i = 0; i < 0x100; i++)
 		hd_le(&text, 0x90, 1);
+	/* The function in the symbol table too (the fuzz target looks up
+	 * its symbols' addresses). */
+	hd_put(&sym, (const uint8_t[24]){ 0 }, 24);
+	hd_le(&symstr, 0, 1);
+	hd_le(&sym, symstr.n, 4); hd_le(&sym, 0x12, 1); hd_le(&sym, 0, 1);
+	hd_le(&sym, 1, 2); hd_le(&sym, HD_CODE, 8); hd_le(&sym, 0x100, 8);
+	hd_str(&symstr, "fn");
 
 	{
 		struct { const char *name; uint32_t type; uint64_t flags, addr;
-			 struct hd_buf *b; } s[] = {
-			{ "", 0, 0, 0, NULL },
-			{ ".text", 1, 6, HD_CODE, &text },
-			{ ".debug_abbrev", 1, 0, 0, &abbrev },
-			{ ".debug_info", 1, 0, 0, &info },
-			{ ".debug_line", 1, 0, 0, &line },
-			{ ".debug_aranges", 1, 0, 0, &aranges },
-			{ ".gnu_debugaltlink", 1, 0, 0, &alt },
-			{ ".shstrtab", 3, 0, 0, &shstr },
+			 struct hd_buf *b; uint32_t link, info; uint64_t entsize; } s[] = {
+			{ "", 0, 0, 0, NULL, 0, 0, 0 },
+			{ ".text", 1, 6, HD_CODE, &text, 0, 0, 0 },
+			{ ".debug_abbrev", 1, 0, 0, &abbrev, 0, 0, 0 },
+			{ ".debug_info", 1, 0, 0, &info, 0, 0, 0 },
+			{ ".debug_line", 1, 0, 0, &line, 0, 0, 0 },
+			{ ".debug_aranges", 1, 0, 0, &aranges, 0, 0, 0 },
+			{ ".gnu_debugaltlink", 1, 0, 0, &alt, 0, 0, 0 },
+			{ ".symtab", 2, 0, 0, &sym, 8, 1, 24 },
+			{ ".strtab", 3, 0, 0, &symstr, 0, 0, 0 },
+			{ ".shstrtab", 3, 0, 0, &shstr, 0, 0, 0 },
 		};
-		size_t ns = sizeof(s) / sizeof(s[0]), names[8], offs[8], shoff;
+		size_t ns = sizeof(s) / sizeof(s[0]), names[10], offs[10], shoff;
 
 		for (size_t i = 0; i < ns; i++) {
 			names[i] = shstr.n;
@@ -198,12 +211,12 @@ static uint8_t *hd_image(const struct hd_case *c, size_t *len)
 			hd_le(&elf, s[i].flags, 8); hd_le(&elf, s[i].addr, 8);
 			hd_le(&elf, i ? offs[i] : 0, 8);
 			hd_le(&elf, s[i].b ? s[i].b->n : 0, 8);
-			hd_le(&elf, 0, 4); hd_le(&elf, 0, 4);
-			hd_le(&elf, 1, 8); hd_le(&elf, 0, 8);
+			hd_le(&elf, s[i].link, 4); hd_le(&elf, s[i].info, 4);
+			hd_le(&elf, 1, 8); hd_le(&elf, s[i].entsize, 8);
 		}
 	}
 	free(abbrev.p); free(info.p); free(line.p); free(aranges.p);
-	free(alt.p); free(text.p); free(shstr.p);
+	free(alt.p); free(text.p); free(shstr.p); free(sym.p); free(symstr.p);
 	*len = elf.n;
 	return elf.p;
 }
