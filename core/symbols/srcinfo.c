@@ -819,7 +819,7 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 	}
 	/* libdw on an untrusted image never runs at real-time priority
 	 * (xl profile top samples at SCHED_FIFO): not looked up, not kept. */
-	{
+	if (si->buf && !(si->opened && si->broken)) {
 		int policy = sched_getscheduler(0);
 
 		if (policy == SCHED_FIFO || policy == SCHED_RR) {
