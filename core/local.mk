@@ -32,7 +32,8 @@ CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \
 CORE_SYMBOLS = core/symbols/table.c core/symbols/table_impl.h \
 	core/symbols/elf.c core/symbols/nm.c core/symbols/demangle.c \
 	core/symbols/hypercall.c core/symbols/load.c \
-	core/symbols/srcinfo.c core/symbols/srcinfo.h
+	core/symbols/srcinfo.c core/symbols/srcinfo.h \
+	core/symbols/dwarf_prescan.c core/symbols/dwarf_prescan.h
 CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
 	core/sampler/pacing.c core/sampler/paused.c core/sampler/walk.c \
 	core/sampler/config.c core/sampler/stats.c \

@@ -196,6 +196,7 @@ static void draw(struct top *tp)
 		.pause_p99_us = tp->p99_us, .still_pct = tp->still_pct,
 		.state = tp->frozen ? "frozen (f resumes)" : tp->state,
 		.ran_pct = tp->ran_pct, .nr_ran = tp->nr_ran,
+		.live = tp->live != NULL,
 	};
 	char *text = NULL;
 	size_t len = 0;

@@ -29,6 +29,11 @@ struct xlp_top_input {
 	 * judged against it, and a shortfall flagged. */
 	const double *ran_pct;
 	unsigned nr_ran;
+	/* A live run: drawn between samples at SCHED_FIFO with memory
+	 * locked, where nothing an image controls may run: functions from
+	 * the symbol table only, no source lookups (libdw), so no inlined
+	 * calls. */
+	bool live;
 };
 
 /* What the keys change. */

@@ -9,7 +9,9 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,13 +20,17 @@
 #include "util/grow.h"
 #include "util/strmap.h"
 #include "output/utf8.h"
+#include "symbols/dwarf_prescan.h"
 #include "symbols/srcinfo.h"
 #include "uniprof/text.h"
 
 /* Unikernels inline a few levels deep; 16 is past any real chain. Half a
  * million distinct code addresses is far past a real profile; a minute
- * is what a user waits for a report. */
-struct srcinfo_limits srcinfo_limits = { 1u << 19, 16, 60ULL * 1000000000ULL };
+ * is what a user waits for a report. 256 MiB of expanded line tables is
+ * a few hundred real units' worth, and what a dom0 can spare. */
+struct srcinfo_limits srcinfo_limits = { 1u << 19, 16, 60ULL * 1000000000ULL,
+					 256u << 20 };
+unsigned long srcinfo_libdw_lookups;
 
 #define MAX_TEXT 1024       /* bytes of a kept name or file name */
 /* All kept names and file names, all functions' code ranges: a real
@@ -33,6 +39,14 @@ struct srcinfo_limits srcinfo_limits = { 1u << 19, 16, 60ULL * 1000000000ULL };
 #define MAX_TEXT_BYTES (64u << 20)
 #define MAX_RANGES (1u << 22)
 #define NO_STRING UINT32_MAX
+/* Real compilers give an abbreviation a few dozen attributes; every DIE
+ * using one is read attribute by attribute, so its size is the step
+ * between two looks at the clock. */
+#define MAX_ABBREV_ATTRS 1024
+/* libdw's cost per abbreviation it parses and per unit it reads. */
+#define ABBREV_COST 64u
+#define UNIT_COST 256u
+#define MAX_SECS 4          /* same-named sections looked at (libdw takes the first) */
 
 struct frame_rec {
 	uint32_t function, file, decl_file;   /* string indexes */
@@ -63,6 +77,13 @@ struct cu_index {
 	size_t n;
 };
 
+/* A line table let expand (its estimate charged) or refused, by its
+ * .debug_line offset: sorted. */
+struct line_gate {
+	uint64_t off;
+	bool ok;
+};
+
 struct srcinfo {
 	void *buf;
 	size_t len;
@@ -78,8 +99,16 @@ struct srcinfo {
 	size_t ncus, cus_cap, last_cu, ranges;
 	size_t text_bytes;
 	uint64_t spent_ns, deadline;   /* deadline: of the lookup under way */
+	/* The sections the line tables are read from, and what they cost. */
+	struct prescan_sec line[MAX_SECS], str, line_str;
+	unsigned nline;
+	struct line_gate *gates;
+	size_t ngates, gates_cap;
+	uint64_t line_charged, line_read;
+	const char *refused;           /* why the image's DWARF is not used */
 	bool capped_depth, capped_addresses, capped_time, capped_size;
-	char warning[256];
+	bool capped_lines, at_realtime;
+	char warning[512];
 };
 
 bool srcinfo_elf_has_dwarf(const void *elf_handle)
@@ -135,6 +164,7 @@ void srcinfo_free(struct srcinfo *si)
 	for (size_t i = 0; i < si->ncus; i++)
 		free(si->cus[i].r);
 	free(si->cus);
+	free(si->gates);
 	free(si);
 }
 
@@ -146,8 +176,135 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether a section's name is one libdw reads as .debug_<what>
+ * (compressed, or a split unit's copy: looked at too, to be safe). */
+static bool named(const char *name, const char *what)
+{
+	size_t n = strlen(what);
+
+	if (!name)
+		return false;
+	if (strncmp(name, ".zdebug_", 8) == 0)
+		name += 8;
+	else if (strncmp(name, ".debug_", 7) == 0)
+		name += 7;
+	else
+		return false;
+	return strncmp(name, what, n) == 0 &&
+	       (name[n] == '\0' || strcmp(name + n, ".dwo") == 0);
+}
+
+/* The sections named .debug_<what> with bytes, as libdw left them
+ * (decompressed when it could; one it could not is one it ignores). */
+static unsigned sections(Elf *elf, const char *what, struct prescan_sec *out,
+			 unsigned max)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	unsigned n = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while (n < max && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED) ||
+		    !named(elf_strptr(elf, shstrndx, sh.sh_name), what))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size)
+			out[n++] = (struct prescan_sec){ d->d_buf, d->d_size };
+	}
+	return n;
+}
+
+static int off_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Before libdw reads a DIE: every unit's header (none of its DIEs) and
+ * every abbreviation table a unit names. libdw reads a DIE attribute by
+ * attribute and keeps a record per unit and per abbreviation, so an
+ * abbreviation of millions of attributes, or a flood of tiny units,
+ * costs time or memory no deadline check between DIEs can bound. */
+static const char *units_refused(struct srcinfo *si)
+{
+	struct prescan_sec abbrev[MAX_SECS];
+	unsigned nabbrev = sections(si->elf, "abbrev", abbrev, MAX_SECS);
+	uint64_t *offs = NULL, read = 0, entries = 0, max_read = 65536;
+	size_t n = 0, cap = 0, units = 0;
+	const char *why = NULL;
+
+	for (unsigned i = 0; i < nabbrev; i++)
+		max_read += 2 * (uint64_t)abbrev[i].len;
+	for (int types = 0; types < 2 && !why; types++) {
+		Dwarf_Off off = 0, next, aoff;
+		size_t hsize;
+		uint64_t sig;
+
+		while (dwarf_next_unit(si->dw, off, &next, &hsize, NULL, &aoff,
+				       NULL, NULL, types ? &sig : NULL,
+				       NULL) == 0) {
+			if (++units > srcinfo_limits.line_memory / UNIT_COST) {
+				why = "debug info has more units than the memory budget for source lines allows: no source lines";
+				break;
+			}
+			if (grow_array(&offs, &cap, n + 1, sizeof(*offs), 64) < 0) {
+				why = "out of memory checking the debug info: no source lines";
+				break;
+			}
+			offs[n++] = aoff;
+			off = next;
+		}
+	}
+	if (n)
+		qsort(offs, n, sizeof(*offs), off_cmp);
+	for (size_t i = 0; i < n && !why; i++) {
+		if (i && offs[i] == offs[i - 1])
+			continue;
+		for (unsigned k = 0; k < nabbrev && !why; k++) {
+			struct abbrev_prescan st;
+
+			if (abbrev_prescan(abbrev[k], offs[i], MAX_ABBREV_ATTRS,
+					   &st, &read) < 0)
+				why = "debug info has an abbreviation of over 1024 attributes: no source lines";
+			entries += st.entries;
+			if (!why && (read > max_read ||
+				     entries > srcinfo_limits.line_memory / ABBREV_COST))
+				why = "debug info's abbreviation tables are past what a real image holds: no source lines";
+		}
+	}
+	free(offs);
+	return why;
+}
+
+/* Files libdw would open by a name the image gives (as root, a FIFO
+ * there blocks for good): a DWZ file by .gnu_debugaltlink, split units'
+ * .dwo files by DW_AT_[GNU_]dwo_name. libdw opens them lazily, on the
+ * first attribute that needs them; we never let it. */
+static const char *outside_refused(struct srcinfo *si)
+{
+	const char *name;
+	const void *id;
+	Dwarf_CU *cu = NULL;
+	uint8_t type;
+
+	if (dwelf_dwarf_gnu_debugaltlink(si->dw, &name, &id) != 0)
+		return "debug info refers to a DWZ file (.gnu_debugaltlink), which is not opened: no source lines";
+	while (dwarf_get_units(si->dw, cu, &cu, NULL, &type, NULL, NULL) == 0)
+		if (type == DW_UT_skeleton)
+			return "debug info is split into .dwo files, which are not opened: no source lines";
+	return NULL;
+}
+
 /* libdw's handle, made on the first lookup; a file libdw refuses gives
- * no source frames, which is what an image without DWARF gives. */
+ * no source frames, which is what an image without DWARF gives. So does
+ * one we refuse before libdw reads its DIEs (the warning says why). */
 static bool opened(struct srcinfo *si)
 {
 	if (si->opened)
@@ -159,8 +316,71 @@ static bool opened(struct srcinfo *si)
 	si->elf = elf_memory(si->buf, si->len);
 	if (si->elf)
 		si->dw = dwarf_begin_elf(si->elf, DWARF_C_READ, NULL);
-	si->broken = !si->dw;
+	if (si->dw && (si->refused = units_refused(si)) == NULL)
+		si->refused = outside_refused(si);
+	if (si->dw && !si->refused) {
+		struct prescan_sec one;
+
+		si->nline = sections(si->elf, "line", si->line, MAX_SECS);
+		if (sections(si->elf, "str", &one, 1))
+			si->str = one;
+		if (sections(si->elf, "line_str", &one, 1))
+			si->line_str = one;
+	}
+	si->broken = !si->dw || si->refused;
 	return !si->broken;
+}
+
+/* Whether the line table of the unit whose DIE is cu may be expanded:
+ * its header and program read first (bounded), its estimated cost
+ * charged once against the budget for source lines. A table past it
+ * gives that unit's addresses no file and line (their functions and
+ * inlined calls stay). */
+static bool lines_allowed(struct srcinfo *si, Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off;
+	size_t lo = 0, hi = si->ngates;
+	uint64_t cost = 0, budget = srcinfo_limits.line_memory;
+	struct line_prescan_in in = { .str = si->str, .line_str = si->line_str };
+	const char *dir;
+
+	if (dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &off) != 0)
+		return true;                   /* no table: libdw reads none */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (si->gates[mid].off == off)
+			return si->gates[mid].ok;
+		if (si->gates[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (grow_array(&si->gates, &si->gates_cap, si->ngates + 1,
+		       sizeof(*si->gates), 64) < 0)
+		return false;
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+	in.comp_dir_len = dir ? strnlen(dir, budget) : 0;
+	/* Every same-named section, in case libdw takes another. */
+	for (unsigned i = 0; i < si->nline && cost != UINT64_MAX; i++) {
+		uint64_t c;
+
+		in.line = si->line[i];
+		c = line_prescan_cost(&in, off, budget - si->line_charged,
+				      &si->line_read);
+		cost = c > cost ? c : cost;
+	}
+	memmove(&si->gates[lo + 1], &si->gates[lo],
+		(si->ngates - lo) * sizeof(*si->gates));
+	si->ngates++;
+	si->gates[lo] = (struct line_gate){ off, cost != UINT64_MAX &&
+					    si->line_read <= budget };
+	if (si->gates[lo].ok)
+		si->line_charged += cost;
+	else
+		si->capped_lines = true;
+	return si->gates[lo].ok;
 }
 
 /* A string from the image as we keep it: valid UTF-8, at most MAX_TEXT
@@ -189,11 +409,17 @@ static uint32_t keep(struct srcinfo *si, const char *s)
 	return idx < 0 || idx >= (long)NO_STRING ? NO_STRING : (uint32_t)idx;
 }
 
-/* Whether the lookup under way ran out of time (checked every so often
- * inside the walks, so one hostile unit cannot hold a lookup forever). */
+/* Whether the lookup under way ran out of time: checked at every DIE
+ * of the walks, by the coarse clock (a few ns: no system call), so a
+ * lookup ends at most one DIE past its deadline, and a DIE is at most
+ * MAX_ABBREV_ATTRS attributes. */
 static bool out_of_time(struct srcinfo *si)
 {
-	if (now_ns() < si->deadline)
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	if ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec <
+	    si->deadline)
 		return false;
 	si->capped_time = true;
 	return true;
@@ -224,6 +450,24 @@ static uint32_t udata(Dwarf_Die *die, unsigned name)
 	return (uint32_t)v;
 }
 
+/* dwarf_decl_file, with the line table of the unit the attribute is in
+ * (through an abstract origin, maybe another) let expand only within
+ * the budget. */
+static const char *decl_file(struct srcinfo *si, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+
+	if (dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &attr),
+			    &idx) != 0 ||
+	    !dwarf_cu_die(attr.cu, &cu, NULL, NULL, NULL, NULL, NULL, NULL) ||
+	    !lines_allowed(si, &cu) || dwarf_getsrcfiles(&cu, &files, NULL) != 0)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
 static int push_frame(struct srcinfo *si, Dwarf_Die *fn, uint32_t file,
 		      uint32_t line, bool inlined)
 {
@@ -237,7 +481,7 @@ static int push_frame(struct srcinfo *si, Dwarf_Die *fn, uint32_t file,
 	f->function = keep(si, die_name(fn));
 	f->file = file;
 	f->line = line;
-	f->decl_file = keep(si, dwarf_decl_file(fn));
+	f->decl_file = keep(si, decl_file(si, fn));
 	f->decl_line = dwarf_decl_line(fn, &decl) == 0 && decl > 0 ?
 		(uint32_t)decl : 0;
 	f->inlined = inlined;
@@ -276,8 +520,7 @@ static void index_children(struct srcinfo *si, Dwarf_Die *parent,
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (++*visits > INDEX_MAX_VISITS ||
-		    ((*visits & 1023) == 0 && out_of_time(si)))
+		if (++*visits > INDEX_MAX_VISITS || out_of_time(si))
 			return;
 		if (transparent(tag)) {
 			index_children(si, &child, ci, cap, depth + 1, visits);
@@ -382,8 +625,7 @@ static int scopes_in(struct srcinfo *si, Dwarf_Die *fn, uint64_t pc,
 		if (dwarf_child(&path[n - 1], &child) != 0)
 			break;
 		do {
-			if (++visits > SCOPE_MAX_VISITS ||
-			    ((visits & 255) == 0 && out_of_time(si)))
+			if (++visits > SCOPE_MAX_VISITS || out_of_time(si))
 				return n;
 			if (holds(&child, pc)) {
 				path[n++] = child;
@@ -416,10 +658,13 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 	uint32_t file = NO_STRING, line = 0;
 	unsigned depth = 0;
 	int n, lineno = 0;
+	bool lines;
 
+	srcinfo_libdw_lookups++;
 	if (!dwarf_addrdie(si->dw, pc, &cu))
 		return;
-	ln = dwarf_getsrc_die(&cu, pc);
+	lines = lines_allowed(si, &cu);
+	ln = lines ? dwarf_getsrc_die(&cu, pc) : NULL;
 	if (ln) {
 		file = keep(si, dwarf_linesrc(ln, NULL, NULL));
 		if (dwarf_lineno(ln, &lineno) == 0 && lineno > 0)
@@ -437,7 +682,8 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 		return;
 	}
 	n = scopes_in(si, &fn, pc, path);
-	dwarf_getsrcfiles(&cu, &files, NULL);
+	if (lines)
+		dwarf_getsrcfiles(&cu, &files, NULL);
 	/* Innermost first: each inlined call's position is where the code
 	 * is; its call site is its caller's position. */
 	for (int i = n; i-- > 0;) {
@@ -501,11 +747,14 @@ static int table_room(struct srcinfo *si)
 
 static void set_warning(struct srcinfo *si)
 {
-	snprintf(si->warning, sizeof(si->warning), "%s%s%s%s",
+	snprintf(si->warning, sizeof(si->warning), "%s%s%s%s%s%s%s%s",
+		 si->refused ? si->refused : "", si->refused ? "; " : "",
 		 si->capped_depth ? "inlined calls deeper than the cap left out; " : "",
 		 si->capped_addresses ? "too many addresses: the rest have no source lines; " : "",
 		 si->capped_time ? "source lines took too long: the rest have none; " : "",
-		 si->capped_size ? "debug info too large: part of it left out; " : "");
+		 si->capped_size ? "debug info too large: part of it left out; " : "",
+		 si->capped_lines ? "line tables past the memory budget for source lines: some addresses have no file:line; " : "",
+		 si->at_realtime ? "source lines are not looked up at real-time priority; " : "");
 	size_t n = strlen(si->warning);
 	if (n >= 2)
 		si->warning[n - 2] = '\0';
@@ -568,8 +817,30 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		if (e->used)
 			goto found;
 	}
-	if (!opened(si))
+	/* libdw on an untrusted image never runs at real-time priority
+	 * (xl profile top samples at SCHED_FIFO): not looked up, not kept. */
+	if (si->buf && !(si->opened && si->broken)) {
+		int policy = sched_getscheduler(0);
+
+		if (policy == SCHED_FIFO || policy == SCHED_RR) {
+			si->at_realtime = true;
+			set_warning(si);
+			return 0;
+		}
+	}
+	if (!si->opened) {
+		/* The checks before libdw reads a DIE count as lookup time. */
+		uint64_t t0 = now_ns();
+		bool ok = opened(si);
+
+		si->spent_ns += now_ns() - t0;
+		if (si->refused)
+			set_warning(si);
+		if (!ok)
+			return 0;
+	} else if (si->broken) {
 		return 0;
+	}
 	if (si->used >= srcinfo_limits.addresses ||
 	    si->spent_ns >= srcinfo_limits.budget_ns) {
 		si->capped_addresses |= si->used >= srcinfo_limits.addresses;
@@ -586,7 +857,7 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		si->deadline = t0 + (srcinfo_limits.budget_ns - si->spent_ns);
 		resolve(si, pc);
 		si->spent_ns += now_ns() - t0;
-		if (si->capped_time || si->capped_size)
+		if (si->capped_time || si->capped_size || si->capped_lines)
 			set_warning(si);
 		e = slot_for(si, pc);
 		e->used = true;
@@ -626,7 +897,7 @@ void srcinfo_new_pass(struct srcinfo *si)
 		si->slots = si->used = si->nframes = 0;
 	}
 	si->spent_ns = 0;
-	si->capped_time = si->capped_addresses = false;
+	si->capped_time = si->capped_addresses = si->at_realtime = false;
 	set_warning(si);
 }
 

@@ -38,19 +38,27 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
  * unless they filled the cap. */
 void srcinfo_new_pass(struct srcinfo *si);
 
-/* Caps met while answering (inline depth, addresses, time), as one line;
- * NULL when none. */
+/* Caps met while answering (inline depth, addresses, time, memory), or
+ * why the image's DWARF is not used, as one line; NULL when none. */
 const char *srcinfo_warning(const struct srcinfo *si);
 
 /* What one srcinfo may cost, whatever the image says: the addresses it
- * resolves, the inlined levels it keeps per address, and the time it
- * spends resolving in all. Past a cap, addresses get no source frames
- * and the warning says so. Variables so that tests can lower them. */
+ * resolves, the inlined levels it keeps per address, the time it
+ * spends resolving in all, and the memory libdw may take for the line
+ * tables it expands (estimated from their headers and programs before
+ * libdw reads them; also the bound on the units and abbreviations it
+ * reads). Past a cap, addresses get no source frames (past the memory,
+ * no file and line) and the warning says so. Variables so that tests
+ * can lower them. */
 struct srcinfo_limits {
 	size_t addresses;
 	unsigned inline_depth;
 	uint64_t budget_ns;
+	uint64_t line_memory;
 };
 extern struct srcinfo_limits srcinfo_limits;
+
+/* Lookups that went to libdw, for tests to see that a path made none. */
+extern unsigned long srcinfo_libdw_lookups;
 
 #endif

@@ -12,6 +12,7 @@
 #include "guest.h"
 #include "guest_arm64.h"
 #include "xen_core_build.h"
+#include "hostile_dwarf.h"
 
 #define CODE 0x100000ULL
 
@@ -238,10 +239,32 @@ static void core_seed(const char *name, enum up_domain_type type)
 	tg_release(&g);
 }
 
+/* fuzz_srcinfo: the hostile DWARF of test_srcinfo's cases, scaled to
+ * the fuzz target's lowered budget (8 MiB for line tables), and the
+ * plain image they are made from. */
+static void srcinfo_seeds(void)
+{
+	static const struct { const char *name; struct hd_case c; } seeds[] = {
+		{ "hostile-plain.elf", { .dir_len = 100, .files = 10 } },
+		{ "hostile-altlink.elf", { .altlink = "/nonexistent/uniprof-fuzz-alt" } },
+		{ "hostile-header-amp.elf", { .dir_len = 4096, .files = 2500 } },
+		{ "hostile-rows.elf", { .rows = 70000 } },
+		{ "hostile-big-abbrev.elf", { .fn_attrs = 2000, .fns = 4 } },
+	};
+
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		size_t len;
+		uint8_t *img = hd_image(&seeds[i].c, &len);
+
+		save(out_dir, seeds[i].name, img, len, img, 0);
+		free(img);
+	}
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: gen_seeds IMAGE_DIR OUTPUT_DIR [CORE_DIR]\n");
+	if (argc < 3 || argc > 5) {
+		fprintf(stderr, "usage: gen_seeds IMAGE_DIR OUTPUT_DIR [CORE_DIR [SRCINFO_DIR]]\n");
 		return 2;
 	}
 	out_dir = argv[1];
@@ -251,10 +274,14 @@ int main(int argc, char **argv)
 	arm64_cfi_hvc();
 	out_dir = argv[2];
 	outputs();
-	if (argc == 4) {
+	if (argc >= 4) {
 		out_dir = argv[3];
 		core_seed("pv-2vcpu.core", UP_DOMAIN_PV);
 		core_seed("hvm-2vcpu.core", UP_DOMAIN_HVM);
+	}
+	if (argc == 5) {
+		out_dir = argv[4];
+		srcinfo_seeds();
 	}
 	return 0;
 }

@@ -34,7 +34,8 @@ UNIT_TESTS = \
 	tests/toolkit/test_report \
 	tests/toolkit/test_formats \
 	tests/toolkit/test_sampler_cpu \
-	tests/xl-plugin/test_stack_print
+	tests/xl-plugin/test_stack_print \
+	tests/xl-plugin/test_top_view
 
 # The daemon's parts, when it is built (configure --with-daemon).
 if DAEMON
@@ -88,6 +89,12 @@ tests_xl_plugin_test_stack_print_SOURCES = tests/xl-plugin/test_stack_print.c \
 tests_xl_plugin_test_stack_print_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin -I$(top_srcdir)/tests/unit
 tests_xl_plugin_test_stack_print_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_xl_plugin_test_stack_print_LDADD = $(LDADD) $(YAJL_LIBS)
+
+# xl profile top's screen: a live run's sends nothing to libdw.
+tests_xl_plugin_test_top_view_SOURCES = tests/xl-plugin/test_top_view.c \
+	xl-plugin/top_view.c xl-plugin/top_view.h
+tests_xl_plugin_test_top_view_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin -I$(top_srcdir)/tests/unit
+tests_xl_plugin_test_top_view_LDADD = $(LDADD) $(MATH_LIBS)
 
 # The sampler's dom0 CPU: /proc/interrupts read, the choice made.
 tests_toolkit_test_sampler_cpu_SOURCES = tests/toolkit/test_sampler_cpu.c \

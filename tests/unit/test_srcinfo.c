@@ -2,7 +2,13 @@
  * built with -O2 -g (fixture_lines.c): the chain of inlined calls at each
  * address of fx_outer with the lines marked in the fixture's source, the
  * writers' inlined frames, --no-inline and --lines, the caps, and an image
- * without DWARF unchanged. */
+ * without DWARF unchanged. Hostile images (hostile_dwarf.h): a FIFO named
+ * by .gnu_debugaltlink, line tables that expand 5,000x, an abbreviation
+ * of 1.5M attributes, a lookup at real-time priority. */
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -12,6 +18,7 @@
 #include "test.h"
 #include "output/fold.h"
 #include "symbols/srcinfo.h"
+#include "hostile_dwarf.h"
 
 TEST_GLOBALS;
 
@@ -394,6 +401,184 @@ static void test_without_dwarf(void)
 	CHECK(up_symtab_source(NULL, 1, false, f, UP_SRC_MAX_FRAMES) == 0);
 }
 
+static struct srcinfo *hostile(const struct hd_case *c)
+{
+	size_t len;
+	uint8_t *img = hd_image(c, &len);
+	struct srcinfo *si;
+
+	return srcinfo_new(&si, img, len) == 0 ? si : NULL;
+}
+
+static bool warned(const struct srcinfo *si, const char *what)
+{
+	const char *w = srcinfo_warning(si);
+
+	return w && strstr(w, what);
+}
+
+/* The generator's plain image resolves: the function, file and line. */
+static void test_hostile_control(void)
+{
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	struct srcinfo *si = hostile(&(struct hd_case){ .dir_len = 100, .files = 100 });
+
+	REQUIRE(si);
+	REQUIRE(srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES) == 1);
+	CHECK_STR(f[0].function, "fn");
+	CHECK_STR(f[0].file, "f.c");
+	CHECK_U64(f[0].line, 1);
+	CHECK(srcinfo_warning(si) == NULL);
+	srcinfo_free(si);
+}
+
+/* F1: libdw would open the path .gnu_debugaltlink names to read the
+ * function's name (a DW_FORM_GNU_strp_alt): a FIFO there blocks it for
+ * good. In a child, so that the old code's hang fails the test. */
+static void test_altlink_fifo(void)
+{
+	char dir[] = "/tmp/test_srcinfo.XXXXXX", fifo[64];
+	int status = 0;
+	pid_t pid;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/alt", dir);
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct up_src_frame f[UP_SRC_MAX_FRAMES];
+		struct srcinfo *si = hostile(&(struct hd_case){ .altlink = fifo });
+		size_t n;
+
+		alarm(20);
+		n = si ? srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES) : 1;
+		_exit(n == 0 && warned(si, ".gnu_debugaltlink") ? 0 : 3);
+	}
+	REQUIRE(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "test_altlink_fifo: lookup killed by signal %d (blocked on the FIFO)\n",
+			WTERMSIG(status));
+	unlink(fifo);
+	rmdir(dir);
+}
+
+static long status_kb(const char *key)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, key, strlen(key)) == 0)
+			kb = strtol(line + strlen(key), NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* The peak resident size starts again from the current one (Linux 4.0). */
+static bool reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	return f && fputs("5", f) >= 0 && fclose(f) == 0;
+}
+
+/* F2: one 64 KiB directory x 8,000 files (a 100 KB header libdw makes
+ * 512 MB of), and 3M one-byte rows (300 MB): refused before libdw reads
+ * them, by the 256 MiB budget; the function is still named. The peak
+ * stays far below what libdw would have taken. */
+static void test_line_amplification(void)
+{
+	const struct hd_case cases[] = {
+		{ .dir_len = 65535, .files = 8000 },
+		{ .rows = 3000000 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct up_src_frame f[UP_SRC_MAX_FRAMES];
+		struct srcinfo *si = hostile(&cases[i]);
+		long base, peak;
+		size_t n;
+
+		REQUIRE(si);
+		REQUIRE(reset_peak());
+		base = status_kb("VmRSS:");
+		n = srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES);
+		peak = status_kb("VmHWM:");
+		REQUIRE(base > 0 && peak > 0);
+		CHECK(peak - base < 96 * 1024);
+		if (peak - base >= 96 * 1024)
+			fprintf(stderr, "case %zu: %ld MiB at the peak\n", i,
+				(peak - base) / 1024);
+		CHECK(n == 1 && f[0].function && strcmp(f[0].function, "fn") == 0 &&
+		      f[0].file == NULL);
+		CHECK(warned(si, "memory budget for source lines"));
+		srcinfo_free(si);
+	}
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* F3: 1,100 functions whose abbreviation has 1.5M attributes: libdw
+ * reads each DIE attribute by attribute (~10 ms), and the deadline was
+ * read every 1,024 DIEs (6.8 s for a 1 s budget, measured). Now within the
+ * budget and a margin for a busy machine. */
+static void test_big_abbrev(void)
+{
+	struct srcinfo_limits saved = srcinfo_limits;
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	struct srcinfo *si;
+	double t0, dt;
+
+	srcinfo_limits.budget_ns = 1000000000ULL;
+	si = hostile(&(struct hd_case){ .fn_attrs = 1500000, .fns = 1100 });
+	REQUIRE(si);
+	t0 = mono_s();
+	srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES);
+	srcinfo_lookup(si, HD_CODE + 0x20, f, UP_SRC_MAX_FRAMES);
+	dt = mono_s() - t0;
+	CHECK(dt < 4.0);
+	if (dt >= 4.0)
+		fprintf(stderr, "test_big_abbrev: %.1f s for a 1 s budget\n", dt);
+	CHECK(srcinfo_warning(si) != NULL);
+	srcinfo_free(si);
+	srcinfo_limits = saved;
+}
+
+/* F4's guard: at SCHED_FIFO nothing goes to libdw, and the answer is not
+ * kept, so the same address resolves at normal priority. */
+static void test_realtime(void)
+{
+	struct sched_param rt = { .sched_priority = 1 }, normal = { 0 };
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	struct srcinfo *si = hostile(&(struct hd_case){ 0 });
+	unsigned long before = srcinfo_libdw_lookups;
+	size_t n;
+
+	REQUIRE(si);
+	if (sched_setscheduler(0, SCHED_FIFO, &rt) != 0) {
+		printf("# test_realtime: SCHED_FIFO not permitted, skipped\n");
+		srcinfo_free(si);
+		return;
+	}
+	n = srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES);
+	sched_setscheduler(0, SCHED_OTHER, &normal);
+	CHECK(n == 0);
+	CHECK(srcinfo_libdw_lookups == before);
+	CHECK(warned(si, "real-time"));
+	CHECK(srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES) == 1);
+	srcinfo_free(si);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("top_builddir"), *src = getenv("top_srcdir");
@@ -414,6 +599,12 @@ int main(int argc, char **argv)
 			fixture, source);
 		return 1;
 	}
+	/* First: the peak resident size is this process's. */
+	RUN(test_line_amplification);
+	RUN(test_hostile_control);
+	RUN(test_altlink_fifo);
+	RUN(test_big_abbrev);
+	RUN(test_realtime);
 	RUN(test_inline_chain);
 	RUN(test_writers);
 	RUN(test_pprof);

@@ -1,0 +1,92 @@
+/* xl profile top's screen (xl-plugin/top_view.c) of a live run: drawn at
+ * the sampler's SCHED_FIFO with memory locked, it must not send the
+ * image's DWARF to libdw (issue 38, F4). The same profile of an address
+ * inside inlined calls (fixture_lines) drawn as a replay shows them. */
+#include <unistd.h>
+
+#include "test.h"
+#include "symbols/srcinfo.h"
+#include "top_view.h"
+
+TEST_GLOBALS;
+
+static char fixture[4096];
+
+/* An address of fx_outer inside an inlined call, or 0 (a symtab of its
+ * own: the one drawn from has resolved nothing yet). */
+static uint64_t inlined_addr(void)
+{
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	struct up_symtab *s;
+	uint64_t found = 0;
+
+	if (up_symtab_load(&s, fixture) < 0)
+		return 0;
+	for (size_t i = 0; i < up_symtab_count(s) && !found; i++) {
+		const struct up_symbol *fn = up_symtab_symbol(s, i);
+
+		if (strcmp(fn->name, "fx_outer") != 0)
+			continue;
+		for (uint64_t a = fn->addr; a < fn->addr + fn->size && !found; a++)
+			if (up_symtab_source(s, a, false, f, UP_SRC_MAX_FRAMES) > 1)
+				found = a;
+	}
+	up_symtab_free(s);
+	return found;
+}
+
+static void render(const struct up_symtab *s, const struct up_profile *p,
+		   bool live, char *buf, size_t len)
+{
+	struct xlp_top_input in = { .name = "d", .source = "test", .t_s = 1,
+				    .interval_s = 1, .total = p, .interval = p,
+				    .names = s, .live = live };
+	struct xlp_top_view v = { .vcpu = -1, .rows = 10 };
+	FILE *f = fmemopen(buf, len, "w");
+
+	if (!f || xlp_top_render(&in, &v, f) < 0)
+		buf[0] = '\0';
+	if (f)
+		fclose(f);
+}
+
+static void test_live_no_libdw(void)
+{
+	static char buf[16384];
+	struct up_symtab *s;
+	struct up_profile *p;
+	uint64_t a = inlined_addr();
+	unsigned long before;
+
+	REQUIRE(a != 0);
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	REQUIRE(up_symtab_has_source(s));
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add(p, 0, &a, 1, UP_TRUNC_NONE) == 0);
+	before = srcinfo_libdw_lookups;
+	render(s, p, true, buf, sizeof(buf));
+	CHECK(strstr(buf, "fx_outer") != NULL);
+	CHECK(strstr(buf, "(inlined)") == NULL);
+	CHECK(srcinfo_libdw_lookups == before);
+	/* A replay (normal priority) shows the inlined calls. */
+	render(s, p, false, buf, sizeof(buf));
+	CHECK(strstr(buf, "(inlined)") != NULL);
+	CHECK(srcinfo_libdw_lookups > before);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("top_builddir");
+
+	(void)argc;
+	snprintf(fixture, sizeof(fixture), "%s/tests/unit/fixture_lines",
+		 dir ? dir : ".");
+	if (access(fixture, R_OK) != 0) {
+		fprintf(stderr, "%s: fixture %s missing\n", argv[0], fixture);
+		return 1;
+	}
+	RUN(test_live_no_libdw);
+	TEST_MAIN_END();
+}
