@@ -118,6 +118,33 @@ size_t utf8_encode(uint32_t cp, char out[4])
 	return 4;
 }
 
+bool utf8_valid_prefix(char *dst, size_t cap, const char *src, size_t len)
+{
+	size_t in = 0, out = 0;
+
+	while (in < len) {
+		char enc[4];
+		uint32_t cp;
+		bool valid;
+		size_t n = utf8_decode(src + in, len - in, &cp, &valid);
+		size_t m;
+
+		if (valid && utf8_writable(cp)) {
+			memcpy(enc, src + in, n);
+			m = n;
+		} else {
+			m = utf8_encode(UTF8_REPLACEMENT, enc);
+		}
+		if (out + m >= cap)
+			break;
+		memcpy(dst + out, enc, m);
+		out += m;
+		in += n;
+	}
+	dst[out] = '\0';
+	return in == len;
+}
+
 size_t utf8_valid_copy(char *dst, size_t cap, const char *src, size_t len)
 {
 	size_t in = 0, need = 0, out = 0;

@@ -49,4 +49,8 @@ size_t utf8_escape(uint32_t cp, char out[UTF8_ESCAPE_MAX]);
  * complete when that is < cap. */
 size_t utf8_valid_copy(char *dst, size_t cap, const char *src, size_t len);
 
+/* The same copy, stopping where dst is full: true if all of src fit. Its
+ * cost is bounded by cap, not by len (names are fitted per frame). */
+bool utf8_valid_prefix(char *dst, size_t cap, const char *src, size_t len);
+
 #endif
