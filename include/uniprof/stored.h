@@ -49,7 +49,9 @@ struct up_stored;
  * (frames named as recorded, or by resymbolize when given: a symbol table
  * for raw addresses); folded files, or several files, are merged by
  * function name. Inputs are untrusted: bounded in size (128 MiB after
- * gunzip), stacks, depth and names; one error line naming the file. */
+ * gunzip), decoding memory, stacks, depth, frames, names and comments (the
+ * bounds: xl-profile(1), LIMITS); an unreadable file is one error line
+ * naming it, a bound met one line in up_stored_warning(). */
 #define UP_STORED_MAX_BYTES (128ULL << 20)
 int up_stored_load(struct up_stored **out, const char *const *paths,
 		   size_t n, const struct up_symtab *resymbolize);
