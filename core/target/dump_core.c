@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "util/error_impl.h"
+#include "util/file_read.h"
 #include "target/target_impl.h"
 #include "arch/x86/xen_context.h"
 
@@ -528,14 +529,16 @@ static int open_core(struct up_target **out, int fd, uint8_t *mem,
 int up_target_open_core(struct up_target **out, const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = file_open_regular(path);
 
+	if (fd == FILE_NOT_REGULAR)
+		return up_fail(UP_EINVAL, "core file %s is not a regular file", path);
 	if (fd < 0)
 		return up_fail(errno == ENOENT ? UP_ENOENT : UP_EIO,
 			       "cannot open core file %s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return up_fail(UP_EINVAL, "core file %s is not a regular file", path);
+		return up_fail(UP_EIO, "cannot read core file %s: %s", path, strerror(errno));
 	}
 	return open_core(out, fd, NULL, (uint64_t)st.st_size, path);
 }

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/error_impl.h"
+#include "util/file_read.h"
 #include "target/image_format.h"
 #include "target/target_impl.h"
 #include "uniprof/image.h"
@@ -368,14 +370,21 @@ int up_target_open_image_mem(struct up_target **out, const void *buf,
 
 int up_target_open_image(struct up_target **out, const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = file_open_regular(path);
+	FILE *f;
 	uint8_t *buf = NULL;
 	size_t len = 0, cap = 0, n;
 
-	if (!f)
-		return up_fail(errno == ENOENT ? UP_ENOENT : UP_EIO,
-			       "cannot open guest image %s: %s", path,
-			       strerror(errno));
+	if (fd == FILE_NOT_REGULAR)
+		return up_fail(UP_EINVAL, "guest image %s is not a regular file", path);
+	if (fd < 0 || !(f = fdopen(fd, "rb"))) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return up_fail(e == ENOENT ? UP_ENOENT : UP_EIO,
+			       "cannot open guest image %s: %s", path, strerror(e));
+	}
 	do {
 		if (len == cap) {
 			uint8_t *nb;

@@ -1,9 +1,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "util/error_impl.h"
@@ -37,6 +39,20 @@ static int too_large(const char *path, const struct file_read_caps *c,
 		       path, (unsigned long long)(c->max >> 20));
 }
 
+int file_open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return FILE_NOT_REGULAR;
+	}
+	return fd;
+}
+
 /* gzread passes plain files through unchanged. */
 int file_read(const char *path, const struct file_read_caps *c,
 	      uint8_t **out, size_t *len)
@@ -46,13 +62,19 @@ int file_read(const char *path, const struct file_read_caps *c,
 	size_t n = 0, cap = 0;
 	uint64_t limit = c->max;
 	uint8_t probe;
-	int got;
+	int got, fd;
 
-	gz = gzopen(path, "rb");
-	if (!gz)
+	fd = file_open_regular(path);
+	if (fd == FILE_NOT_REGULAR)
+		return up_fail(UP_EINVAL, "%s %s is not a regular file", c->noun, path);
+	if (fd < 0)
 		return up_fail(errno == ENOENT ? UP_ENOENT : UP_EIO,
-			       "cannot open %s %s: %s", c->noun, path,
-			       strerror(errno ? errno : ENOMEM));
+			       "cannot open %s %s: %s", c->noun, path, strerror(errno));
+	gz = gzdopen(fd, "rb");
+	if (!gz) {
+		close(fd);
+		return up_fail(UP_ENOMEM, "out of memory");
+	}
 	gzbuffer(gz, 128 * 1024);
 	for (;;) {
 		if (n == cap) {

@@ -19,4 +19,12 @@ struct file_read_caps {
 int file_read(const char *path, const struct file_read_caps *caps,
 	      uint8_t **out, size_t *len);
 
+/* Open path for reading only if it is a regular file. The name is
+ * untrusted (a debug link, a file beside the kernel): a FIFO or a device
+ * there must not block the open or be read from. Returns the descriptor;
+ * -1 with errno if it cannot be opened, FILE_NOT_REGULAR if it is not a
+ * regular file. */
+#define FILE_NOT_REGULAR (-2)
+int file_open_regular(const char *path);
+
 #endif

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../unit/test.h"
@@ -240,6 +242,41 @@ static void test_architecture(void)
 	free(used);
 }
 
+/* A FIFO where a candidate is looked for (any name a kernel's directory
+ * or its debug link gives) is passed over at once: opening it for reading
+ * blocked the search, and a guest held for --paused, forever. In a child
+ * under an alarm, so that the old behaviour fails rather than hangs. */
+static void test_fifo_candidates(void)
+{
+	char k[600], fifo[700];
+	pid_t pid;
+	int st = 0;
+
+	fresh("fifo", k, sizeof(k));
+	snprintf(fifo, sizeof(fifo), "%s.debug", k);
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	sh("nm -n '%s' > '%s/fifo/System.map'", full, dir);
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		char *used = NULL;
+		int ok;
+
+		alarm(20);
+		ok = find(k, NULL, false, "/nonexistent", &used) == 0 && used &&
+		     strstr(used, "/fifo/System.map") != NULL;
+		/* Named explicitly: an error, not a hang. */
+		ok = ok && find(k, fifo, false, "/nonexistent", &used) == -1 &&
+		     strstr(up_error_last(), "not a regular file") != NULL;
+		_exit(ok ? 0 : 1);
+	}
+	REQUIRE(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (WIFSIGNALED(st))
+		fprintf(stderr, "  the search was killed by signal %d (blocked on the FIFO)\n",
+			WTERMSIG(st));
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -262,6 +299,7 @@ int main(void)
 	RUN(test_explicit_and_missing);
 	RUN(test_wrong_width);
 	RUN(test_architecture);
+	RUN(test_fifo_candidates);
 	sh("rm -rf '%s'", dir);
 	TEST_MAIN_END();
 }
