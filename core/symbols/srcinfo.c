@@ -47,6 +47,9 @@ unsigned long srcinfo_libdw_lookups;
 #define ABBREV_COST 64u
 #define UNIT_COST 256u
 #define MAX_SECS 4          /* same-named sections looked at (libdw takes the first) */
+/* libdw's sorted address ranges, per byte of .debug_aranges (an entry
+ * of 16 bytes becomes a record and a list node on the way). */
+#define ARANGES_COST 6u
 
 struct frame_rec {
 	uint32_t function, file, decl_file;   /* string indexes */
@@ -220,6 +223,70 @@ static unsigned sections(Elf *elf, const char *what, struct prescan_sec *out,
 	return n;
 }
 
+/* What a debug section takes in memory once libdw has it: nothing for
+ * one read in place, the size its header claims for a compressed one
+ * (libdw inflates every one when the handle is made), ARANGES_COST a
+ * byte for the address ranges. Read from the headers, nothing inflated. */
+static uint64_t section_memory(Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
+{
+	uint64_t size = 0;
+	bool inflated = false;
+
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		GElf_Chdr ch;
+
+		size = gelf_getchdr(scn, &ch) ? ch.ch_size : UINT64_MAX / 2;
+		inflated = true;
+	} else if (strncmp(name, ".zdebug_", 8) == 0) {
+		/* GNU's: "ZLIB" and the size, 8 bytes big-endian. */
+		Elf_Data *raw = elf_rawdata(scn, NULL);
+		const uint8_t *b = raw ? raw->d_buf : NULL;
+
+		size = UINT64_MAX / 2;
+		if (b && raw->d_size >= 12 && memcmp(b, "ZLIB", 4) == 0) {
+			size = 0;
+			for (int i = 4; i < 12; i++)
+				size = size << 8 | b[i];
+		}
+		inflated = true;
+	} else {
+		size = sh->sh_size;
+	}
+	if (named(name, "aranges"))
+		return size > UINT64_MAX / 2 / ARANGES_COST ? UINT64_MAX / 2
+							       : size * ARANGES_COST;
+	return inflated ? size : 0;
+}
+
+/* Before libdw is given the image: what its compressed debug sections
+ * and address ranges would take, against the memory for source lines.
+ * A 1.5 MB image claiming a 1.5 GB section was inflated in full before
+ * any other check could run. */
+static const char *inflation_refused(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t total = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;            /* libdw finds no sections either */
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || (strncmp(name, ".debug_", 7) != 0 &&
+			      strncmp(name, ".zdebug_", 8) != 0))
+			continue;
+		total += section_memory(scn, &sh, name);
+		if (total > srcinfo_limits.line_memory)
+			return "debug info's compressed sections and address ranges take more than the memory budget for source lines: no source lines";
+	}
+	return NULL;
+}
+
 static int off_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -314,7 +381,7 @@ static bool opened(struct srcinfo *si)
 	if (si->broken)
 		return false;
 	si->elf = elf_memory(si->buf, si->len);
-	if (si->elf)
+	if (si->elf && (si->refused = inflation_refused(si->elf)) == NULL)
 		si->dw = dwarf_begin_elf(si->elf, DWARF_C_READ, NULL);
 	if (si->dw && (si->refused = units_refused(si)) == NULL)
 		si->refused = outside_refused(si);

@@ -520,6 +520,78 @@ static void test_line_amplification(void)
 	}
 }
 
+/* The generator's plain image with a 64 MiB .debug_loc of zeros added and
+ * every debug section compressed (objcopy, as -gz builds them): a few
+ * KiB that libdw inflated in full when the handle was made, before any
+ * other check (a 1.5 MB image took 1.4 GB). Refused from the headers
+ * under a 32 MiB budget, the peak far below the section; accepted and
+ * resolved under the default budget. NULL if objcopy failed. */
+static struct srcinfo *compressed_bomb(void)
+{
+	char dir[] = "/tmp/test_srcinfo.XXXXXX", cmd[512];
+	size_t len;
+	uint8_t *img = hd_image(&(struct hd_case){ .dir_len = 10, .files = 1 }, &len), *out = NULL;
+	struct srcinfo *si = NULL;
+	FILE *f;
+	long n;
+
+	if (!img || !mkdtemp(dir))
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "%s/in.elf", dir);
+	f = fopen(cmd, "wb");
+	if (!f || fwrite(img, 1, len, f) != len || fclose(f) != 0)
+		return NULL;
+	free(img);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && truncate -s 64M zeros && objcopy --add-section .debug_loc=zeros "
+		 "in.elf mid.elf && objcopy --compress-debug-sections=zlib-gabi mid.elf out.elf "
+		 "2>/dev/null", dir);
+	if (system(cmd) == 0) {
+		snprintf(cmd, sizeof(cmd), "%s/out.elf", dir);
+		f = fopen(cmd, "rb");
+		if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
+		    n < (64 << 20) / 16 && fseek(f, 0, SEEK_SET) == 0 &&
+		    (out = malloc((size_t)n)) && fread(out, 1, (size_t)n, f) == (size_t)n &&
+		    srcinfo_new(&si, out, (size_t)n) != 0)
+			si = NULL;
+		if (f)
+			fclose(f);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return si;
+}
+
+static void test_compressed_bomb(void)
+{
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	uint64_t saved = srcinfo_limits.line_memory;
+	struct srcinfo *si;
+	long base, peak;
+	size_t n;
+
+	srcinfo_limits.line_memory = 32u << 20;
+	si = compressed_bomb();
+	REQUIRE(si);
+	REQUIRE(reset_peak());
+	base = status_kb("VmRSS:");
+	n = srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES);
+	peak = status_kb("VmHWM:");
+	CHECK(n == 0 && warned(si, "compressed sections"));
+	CHECK(base > 0 && peak - base < 16 * 1024);
+	fprintf(stderr, "# 64 MiB compressed section, 32 MiB budget: %ld KiB at the peak\n",
+		peak - base);
+	srcinfo_free(si);
+	srcinfo_limits.line_memory = saved;
+	si = compressed_bomb();
+	REQUIRE(si);
+	n = srcinfo_lookup(si, HD_CODE + 0x10, f, UP_SRC_MAX_FRAMES);
+	CHECK(n == 1 && f[0].function && strcmp(f[0].function, "fn") == 0 &&
+	      f[0].file && strcmp(f[0].file, "f.c") == 0);
+	srcinfo_free(si);
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -604,6 +676,7 @@ int main(int argc, char **argv)
 	RUN(test_hostile_control);
 	RUN(test_altlink_fifo);
 	RUN(test_big_abbrev);
+	RUN(test_compressed_bomb);
 	RUN(test_realtime);
 	RUN(test_inline_chain);
 	RUN(test_writers);
