@@ -118,23 +118,32 @@ size_t utf8_encode(uint32_t cp, char out[4])
 	return 4;
 }
 
+/* The character at src as it is written: itself, or U+FFFD for bytes
+ * that are not valid UTF-8 or a character not written. Its bytes in enc,
+ * their count in *m; returns the bytes of src it stands for. */
+static size_t written_char(const char *src, size_t left, char enc[4], size_t *m)
+{
+	uint32_t cp;
+	bool valid;
+	size_t n = utf8_decode(src, left, &cp, &valid);
+
+	if (valid && utf8_writable(cp)) {
+		memcpy(enc, src, n);
+		*m = n;
+	} else {
+		*m = utf8_encode(UTF8_REPLACEMENT, enc);
+	}
+	return n;
+}
+
 bool utf8_valid_prefix(char *dst, size_t cap, const char *src, size_t len)
 {
 	size_t in = 0, out = 0;
 
 	while (in < len) {
 		char enc[4];
-		uint32_t cp;
-		bool valid;
-		size_t n = utf8_decode(src + in, len - in, &cp, &valid);
-		size_t m;
+		size_t m, n = written_char(src + in, len - in, enc, &m);
 
-		if (valid && utf8_writable(cp)) {
-			memcpy(enc, src + in, n);
-			m = n;
-		} else {
-			m = utf8_encode(UTF8_REPLACEMENT, enc);
-		}
 		if (out + m >= cap)
 			break;
 		memcpy(dst + out, enc, m);
@@ -152,18 +161,9 @@ size_t utf8_valid_copy(char *dst, size_t cap, const char *src, size_t len)
 
 	while (in < len) {
 		char enc[4];
-		uint32_t cp;
-		bool valid;
-		size_t n = utf8_decode(src + in, len - in, &cp, &valid);
 		size_t m;
 
-		if (valid && utf8_writable(cp)) {
-			memcpy(enc, src + in, n);
-			m = n;
-		} else {
-			m = utf8_encode(UTF8_REPLACEMENT, enc);
-		}
-		in += n;
+		in += written_char(src + in, len - in, enc, &m);
 		need += m;
 		/* Once a character does not fit, none after it is written:
 		 * the copy is a prefix of the whole. */

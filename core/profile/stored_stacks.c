@@ -104,15 +104,10 @@ int stored_add_stack(struct up_stored *s, const char *what,
 
 void stored_warn(struct up_stored *s, const char *fmt, ...)
 {
-	size_t n = strlen(s->warning);
 	va_list ap;
 
-	if (n && n + 2 < sizeof(s->warning)) {
-		memcpy(s->warning + n, "; ", 3);
-		n += 2;
-	}
 	va_start(ap, fmt);
-	vsnprintf(s->warning + n, sizeof(s->warning) - n, fmt, ap);
+	warning_append(s->warning, sizeof(s->warning), fmt, ap);
 	va_end(ap);
 }
 

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/error_impl.h"
 
@@ -30,4 +31,17 @@ int up_fail(int code, const char *fmt, ...)
 int up_error_set(int code, const char *message)
 {
 	return up_fail(code, "%s", message ? message : "");
+}
+
+void warning_append(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+	size_t n = strnlen(buf, cap);
+
+	if (n >= cap)
+		return;
+	if (n && n + 2 < cap) {
+		memcpy(buf + n, "; ", 3);
+		n += 2;
+	}
+	vsnprintf(buf + n, cap - n, fmt, ap);
 }
