@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern int test_failures;
 extern const char *test_current;
@@ -75,6 +76,19 @@ static inline size_t test_count(const char *buf, size_t len, const char *needle)
 		if (buf[i] == needle[0] && memcmp(buf + i, needle, n) == 0)
 			count++;
 	return count;
+}
+
+/* The path of fixture name, built in top_builddir's tests/unit, in buf;
+ * false, said in one line, when it is missing. */
+static inline int test_fixture(char *buf, size_t len, const char *name)
+{
+	const char *dir = getenv("top_builddir");
+
+	snprintf(buf, len, "%s/tests/unit/%s", dir ? dir : ".", name);
+	if (access(buf, R_OK) == 0)
+		return 1;
+	fprintf(stderr, "fixture %s missing\n", buf);
+	return 0;
 }
 
 #define TEST_MAIN_END() return test_failures ? 1 : 0

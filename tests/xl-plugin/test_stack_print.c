@@ -91,17 +91,10 @@ static void test_text_and_json(void)
 	up_symtab_free(s);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	const char *dir = getenv("top_builddir");
-
-	(void)argc;
-	snprintf(fixture, sizeof(fixture), "%s/tests/unit/fixture_lines",
-		 dir ? dir : ".");
-	if (access(fixture, R_OK) != 0) {
-		fprintf(stderr, "%s: fixture %s missing\n", argv[0], fixture);
+	if (!test_fixture(fixture, sizeof(fixture), "fixture_lines"))
 		return 1;
-	}
 	RUN(test_text_and_json);
 	TEST_MAIN_END();
 }
