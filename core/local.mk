@@ -18,7 +18,7 @@ CORE_TARGET = core/target/target.c core/target/target_impl.h \
 CORE_GUARD = core/guard/crash_guard.c core/guard/pause_state.c core/guard/pause_state.h
 CORE_ARCH = core/arch/arch.c core/arch/arch.h \
 	core/arch/x86/arch.c core/arch/x86/x86.h core/arch/x86/paging.c \
-	core/arch/x86/hypercall_stub.c core/arch/x86/upcall_frame.c core/arch/x86/call_site.c \
+	core/arch/x86/hypercall_stub.c core/arch/x86/upcall_frame.c core/arch/x86/interrupt_frame.c core/arch/x86/call_site.c \
 	core/arch/x86/xen_context.c core/arch/x86/xen_context.h \
 	core/arch/arm64/arch.c core/arch/arm64/arm64.h core/arch/arm64/paging.c \
 	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c core/arch/arm64/call_site.c \
@@ -26,7 +26,7 @@ CORE_ARCH = core/arch/arch.c core/arch/arch.h \
 CORE_MEM = core/mem/memory.c core/mem/memory_log.h core/mem/paging.c core/mem/paging.h \
 	core/mem/frame_cache.c core/mem/frame_cache.h
 CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \
-	core/unwind/kernel_map.c core/unwind/kernel_map.h \
+	core/unwind/kernel_map.c core/unwind/kernel_map.h core/unwind/hypercall_probe.c \
 	core/unwind/eh_frame.c core/unwind/eh_frame.h \
 	core/unwind/cfi_table.c core/unwind/cfi_table.h
 CORE_SYMBOLS = core/symbols/table.c core/symbols/table_impl.h \

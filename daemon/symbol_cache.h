@@ -10,6 +10,7 @@
 #define UPD_SYMBOL_CACHE_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "toolkit/unwind_load.h"
@@ -21,6 +22,9 @@ struct upd_symbols {
 	struct xlp_unwind uw;
 	struct up_kernel_map *kmap;
 	char build_id[129];             /* the kernel's, "" if none */
+	/* The hypercall page was looked for in a domain of this build (a
+	 * PVH kernel's is known only from its memory). */
+	bool hypercall_probed;
 };
 
 struct upd_symbol_cache;

@@ -12,9 +12,33 @@ static const char *fp_name(enum up_frame_pointers fp)
 	       "unknown";
 }
 
+static void name_stubs(struct up_symtab *symtab, uint64_t page)
+{
+	if (page && symtab && up_symtab_name_hypercalls(symtab, page) < 0)
+		fprintf(stderr, "xl profile: cannot name the hypercall stubs: %s\n",
+			up_error_last());
+}
+
+void xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
+			  struct up_target *t, bool verbose, const char *who)
+{
+	const char *how;
+	int rc = up_kernel_map_probe_hypercall_page(k, t, &how);
+
+	if (rc > 0)
+		name_stubs(symtab, up_kernel_map_hypercall_page(k));
+	if (verbose && rc < 0)
+		fprintf(stderr, "%s: hypercall page: not looked for in memory: %s\n",
+			who, up_error_last());
+	else if (verbose)
+		fprintf(stderr, "%s: hypercall page %#llx: %s\n", who,
+			(unsigned long long)up_kernel_map_hypercall_page(k), how);
+}
+
 int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 			struct up_symtab *symtab, const struct up_cfi_table *cfi,
-			const struct xlp_options *opt, struct up_kernel_map **out)
+			const struct xlp_options *opt, struct up_target *t,
+			struct up_kernel_map **out)
 {
 	const char *from[2] = { kernel, symbols_file };
 	struct up_kernel_map *k = NULL;
@@ -52,10 +76,17 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 		up_kernel_map_set_frame_pointers(k, up_cfi_frame_pointers(cfi));
 	if (symtab)
 		up_kernel_map_set_functions(k, symtab);
+	/* The domain's memory has the last word: checked, or found there. */
+	if (t) {
+		const char *how;
+
+		if (up_kernel_map_probe_hypercall_page(k, t, &how) < 0)
+			how = up_error_last();
+		if (opt->verbose)
+			fprintf(stderr, "xl profile: hypercall page: %s\n", how);
+	}
 	hc = up_kernel_map_hypercall_page(k);
-	if (hc && symtab && up_symtab_name_hypercalls(symtab, hc) < 0)
-		fprintf(stderr, "xl profile: cannot name the hypercall stubs: %s\n",
-			up_error_last());
+	name_stubs(symtab, hc);
 	if (opt->verbose)
 		fprintf(stderr, "xl profile: code map from %s: %zu code ranges, %zu outermost functions, hypercall page %#llx, frame pointers %s\n",
 			used ? used : "symbols only", up_kernel_map_text_ranges(k),

@@ -34,6 +34,11 @@ struct arch {
 	 * page, AArch64's functions that trap with hvc #0xea1. */
 	bool (*in_hypercall)(struct up_mem *m, const struct up_regs *regs,
 			     const struct up_kernel_map *k, uint64_t ip);
+	/* Whether the page at va holds the stubs Xen writes into a
+	 * hypercall page, whatever the guest calls it (NULL: the
+	 * architecture has no such page). */
+	bool (*hypercall_page_at)(struct up_mem *m, const struct up_regs *regs,
+				  uint64_t va);
 	/* One frame out of that stub (see kernel_hypercall_step). */
 	int (*hypercall_step)(struct up_mem *m, const struct up_regs *regs,
 			      const struct up_kernel_map *k,
@@ -41,7 +46,9 @@ struct arch {
 			      uint64_t *sp, enum up_trunc *trunc);
 	/* Out of the entry code of an event upcall (no CFI, no frame
 	 * pointer) to the frame it interrupted: its *ip, *sp, and 1 when
-	 * its *fp is known too, 0 when not; -1 (or NULL): none found. */
+	 * its *fp is known too, 0 when not; -1 (or NULL): none found; -2:
+	 * one is there but cannot be proven the interrupted code's (the walk
+	 * ends truncated there, never whole). */
 	int (*interrupted_step)(struct up_mem *m, const struct up_regs *regs,
 				const struct up_kernel_map *k,
 				enum up_domain_type type, uint64_t *ip,

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "symbols.h"
+#include "target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +55,16 @@ int up_kernel_map_add_entry_symbol(struct up_kernel_map *k,
 				   const char *name);
 
 void up_kernel_map_set_hypercall_page(struct up_kernel_map *k, uint64_t va);
+
+/* Where Xen wrote the hypercall stubs in domain t (live or a core): the
+ * image's page if the guest's memory holds the stubs there, else the
+ * kernel's code pages searched for them (a PVH/HVM kernel asks Xen for
+ * its page by an MSR write, under any name). Before sampling: reads at
+ * most 4096 pages. Returns 1 when the map's page changed, 0 when it
+ * stands (found, or nothing better), < 0 when the domain cannot be read;
+ * *how says which, for a verbose line. */
+int up_kernel_map_probe_hypercall_page(struct up_kernel_map *k,
+				       struct up_target *t, const char **how);
 /* Its virtual address, or 0 when unknown. */
 uint64_t up_kernel_map_hypercall_page(const struct up_kernel_map *k);
 

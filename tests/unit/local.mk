@@ -22,6 +22,7 @@ UNIT_TESTS = \
 	tests/unit/test_unwind_cfi \
 	tests/unit/test_unwind_compare \
 	tests/unit/test_unwind_rules \
+	tests/unit/test_hypercall_probe \
 	tests/unit/test_unwind_budget \
 	tests/unit/test_stored \
 	tests/unit/test_pprof_read \

@@ -15,6 +15,7 @@ const struct arch arch_x86_64 = {
 	.dwarf_ra = 16,      /* the return address column */
 	.translate = x86_translate,
 	.in_hypercall = x86_in_hypercall,
+	.hypercall_page_at = x86_hypercall_page_at,
 	.hypercall_step = x86_hypercall_step,
 	.at_block = x86_at_block,
 	.interrupted_step = x86_interrupted_step,

@@ -5,6 +5,8 @@
  * stub's layout is Xen's own, fixed by the domain type. */
 #include "config.h"
 
+#include <string.h>
+
 #include "unwind/kernel_map.h"
 #include "x86.h"
 
@@ -33,6 +35,45 @@ static int pv_ra_offset(unsigned off)
 static int hvm_ra_offset(unsigned off)
 {
 	return off == 0 || off == 5 || off == 8 ? 0 : -1;
+}
+
+/* The stub Xen writes for hypercall nr, 32 bytes apart, by the kind of
+ * guest that asked (Xen's hypercall_page_initialise and its HVM
+ * vendors'): 64-bit PV push %rcx; push %r11; mov $nr,%eax; syscall;
+ * pop %r11; pop %rcx; ret. HVM/PVH mov $nr,%eax; vmcall (Intel) or
+ * vmmcall (AMD); ret. 32-bit PV mov $nr,%eax; int $0x82; ret. */
+static bool stub_at(const uint8_t *p, unsigned nr)
+{
+	static const uint8_t pv64_head[] = { 0x51, 0x41, 0x53, 0xb8 };
+	static const uint8_t pv64_tail[] = { 0x0f, 0x05, 0x41, 0x5b, 0x59, 0xc3 };
+	const uint8_t n[4] = { (uint8_t)nr, (uint8_t)(nr >> 8),
+			       (uint8_t)(nr >> 16), (uint8_t)(nr >> 24) };
+
+	if (memcmp(p, pv64_head, 4) == 0)
+		return memcmp(p + 4, n, 4) == 0 &&
+		       memcmp(p + 8, pv64_tail, sizeof(pv64_tail)) == 0;
+	if (p[0] != 0xb8 || memcmp(p + 1, n, 4) != 0)
+		return false;
+	if (p[5] == 0x0f && p[6] == 0x01 && (p[7] == 0xc1 || p[7] == 0xd9))
+		return p[8] == 0xc3;
+	return p[5] == 0xcd && p[6] == 0x82 && p[7] == 0xc3;
+}
+
+/* Three stubs of three numbers: no code but Xen's has that shape. */
+bool x86_hypercall_page_at(struct up_mem *m, const struct up_regs *regs,
+			   uint64_t va)
+{
+	static const unsigned probe[] = { 0, 1, HYPERCALL_SCHED_OP };
+	uint8_t stub[16];
+
+	if (va % UP_PAGE_SIZE)
+		return false;
+	for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++)
+		if (up_mem_read(m, regs, va + probe[i] * HYPERCALL_STUB_SIZE,
+				stub, sizeof(stub)) < 0 ||
+		    !stub_at(stub, probe[i]))
+			return false;
+	return true;
 }
 
 bool x86_in_hypercall(struct up_mem *m, const struct up_regs *regs,

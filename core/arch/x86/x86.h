@@ -10,6 +10,10 @@ int x86_translate(struct frame_cache *c, const struct up_regs *regs,
 bool x86_in_hypercall(struct up_mem *m, const struct up_regs *regs,
 		      const struct up_kernel_map *k, uint64_t ip);
 
+/* Whether the page at va holds Xen's hypercall stubs (hypercall_stub.c). */
+bool x86_hypercall_page_at(struct up_mem *m, const struct up_regs *regs,
+			   uint64_t va);
+
 bool x86_at_block(struct up_mem *m, const struct up_regs *regs,
 		  const struct up_kernel_map *k, enum up_domain_type type);
 int x86_hypercall_step(struct up_mem *m, const struct up_regs *regs,
@@ -22,6 +26,13 @@ int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			 const struct up_kernel_map *k,
 			 enum up_domain_type type, uint64_t *ip, uint64_t *sp,
 			 uint64_t *fp);
+
+/* The same for a PVH/HVM guest: the CPU's own interrupt frame
+ * (interrupt_frame.c). 0; -1 when there is none; -2 when one is there but
+ * not where the CPU puts one (an IST stack of an unknown TSS). */
+int x86_hw_interrupted_step(struct up_mem *m, const struct up_regs *regs,
+			    const struct up_kernel_map *k, uint64_t *ip,
+			    uint64_t *sp);
 
 /* The instruction before ra is a call (call_site.c): 1, 0, or -1. */
 int x86_after_call(struct up_mem *m, const struct up_regs *regs, uint64_t ra);
