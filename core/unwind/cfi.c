@@ -143,6 +143,11 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 	 * not a return address. */
 	bool exact = true;
 	unsigned upcalls = 0;
+	/* PVH/HVM: the CPU's interrupt frames, found only where the CPU puts
+	 * them, come before the trampoline's mark (an entry stub's pushed
+	 * zero and a zero rbp look like it) and before an rbp chain. PV:
+	 * Xen's frame is looked for where no better rule applies. */
+	bool hw_frames = opts && opts->domain_type != UP_DOMAIN_PV;
 
 	if (!counts)
 		counts = &dummy;
@@ -193,20 +198,30 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 			}
 			counts->libunwind += rc == 0;
 			recovered = true;
+		} else if (!r && opts && upcalls < MAX_UPCALLS &&
+			   (hw_frames || (!fp_chain && !(recovered && trampoline(&w)))) &&
+			   (rc = kernel_interrupted_step(m, regs, k, opts->domain_type,
+							 &w.ip, &w.sp, &w.fp)) != -1) {
+			if (rc < 0) {
+				/* An interrupt frame the CPU did not put there
+				 * as far as we can tell: cut, not whole. */
+				trunc = UP_TRUNC_NO_UNWIND_INFO;
+				rc = -1;
+			} else {
+				/* On the interrupted code's stack, at its pc: no
+				 * return address, so no zero one ends the walk
+				 * there. */
+				upcalls++;
+				w.fp_known = rc == 1;
+				w.lo = w.sp;
+				w.hi = w.sp + max_stack < w.sp ? UINT64_MAX :
+				       w.sp + max_stack;
+				recovered = false;
+				interrupted = true;
+				rc = 0;
+			}
 		} else if (!r && recovered && trampoline(&w)) {
 			return 0;
-		} else if (!r && !fp_chain && opts && upcalls < MAX_UPCALLS &&
-			   (rc = kernel_interrupted_step(m, regs, k, opts->domain_type,
-							 &w.ip, &w.sp, &w.fp)) >= 0) {
-			/* On the interrupted code's stack, at its pc: no return
-			 * address, so no zero one ends the walk there. */
-			upcalls++;
-			w.fp_known = rc == 1;
-			w.lo = w.sp;
-			w.hi = w.sp + max_stack < w.sp ? UINT64_MAX : w.sp + max_stack;
-			recovered = false;
-			interrupted = true;
-			rc = 0;
 		} else {
 			if (r)
 				counts->unsupported++;

@@ -93,6 +93,9 @@ struct up_regs {
 	 * (Xen preserves rdi/ebx, returns in rax). */
 	uint64_t arg0;
 	uint64_t x16;
+	/* x86 HVM/PVH: the task state segment's address (TR's base), where
+	 * the interrupt stacks' tops are; 0 when unknown (PV, cores). */
+	uint64_t tss;
 };
 
 /* What a vCPU was doing when the domain was paused: Xen keeps a blocked

@@ -13,7 +13,8 @@
  * frame-pointer walk and the CFI walk. The walks must stay within their
  * limits and report how they stopped; no frame stays mapped. Then one
  * relaxed sample (no pause; every word a walk read is read again): the
- * image never changes, so no stack may be found to have moved. */
+ * image never changes, so no stack may be found to have moved. And the
+ * hypercall page looked for in its memory. */
 #include "config.h"
 
 #include <stdint.h>
@@ -127,6 +128,38 @@ static void walk_vcpu(struct up_mem *m, const struct up_regs *regs,
 	    (st.depth < 1 || st.depth > max_depth || st.frames[0] != regs->ip ||
 	     st.trunc >= UP_TRUNC_COUNT))
 		abort();
+	/* PVH/HVM: interrupt stacks named by a TSS the guest wrote (here
+	 * anywhere its frame pointer says). */
+	if (type != UP_DOMAIN_PV && table && opts.kernel) {
+		struct up_regs hostile = *regs;
+
+		hostile.tss = regs->fp;
+		if (up_unwind_cfi(m, &hostile, table, &opts, flags & 1, &st, NULL) == 0 &&
+		    (st.depth < 1 || st.depth > max_depth || st.frames[0] != regs->ip ||
+		     st.trunc >= UP_TRUNC_COUNT))
+			abort();
+	}
+}
+
+/* The hypercall page looked for in the guest's memory, around vCPU 0's
+ * pc: found only where three stubs have Xen's shape, within the code. */
+static void probe_hypercall_page(struct up_target *t)
+{
+	struct up_kernel_map *k;
+	struct up_regs regs;
+	const char *how;
+	uint64_t page;
+
+	if (up_target_get_regs(t, 0, &regs) < 0 || up_kernel_map_new(&k) < 0)
+		return;
+	page = regs.ip & ~(uint64_t)(UP_PAGE_SIZE - 1);
+	up_kernel_map_add_text(k, page > 4 * UP_PAGE_SIZE ? page - 4 * UP_PAGE_SIZE : 0,
+			       page + 4 * UP_PAGE_SIZE > page ? page + 4 * UP_PAGE_SIZE : UINT64_MAX);
+	if (up_kernel_map_probe_hypercall_page(k, t, &how) > 0 &&
+	    (up_kernel_map_hypercall_page(k) % UP_PAGE_SIZE ||
+	     !up_kernel_map_in_text(k, up_kernel_map_hypercall_page(k))))
+		abort();
+	up_kernel_map_free(k);
 }
 
 /* One relaxed sample of every vCPU, with the walks above. */
@@ -203,6 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		up_target_unpause(t);
 		up_mem_free(m);
 		relaxed_sample(t, table.count ? &table : NULL, flags);
+		probe_hypercall_page(t);
 	}
 	if (up_target_image_mapped(t) != 0)
 		abort();                  /* a frame left mapped */

@@ -430,6 +430,144 @@ static void test_upcall_frame(void)
 	}
 }
 
+/* A PVH/HVM guest's interrupt and exception entry code without CFI
+ * (Solo5's cpu_irq_N on IST1 and cpu_trap_N on IST2, the test guest's
+ * upcall on the interrupted stack): the walk goes on from the frame the
+ * CPU pushed (rip, cs, rflags, rsp, ss; an error code below it for some
+ * exceptions), found where only the CPU puts it: just below the
+ * interrupted rsp, or at the top of an interrupt stack the TSS names.
+ * Found anywhere else, it cuts the walk; it never lets the entry code's
+ * pushed zeros pass for a thread's first frame. */
+enum hw_shape { HW_IST_IRQ, HW_IST_TRAP_EC, HW_SAME_IRQ, HW_SAME_EC,
+		HW_UNPLACED, HW_NOT_A_FRAME };
+
+#define HW_TSS (STACK + 0x3000)
+#define HW_INTERRUPTED_SP (STACK + 0x2000)
+
+/* The stub's pushes (zeros: rbp and the last one zero, as a trampoline's
+ * mark would be), then the frame; returns where its rip is. */
+struct hw_poke {
+	unsigned word;          /* of the frame; 5: the stub's last push */
+	uint64_t val;
+};
+
+static void hw_guest(struct fx *f, enum hw_shape shape, bool tss,
+		     enum up_frame_pointers fp, const struct hw_poke *poke,
+		     size_t npoke)
+{
+	/* Solo5: 9 registers; its traps push %cr2 (or two zeros) too. */
+	unsigned saved = shape == HW_IST_TRAP_EC ? 10 : 9;
+	bool ec = shape == HW_IST_TRAP_EC || shape == HW_SAME_EC;
+	/* IST frames end at a 16-byte boundary; so do these. */
+	uint64_t at = STACK + 16 + 8 * saved + (ec ? 8 : 0);
+	bool ist = shape == HW_IST_IRQ || shape == HW_IST_TRAP_EC;
+	uint64_t isp = HW_INTERRUPTED_SP;
+
+	setup(f, UP_DOMAIN_HVM);
+	up_kernel_map_add_text(f->k, 0x1000, 0x4000);
+	up_kernel_map_set_frame_pointers(f->k, fp);
+	row(f, 0x1000, 0x100, CFI_ROW_NORMAL, 16);    /* the C handler */
+	row(f, 0x3000, 0x100, CFI_ROW_NORMAL, 16);    /* the interrupted code */
+	CHECK(up_kernel_map_add_entry(f->k, 0x3800, 0x3840) == 0);
+	tg_poke64(&f->g, STACK + 8, 0x2011);           /* -> the entry stub */
+	if (ec)
+		tg_poke64(&f->g, at - 8, 0xd);         /* the error code */
+	if (shape == HW_SAME_IRQ || shape == HW_SAME_EC)
+		isp = at + 40 + 8;                     /* 8 bytes realigned */
+	else if (shape == HW_UNPLACED)
+		isp = HW_INTERRUPTED_SP + 8;
+	tg_poke64(&f->g, at, 0x3020);                  /* rip */
+	tg_poke64(&f->g, at + 8, shape == HW_NOT_A_FRAME ? 0x13 : 0x08);
+	tg_poke64(&f->g, at + 16, 0x246);              /* rflags */
+	tg_poke64(&f->g, at + 24, isp);
+	tg_poke64(&f->g, at + 32, 0x10);               /* ss */
+	tg_poke64(&f->g, isp + 8, 0x3811);             /* -> an outermost one */
+	/* IST1 for interrupts, IST2 for traps: the stack's top is the
+	 * frame's end. */
+	tg_poke64(&f->g, HW_TSS + 0x24 + (shape == HW_IST_TRAP_EC ? 8 : 0),
+		  ist ? at + 40 : 0);
+	for (size_t i = 0; i < npoke; i++)
+		tg_poke64(&f->g, poke[i].word == 5 ? STACK + 16 : at + 8 * poke[i].word,
+			  poke[i].val);
+	open_guest(f, 0x1010, STACK, 0);
+	f->r.tss = tss ? HW_TSS : 0;
+}
+
+static void test_hw_interrupt_frame(void)
+{
+	static const enum hw_shape whole[] = { HW_IST_IRQ, HW_IST_TRAP_EC,
+					       HW_SAME_IRQ, HW_SAME_EC };
+	struct fx f;
+	struct up_unwind_opts o;
+
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+		for (int fp = 0; fp < 2; fp++) {
+			hw_guest(&f, whole[i], true, fp ? UP_FP_KEPT : UP_FP_OMITTED, NULL, 0);
+			o = opts(&f, UP_DOMAIN_HVM);
+			for (int fallback = 0; fallback < 2; fallback++) {
+				CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, fallback, &f.st, NULL) == 0);
+				CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
+				CHECK_U64(f.frames[1], 0x2011);
+				CHECK_U64(f.frames[2], 0x3020);
+				CHECK_U64(f.frames[3], 0x3811);
+			}
+			teardown(&f);
+		}
+	}
+	/* Paused inside the entry code itself, halfway through its pushes. */
+	hw_guest(&f, HW_IST_IRQ, true, UP_FP_OMITTED, NULL, 0);
+	f.r.ip = 0x2005;
+	f.r.sp = STACK + 16 + 8 * 4;
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 3);
+	CHECK_U64(f.frames[1], 0x3020);
+	teardown(&f);
+	/* On an interrupt stack whose TSS is not known (a core), or a frame
+	 * just where the CPU would never put it: cut, though the stub's last
+	 * push and rbp are zero, as a thread trampoline's are. */
+	for (int shape = 0; shape < 2; shape++) {
+		hw_guest(&f, shape ? HW_UNPLACED : HW_IST_IRQ, shape == 1, UP_FP_OMITTED,
+			 NULL, 0);
+		o = opts(&f, UP_DOMAIN_HVM);
+		CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+		CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 2);
+		teardown(&f);
+	}
+	/* Not a ring 0 frame: no interrupt frame at all; the same words are
+	 * a PV guest's too (Xen's frames are PV's): both cut or whole as a
+	 * trampoline says, as before. */
+	static const struct hw_poke not_zero = { 5, 0x77 };   /* no pushed zero */
+	hw_guest(&f, HW_NOT_A_FRAME, true, UP_FP_OMITTED, &not_zero, 1);
+	o = opts(&f, UP_DOMAIN_HVM);
+	CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+	CHECK(f.st.trunc == UP_TRUNC_NO_UNWIND_INFO && f.st.depth == 2);
+	teardown(&f);
+	/* The frame's fields one by one: each wrong value, no frame. */
+	static const struct hw_poke bad[] = {
+		{ 0, 0x9000 },               /* rip outside the code */
+		{ 1, 0x0b },                 /* cs RPL 3 */
+		{ 1, 0x0c },                 /* cs in the LDT */
+		{ 1, 0x10008 },              /* cs wider than 16 bits */
+		{ 2, 0x244 },                /* rflags without bit 1 */
+		{ 2, 0x20246 },              /* rflags with VM */
+		{ 2, 0x400246 },             /* reserved bit 22 */
+		{ 3, HW_INTERRUPTED_SP + 4 },/* rsp unaligned */
+		{ 3, 0x0000800000000000ULL },/* rsp not canonical */
+		{ 4, 0x13 },                 /* ss RPL 3 */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const struct hw_poke p[] = { not_zero, bad[i] };
+
+		hw_guest(&f, HW_IST_IRQ, true, UP_FP_OMITTED, p, 2);
+		o = opts(&f, UP_DOMAIN_HVM);
+		CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+		CHECK(f.st.trunc != UP_TRUNC_NONE);
+		CHECK(f.st.depth == 2);
+		teardown(&f);
+	}
+}
+
 /* A return address a call left: the bytes before it are a call (rel32,
  * through a register, memory with a displacement or a SIB byte,
  * RIP-relative); anything else is a stale word. Unmapped: a stale word
@@ -777,6 +915,7 @@ int main(void)
 	RUN(test_return_outside_text);
 	RUN(test_trampoline_rbp_zero);
 	RUN(test_upcall_frame);
+	RUN(test_hw_interrupt_frame);
 	RUN(test_after_call);
 	RUN(test_entry_at_zero);
 	RUN(test_entry_function);

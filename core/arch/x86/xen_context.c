@@ -100,6 +100,7 @@ void xen_context_hvm_cpu_regs(const struct hvm_hw_cpu *c, struct up_regs *r)
 	r->fp = c->rbp;
 	r->arg0 = c->rdi;
 	r->cr3 = c->cr3;
+	r->tss = c->tr_base;
 	r->frame_kind = UP_FRAME_GFN;
 	r->kernel_mode = ((c->cs_arbytes >> 5) & 3) == 0;
 	r->paging = xen_paging_mode(c->cr0, c->cr4, c->msr_efer & EFER_LMA);

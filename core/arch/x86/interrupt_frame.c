@@ -1,0 +1,111 @@
+/* Out of a PVH or HVM guest's interrupt or exception entry code. The CPU
+ * itself saved the interrupted code's place: in 64-bit mode it aligns the
+ * stack to 16 bytes, pushes ss, rsp, rflags, cs, rip and, for some
+ * exceptions, an error code, on the interrupted stack or on an interrupt
+ * stack the TSS names (IST). The entry code (Solo5's cpu_irq_N and
+ * cpu_trap_N, the test guest's tg_hvm_upcall; assembly without CFI) then
+ * pushes registers of its own, in a layout of its choosing, and calls C.
+ *
+ * From the entry code's return address the frame is looked for a few
+ * words up, field by field (rip in the kernel's code, ring 0 selectors,
+ * an rflags with its fixed bits right, an aligned rsp) and then by where
+ * it lies, which only the CPU decides: just below the interrupted rsp
+ * (at most 15 bytes of alignment between), or at the top of one of the
+ * TSS's interrupt stacks. A frame found anywhere else is not taken: the
+ * walk then ends truncated rather than continue from a guess, or end
+ * whole on a pushed zero that looks like a thread's first frame. The
+ * interrupted rbp is not known (the entry code saved it where it chose):
+ * a rule that needs it cuts the walk there. */
+#include "config.h"
+
+#include "unwind/kernel_map.h"
+#include "x86.h"
+
+#define FRAME_BYTES 40            /* rip, cs, rflags, rsp, ss */
+#define SCAN_WORDS 40             /* the entry code's pushes, at most */
+#define TSS_IST1 0x24             /* IST1..IST7 in the 64-bit TSS */
+#define IST_COUNT 7
+/* Always clear in a 64-bit rflags: reserved bits 3, 5, 15, 22-63, and
+ * VM (17); bit 1 is always set. */
+#define RFLAGS_CLEAR (0x8028ULL | 1ULL << 17 | ~0x3fffffULL)
+#define RFLAGS_SET 0x2ULL
+
+static bool ring0_selector(uint64_t sel, bool may_be_null)
+{
+	/* 16 bits, in the GDT (TI clear), RPL 0. */
+	if (sel >> 16 || (sel & 7))
+		return false;
+	return sel || may_be_null;
+}
+
+static bool canonical(uint64_t va)
+{
+	return (uint64_t)((int64_t)(va << 16) >> 16) == va;
+}
+
+static bool frame_fields(struct up_mem *m, const struct up_regs *regs,
+			 const struct up_kernel_map *k, uint64_t at,
+			 uint64_t f[5])
+{
+	/* cs first: most words fail there, after one read. */
+	if (up_mem_read_u64(m, regs, at + 8, &f[1]) < 0 ||
+	    !ring0_selector(f[1], false) ||
+	    up_mem_read_u64(m, regs, at + 16, &f[2]) < 0 ||
+	    (f[2] & RFLAGS_CLEAR) || !(f[2] & RFLAGS_SET) ||
+	    up_mem_read_u64(m, regs, at + 32, &f[4]) < 0 ||
+	    !ring0_selector(f[4], true) ||
+	    up_mem_read_u64(m, regs, at + 24, &f[3]) < 0 ||
+	    (f[3] & 7) || !canonical(f[3]) ||
+	    up_mem_read_u64(m, regs, at, &f[0]) < 0)
+		return false;
+	return up_kernel_map_in_text(k, f[0]);
+}
+
+/* Where the CPU puts a frame: just below the rsp it saved, or at the
+ * top of an interrupt stack. */
+static bool frame_placed(struct up_mem *m, const struct up_regs *regs,
+			 uint64_t at, uint64_t saved_rsp)
+{
+	uint64_t top = at + FRAME_BYTES;
+
+	if (saved_rsp >= top && saved_rsp - top < 16)
+		return true;
+	if (!regs->tss)
+		return false;
+	for (unsigned i = 0; i < IST_COUNT; i++) {
+		uint64_t ist;
+
+		if (up_mem_read(m, regs, regs->tss + TSS_IST1 + 8 * i, &ist,
+				sizeof(ist)) < 0)
+			return false;
+		if (ist && (ist & ~15ULL) == top)
+			return true;
+	}
+	return false;
+}
+
+int x86_hw_interrupted_step(struct up_mem *m, const struct up_regs *regs,
+			    const struct up_kernel_map *k, uint64_t *ip,
+			    uint64_t *sp)
+{
+	uint64_t f[5];
+	bool unplaced = false;
+
+	if (*sp & 7)
+		return -1;
+	for (unsigned i = 0; i < SCAN_WORDS; i++) {
+		uint64_t at = *sp + 8 * i;
+
+		if (at < *sp)
+			break;          /* wrapped */
+		if (!frame_fields(m, regs, k, at, f))
+			continue;
+		if (frame_placed(m, regs, at, f[3])) {
+			*ip = f[0];
+			*sp = f[3];
+			return 0;
+		}
+		unplaced = true;
+	}
+	return unplaced ? -2 : -1;
+}
