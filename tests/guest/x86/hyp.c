@@ -13,6 +13,7 @@
 #include "hyp.h"
 #include "lib.h"
 
+char *tg_hypercalls = hypercall_page;
 static enum tg_mode tg_mode;
 static int on_xen;          /* 0 under plain QEMU (PVH boot, no hypervisor) */
 static uint64_t tsc_khz;
@@ -130,8 +131,9 @@ const char *hyp_init(enum tg_mode mode, unsigned long boot_info)
 		cpuid(base + 2, 0, r);
 		msr = r[1];
 		__asm__ volatile("wrmsr" : : "c"(msr),
-				 "a"((uint32_t)(unsigned long)hypercall_page),
-				 "d"((uint32_t)((unsigned long)hypercall_page >> 32)));
+				 "a"((uint32_t)(unsigned long)tg_hvm_calls),
+				 "d"((uint32_t)((unsigned long)tg_hvm_calls >> 32)));
+		tg_hypercalls = tg_hvm_calls;
 	}
 	if (base) {
 		cpuid(base + 3, 0, r);

@@ -10,9 +10,11 @@
 
 #include "console.h"
 
-extern char hypercall_page[];
-
-#define HYPERCALL_ENTRY(nr) "call hypercall_page + " #nr " * 32"
+/* PV: the page the ELF note names, filled by Xen's domain builder.
+ * PVH: another one, asked for by an MSR write (hyp_init), so the profiler
+ * must find it by its stubs. tg_hypercalls points at the one in use. */
+extern char hypercall_page[], tg_hvm_calls[];
+extern char *tg_hypercalls;
 
 static inline long hypercall2(unsigned long entry, unsigned long a1,
 			      unsigned long a2)
@@ -34,7 +36,7 @@ static inline long hypercall3(unsigned nr, unsigned long a1,
 	register unsigned long rdi __asm__("rdi") = a1;
 	register unsigned long rsi __asm__("rsi") = a2;
 	register unsigned long rdx __asm__("rdx") = a3;
-	unsigned long entry = (unsigned long)hypercall_page + nr * 32;
+	unsigned long entry = (unsigned long)tg_hypercalls + nr * 32;
 	long ret;
 
 	__asm__ volatile("call *%[fn]"
@@ -46,7 +48,7 @@ static inline long hypercall3(unsigned nr, unsigned long a1,
 
 static inline long hypercall(unsigned nr, unsigned long a1, unsigned long a2)
 {
-	return hypercall2((unsigned long)hypercall_page + nr * 32, a1, a2);
+	return hypercall2((unsigned long)tg_hypercalls + nr * 32, a1, a2);
 }
 
 enum tg_mode { TG_PV = 0, TG_PVH = 1 };
