@@ -46,7 +46,8 @@ struct arch {
 			      uint64_t *sp, enum up_trunc *trunc);
 	/* Out of the entry code of an event upcall (no CFI, no frame
 	 * pointer) to the frame it interrupted: its *ip, *sp, and 1 when
-	 * its *fp is known too, 0 when not; -1 (or NULL): none found; -2:
+	 * its *fp is known too, 0 when not (*fp holds, on entry, the rbp
+	 * the walk has there, or UP_FP_NOT_HELD); -1 (or NULL): none found; -2:
 	 * one is there but cannot be proven the interrupted code's (the walk
 	 * ends truncated there, never whole). */
 	int (*interrupted_step)(struct up_mem *m, const struct up_regs *regs,

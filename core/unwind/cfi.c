@@ -201,7 +201,8 @@ int up_unwind_cfi(struct up_mem *m, const struct up_regs *regs,
 		} else if (!r && opts && upcalls < MAX_UPCALLS &&
 			   (hw_frames || (!fp_chain && !(recovered && trampoline(&w)))) &&
 			   (rc = kernel_interrupted_step(m, regs, k, opts->domain_type,
-							 &w.ip, &w.sp, &w.fp)) != -1) {
+							 &w.ip, &w.sp, &w.fp,
+							 w.fp_known)) != -1) {
 			if (rc < 0) {
 				/* An interrupt frame the CPU did not put there
 				 * as far as we can tell: cut, not whole. */

@@ -426,13 +426,18 @@ int kernel_hypercall_step(struct up_mem *m, const struct up_regs *regs,
 int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    const struct up_kernel_map *k,
 			    enum up_domain_type type, uint64_t *ip, uint64_t *sp,
-			    uint64_t *fp)
+			    uint64_t *fp, bool fp_held)
 {
 	const struct arch *a = arch_get(regs->arch);
+	uint64_t f = fp_held ? *fp : UP_FP_NOT_HELD;
+	int rc;
 
 	if (!k || !a || !a->interrupted_step)
 		return -1;
-	return a->interrupted_step(m, regs, k, type, ip, sp, fp);
+	rc = a->interrupted_step(m, regs, k, type, ip, sp, &f);
+	if (rc == 1)
+		*fp = f;
+	return rc;
 }
 
 bool kernel_after_call(struct up_mem *m, const struct up_regs *regs,

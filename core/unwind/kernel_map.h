@@ -24,6 +24,10 @@ struct up_kernel_map {
 
 #define HYPERCALL_STUB_SIZE 32
 
+/* A walk's frame pointer when it holds none (past an interrupt that did
+ * not say where the interrupted code's is). */
+#define UP_FP_NOT_HELD UINT64_MAX
+
 static inline bool kernel_in_hypercall_page(const struct up_kernel_map *k,
 					    uint64_t ip)
 {
@@ -71,13 +75,14 @@ static inline int kernel_keep_return(const struct up_kernel_map *k,
  * offset in its stub, where the return address is (the stub's layout is
  * the architecture's and the domain type's; arch/x86/hypercall_stub.c).
  * Returns 0 with the caller's ip and sp, -1 with *trunc set. */
-/* Out of an event upcall's entry code to the frame it interrupted
- * (struct arch's interrupted_step): *ip, *sp, and 1 with *fp, 0 without;
- * -1: none. */
+/* Out of an event upcall's or interrupt's entry code to the frame it
+ * interrupted (struct arch's interrupted_step): *ip, *sp, and 1 with *fp,
+ * 0 without; -1: none; -2: one the walk cannot prove (cut there). fp_held:
+ * *fp is the rbp the walk holds there. */
 int kernel_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    const struct up_kernel_map *k,
 			    enum up_domain_type type, uint64_t *ip, uint64_t *sp,
-			    uint64_t *fp);
+			    uint64_t *fp, bool fp_held);
 
 /* Whether the instruction before return address ra is a call (true
  * where the architecture cannot tell; false where the code is not mapped

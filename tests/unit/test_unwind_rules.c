@@ -447,7 +447,8 @@ enum hw_shape { HW_IST_IRQ, HW_IST_TRAP_EC, HW_SAME_IRQ, HW_SAME_EC,
 /* The stub's pushes (zeros: rbp and the last one zero, as a trampoline's
  * mark would be), then the frame; returns where its rip is. */
 struct hw_poke {
-	unsigned word;          /* of the frame; 5: the stub's last push */
+	unsigned word;          /* of the frame; 5: the stub's last push,
+				   7: its third (where an rbp it saved is) */
 	uint64_t val;
 };
 
@@ -487,7 +488,8 @@ static void hw_guest(struct fx *f, enum hw_shape shape, bool tss,
 	tg_poke64(&f->g, HW_TSS + 0x24 + (shape == HW_IST_TRAP_EC ? 8 : 0),
 		  ist ? at + 40 : 0);
 	for (size_t i = 0; i < npoke; i++)
-		tg_poke64(&f->g, poke[i].word == 5 ? STACK + 16 : at + 8 * poke[i].word,
+		tg_poke64(&f->g, poke[i].word == 5 ? STACK + 16 :
+			  poke[i].word == 7 ? STACK + 16 + 8 * 2 : at + 8 * poke[i].word,
 			  poke[i].val);
 	open_guest(f, 0x1010, STACK, 0);
 	f->r.tss = tss ? HW_TSS : 0;
@@ -513,6 +515,31 @@ static void test_hw_interrupt_frame(void)
 			}
 			teardown(&f);
 		}
+	}
+	/* The interrupted code's CFA from rbp (a frame-pointer build): its
+	 * rbp as the entry code left it (untouched: the walk's own), or in
+	 * the frame the entry code made (push %rbp; mov %rsp,%rbp: the
+	 * walk's rbp points at it among the pushes); not known, cut. */
+	for (int how = 0; how < 3; how++) {
+		const uint64_t made_at = STACK + 16 + 8 * 2;
+		/* rbp: the interrupted sp's frame; the entry code's frame's
+		 * slot; nothing the walk holds (an unexpressible rule). */
+		const struct hw_poke p[] = { { 7, HW_INTERRUPTED_SP } };
+
+		hw_guest(&f, HW_IST_IRQ, true, UP_FP_KEPT, how == 1 ? p : NULL, how == 1);
+		f.rows[1].cfa_reg = CFI_CFA_FP;
+		f.r.fp = how == 0 ? HW_INTERRUPTED_SP : how == 1 ? made_at : 0;
+		if (how == 2)
+			f.rows[0].fp_rule = CFI_FP_AT_CFA, f.rows[0].fp_off = -16;
+		o = opts(&f, UP_DOMAIN_HVM);
+		CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, false, &f.st, NULL) == 0);
+		if (how < 2) {
+			CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
+			CHECK_U64(f.frames[3], 0x3811);
+		} else {
+			CHECK(f.st.trunc != UP_TRUNC_NONE && f.st.depth == 3);
+		}
+		teardown(&f);
 	}
 	/* Paused inside the entry code itself, halfway through its pushes. */
 	hw_guest(&f, HW_IST_IRQ, true, UP_FP_OMITTED, NULL, 0);

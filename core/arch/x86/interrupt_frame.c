@@ -13,9 +13,14 @@
  * (at most 15 bytes of alignment between), or at the top of one of the
  * TSS's interrupt stacks. A frame found anywhere else is not taken: the
  * walk then ends truncated rather than continue from a guess, or end
- * whole on a pushed zero that looks like a thread's first frame. The
- * interrupted rbp is not known (the entry code saved it where it chose):
- * a rule that needs it cuts the walk there. */
+ * whole on a pushed zero that looks like a thread's first frame.
+ *
+ * The interrupted rbp: entry code either leaves rbp alone (Solo5's,
+ * Mini-OS's: the C below restored it, so the walk holds the interrupted
+ * value) or makes a frame of its own first (push %rbp; mov %rsp,%rbp:
+ * the walk's rbp then points into the entry code's pushes, between its
+ * return address and the CPU's frame, at the interrupted value). Without
+ * an rbp from the walk, it is not known. */
 #include "config.h"
 
 #include "unwind/kernel_map.h"
@@ -84,9 +89,25 @@ static bool frame_placed(struct up_mem *m, const struct up_regs *regs,
 	return false;
 }
 
+/* 1 with the interrupted rbp in *fp, 0 when it is not known. */
+static int interrupted_rbp(struct up_mem *m, const struct up_regs *regs,
+			   uint64_t pushes, uint64_t frame, uint64_t *fp)
+{
+	uint64_t saved;
+
+	if (*fp == UP_FP_NOT_HELD)
+		return 0;
+	if (*fp < pushes || *fp >= frame)
+		return 1;               /* left alone */
+	if ((*fp & 7) || up_mem_read_u64(m, regs, *fp, &saved) < 0)
+		return 0;
+	*fp = saved;
+	return 1;
+}
+
 int x86_hw_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    const struct up_kernel_map *k, uint64_t *ip,
-			    uint64_t *sp)
+			    uint64_t *sp, uint64_t *fp)
 {
 	uint64_t f[5];
 	bool unplaced = false;
@@ -101,9 +122,11 @@ int x86_hw_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 		if (!frame_fields(m, regs, k, at, f))
 			continue;
 		if (frame_placed(m, regs, at, f[3])) {
+			int known = interrupted_rbp(m, regs, *sp, at, fp);
+
 			*ip = f[0];
 			*sp = f[3];
-			return 0;
+			return known;
 		}
 		unplaced = true;
 	}

@@ -63,7 +63,7 @@ int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 
 	if (type != UP_DOMAIN_PV)
 		return regs->guest_width == 8 ?
-		       x86_hw_interrupted_step(m, regs, k, ip, sp) : -1;
+		       x86_hw_interrupted_step(m, regs, k, ip, sp, fp) : -1;
 	if (regs->guest_width == 4)
 		return -1;
 	/* Moved to an IRQ stack: a pointer to the saved registers. */

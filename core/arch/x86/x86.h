@@ -28,11 +28,12 @@ int x86_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			 uint64_t *fp);
 
 /* The same for a PVH/HVM guest: the CPU's own interrupt frame
- * (interrupt_frame.c). 0; -1 when there is none; -2 when one is there but
- * not where the CPU puts one (an IST stack of an unknown TSS). */
+ * (interrupt_frame.c). 1 with *fp, 0 without; -1 when there is none; -2
+ * when one is there but not where the CPU puts one (an IST stack of an
+ * unknown TSS). */
 int x86_hw_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 			    const struct up_kernel_map *k, uint64_t *ip,
-			    uint64_t *sp);
+			    uint64_t *sp, uint64_t *fp);
 
 /* The instruction before ra is a call (call_site.c): 1, 0, or -1. */
 int x86_after_call(struct up_mem *m, const struct up_regs *regs, uint64_t ra);
