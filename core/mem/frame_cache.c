@@ -16,12 +16,20 @@ struct slot {
 	uint8_t referenced;
 };
 
+/* Frames that would not map in this sample, not asked for again in it:
+ * each asking is a hypercall while the guest stands still, and a walk
+ * that reads past a stack's end into memory the guest does not have
+ * asks word after word. */
+#define FAILED_REMEMBERED 8
+
 struct frame_cache {
 	struct up_target *target;
 	struct slot *slots;
 	uint32_t *buckets;
 	size_t capacity, nbuckets, used, hand;
 	struct up_mem_stats stats;
+	uint64_t failed[FAILED_REMEMBERED];
+	unsigned nr_failed, next_failed;
 };
 
 static size_t hash_key(uint64_t key, size_t nbuckets)
@@ -58,6 +66,12 @@ int frame_cache_new(struct frame_cache **out, struct up_target *t,
 	c->target = t;
 	*out = c;
 	return 0;
+}
+
+void frame_cache_new_sample(struct frame_cache *c)
+{
+	c->nr_failed = 0;
+	c->next_failed = 0;
 }
 
 void frame_cache_free(struct frame_cache *c)
@@ -123,9 +137,17 @@ int frame_cache_get(struct frame_cache *c, enum up_frame_kind kind,
 			return 0;
 		}
 	}
+	for (unsigned i = 0; i < c->nr_failed; i++)
+		if (c->failed[i] == key)
+			return up_fail(UP_EFAULT, "frame %#llx cannot be mapped",
+				       (unsigned long long)frame);
 	rc = up_target_map_frame(c->target, kind, frame, &p);
 	if (rc < 0) {
 		c->stats.map_failures++;
+		c->failed[c->next_failed] = key;
+		c->next_failed = (c->next_failed + 1) % FAILED_REMEMBERED;
+		if (c->nr_failed < FAILED_REMEMBERED)
+			c->nr_failed++;
 		return rc;
 	}
 	c->stats.maps++;

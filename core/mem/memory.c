@@ -57,6 +57,7 @@ void up_mem_free(struct up_mem *m)
 void up_mem_new_sample(struct up_mem *m)
 {
 	memset(m->tlb, 0, sizeof(m->tlb));
+	frame_cache_new_sample(m->cache);
 }
 
 int up_mem_translate(struct up_mem *m, const struct up_regs *regs,

@@ -48,22 +48,21 @@ static bool canonical(uint64_t va)
 	return (uint64_t)((int64_t)(va << 16) >> 16) == va;
 }
 
-static bool frame_fields(struct up_mem *m, const struct up_regs *regs,
-			 const struct up_kernel_map *k, uint64_t at,
-			 uint64_t f[5])
+/* 1: a frame's fields at at; 0: not; -1: the stack ends before it (no
+ * word further up can be read either: the scan stops, as each failed
+ * read may cost a hypercall while the guest stands still). */
+static int frame_fields(struct up_mem *m, const struct up_regs *regs,
+			const struct up_kernel_map *k, uint64_t at,
+			uint64_t f[5])
 {
-	/* cs first: most words fail there, after one read. */
-	if (up_mem_read_u64(m, regs, at + 8, &f[1]) < 0 ||
-	    !ring0_selector(f[1], false) ||
-	    up_mem_read_u64(m, regs, at + 16, &f[2]) < 0 ||
-	    (f[2] & RFLAGS_CLEAR) || !(f[2] & RFLAGS_SET) ||
-	    up_mem_read_u64(m, regs, at + 32, &f[4]) < 0 ||
-	    !ring0_selector(f[4], true) ||
-	    up_mem_read_u64(m, regs, at + 24, &f[3]) < 0 ||
-	    (f[3] & 7) || !canonical(f[3]) ||
-	    up_mem_read_u64(m, regs, at, &f[0]) < 0)
-		return false;
-	return up_kernel_map_in_text(k, f[0]);
+	/* The words in order: one page boundary at most is crossed. */
+	for (unsigned i = 0; i < 5; i++)
+		if (up_mem_read_u64(m, regs, at + 8 * i, &f[i]) < 0)
+			return -1;
+	return ring0_selector(f[1], false) && ring0_selector(f[4], true) &&
+	       !(f[2] & RFLAGS_CLEAR) && (f[2] & RFLAGS_SET) &&
+	       !(f[3] & 7) && canonical(f[3]) &&
+	       up_kernel_map_in_text(k, f[0]);
 }
 
 /* Where the CPU puts a frame: just below the rsp it saved, or at the
@@ -111,6 +110,7 @@ int x86_hw_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 {
 	uint64_t f[5];
 	bool unplaced = false;
+	int rc;
 
 	if (*sp & 7)
 		return -1;
@@ -119,7 +119,10 @@ int x86_hw_interrupted_step(struct up_mem *m, const struct up_regs *regs,
 
 		if (at < *sp)
 			break;          /* wrapped */
-		if (!frame_fields(m, regs, k, at, f))
+		rc = frame_fields(m, regs, k, at, f);
+		if (rc < 0)
+			break;
+		if (rc == 0)
 			continue;
 		if (frame_placed(m, regs, at, f[3])) {
 			int known = interrupted_rbp(m, regs, *sp, at, fp);
