@@ -16,11 +16,15 @@ struct slot {
 	uint8_t referenced;
 };
 
-/* Frames that would not map in this sample, not asked for again in it:
- * each asking is a hypercall while the guest stands still, and a walk
- * that reads past a stack's end into memory the guest does not have
- * asks word after word. */
+/* Frames that would not map, not asked for again for a while: each
+ * asking is a hypercall while the guest stands still (about a
+ * millisecond under emulation), and a walk that reads past a stack's end
+ * into memory the guest does not have (Solo5's stack ends at the top of
+ * its RAM) asks in every sample. Forgotten every FAILED_SAMPLES samples,
+ * about a second at the default rate: memory the guest gains later
+ * (ballooned in) is read again then. */
 #define FAILED_REMEMBERED 8
+#define FAILED_SAMPLES 128
 
 struct frame_cache {
 	struct up_target *target;
@@ -29,7 +33,7 @@ struct frame_cache {
 	size_t capacity, nbuckets, used, hand;
 	struct up_mem_stats stats;
 	uint64_t failed[FAILED_REMEMBERED];
-	unsigned nr_failed, next_failed;
+	unsigned nr_failed, next_failed, samples;
 };
 
 static size_t hash_key(uint64_t key, size_t nbuckets)
@@ -70,6 +74,9 @@ int frame_cache_new(struct frame_cache **out, struct up_target *t,
 
 void frame_cache_new_sample(struct frame_cache *c)
 {
+	if (++c->samples < FAILED_SAMPLES)
+		return;
+	c->samples = 0;
 	c->nr_failed = 0;
 	c->next_failed = 0;
 }

@@ -15,11 +15,11 @@ int frame_cache_new(struct frame_cache **out, struct up_target *t,
 		    size_t capacity);
 void frame_cache_free(struct frame_cache *c);
 
-/* A new sample: frames that failed to map may be tried again. */
+/* A new sample: frames that failed to map are tried again every 128. */
 void frame_cache_new_sample(struct frame_cache *c);
 
 /* The mapped page for (kind, frame), mapping it on a miss; one that
- * failed in this sample fails again without asking. */
+ * failed lately fails again without asking. */
 int frame_cache_get(struct frame_cache *c, enum up_frame_kind kind,
 		    uint64_t frame, const uint8_t **page);
 

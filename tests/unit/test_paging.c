@@ -267,7 +267,7 @@ static void test_small_cache_evicts(void)
 	tg_release(&g);
 }
 
-/* A frame that will not map is asked for once per sample: a walk reading
+/* A frame that will not map is asked for once per 128 samples: a walk reading
  * past a stack's end into memory the guest does not have would otherwise
  * pay a hypercall per word while the guest stands still (a Solo5 stack
  * ends at the top of its RAM: 42 failed maps a sample, 33 ms pauses). */
@@ -288,6 +288,13 @@ static void test_failed_frame_asked_once(void)
 	up_mem_new_sample(m);
 	for (int i = 0; i < 40; i++)
 		CHECK(up_mem_read_u64(m, &r, VA_4K + 8 * (uint64_t)i, &w) < 0);
+	up_mem_get_stats(m, &st);
+	CHECK_U64(st.map_failures, 1);
+	/* Not again for a while (about a second at 97 Hz), then again. */
+	for (int i = 0; i < 126; i++) {       /* samples 2 to 127 */
+		up_mem_new_sample(m);
+		CHECK(up_mem_read_u64(m, &r, VA_4K, &w) < 0);
+	}
 	up_mem_get_stats(m, &st);
 	CHECK_U64(st.map_failures, 1);
 	up_mem_new_sample(m);
