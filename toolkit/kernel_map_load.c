@@ -19,13 +19,13 @@ static void name_stubs(struct up_symtab *symtab, uint64_t page)
 			up_error_last());
 }
 
-void xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
+bool xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 			  struct up_target *t, bool verbose, const char *who)
 {
 	const char *how;
 	int rc = up_kernel_map_probe_hypercall_page(k, t, &how);
 
-	if (rc > 0)
+	if (rc == 1)
 		name_stubs(symtab, up_kernel_map_hypercall_page(k));
 	if (verbose && rc < 0)
 		fprintf(stderr, "%s: hypercall page: not looked for in memory: %s\n",
@@ -33,6 +33,7 @@ void xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 	else if (verbose)
 		fprintf(stderr, "%s: hypercall page %#llx: %s\n", who,
 			(unsigned long long)up_kernel_map_hypercall_page(k), how);
+	return rc > 0;
 }
 
 int xlp_kernel_map_load(const char *kernel, const char *symbols_file,

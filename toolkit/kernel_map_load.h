@@ -19,8 +19,9 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 
 /* Where domain t's hypercall stubs are, from its memory (a PVH kernel's
  * page has no note and any name), and their names in symtab if the page
- * moved. verbose: say how it was found, on stderr, after who. */
-void xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
+ * moved. verbose: say how it was found, on stderr, after who. true when
+ * the stubs were seen in memory (the page is known for sure). */
+bool xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 			  struct up_target *t, bool verbose, const char *who);
 
 #endif

@@ -61,6 +61,16 @@ static void early_warning(const struct up_profile *p,
 	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
 }
 
+static void between_samples(const struct up_profile *p,
+			    const struct up_sampler_stats *s, void *arg)
+{
+	struct run *r = arg;
+
+	(void)p;
+	(void)s;
+	xlp_live_between_samples(&r->live);
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -108,6 +118,8 @@ static int sample(struct run *r, double start_ms)
 	int rc;
 
 	xlp_live_configure(&r->live, &cfg);
+	cfg.each = between_samples;
+	cfg.each_arg = r;
 	if (!opt->quiet && !opt->once && !opt->no_vcpu_state) {
 		cfg.early = early_warning;
 		cfg.early_arg = r;

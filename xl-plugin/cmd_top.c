@@ -79,6 +79,7 @@ struct top {
 	const struct up_symtab *names;
 	volatile sig_atomic_t *stop;
 	struct up_profile *live;       /* a live run's: its old times forgotten */
+	struct xlp_live *domain;       /* a live run's domain; NULL: replay */
 	bool frozen;
 	/* The last frame: its interval (kept for redrawing it when a key
 	 * changes the view), times, and where its pauses began. */
@@ -309,6 +310,8 @@ static void on_sample(const struct up_profile *p, const struct up_sampler_stats 
 	uint64_t now = mono_ns();
 
 	keys(tp, up_profile_nr_vcpus(p));
+	if (tp->domain)
+		xlp_live_between_samples(tp->domain);
 	if (now < tp->next_ns)
 		return;
 	new_frame(tp, p, up_profile_time_end(p) + 1,
@@ -351,6 +354,7 @@ static int live(struct top *tp)
 	xlp_live_configure(&l, &cfg);
 	cfg.each = on_sample;
 	cfg.each_arg = tp;
+	tp->domain = &l;
 	/* A late sample is not counted again for the periods it missed:
 	 * drawing the screen makes the sampler late once a second, and the
 	 * sample before would stand for it. */
@@ -412,6 +416,7 @@ out:
 	tp->interval = NULL;
 	up_profile_free(p);
 	up_sampler_stats_release(&stats);
+	tp->domain = NULL;
 	xlp_live_release(&l);
 	xlp_image_cache_drop();
 	return rc;

@@ -4,6 +4,8 @@
  * options. */
 #include "config.h"
 
+#include <time.h>
+
 #include <signal.h>
 
 #include <stdio.h>
@@ -94,10 +96,41 @@ int xlp_live_open(struct xlp_live *r)
 		return -1;
 	if (xlp_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
 	    xlp_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
-				opt, r->t, &r->kmap) < 0)
+				opt, NULL, &r->kmap) < 0)
 		return -1;
+	r->hypercall_seen = xlp_kernel_map_probe(r->kmap, r->symtab, r->t, opt->verbose,
+						 "xl profile");
 	xlp_image_cache_drop();         /* before sampling locks memory */
 	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#define PROBES 6
+
+void xlp_live_between_samples(struct xlp_live *l)
+{
+	uint64_t now;
+
+	if (l->hypercall_seen || l->probes >= PROBES || !l->t)
+		return;
+	now = mono_ns();
+	if (!l->next_probe_ns) {
+		l->next_probe_ns = now + 1000000000ULL;
+		return;
+	}
+	if (now < l->next_probe_ns)
+		return;
+	l->probes++;
+	l->next_probe_ns = now + (1000000000ULL << l->probes);
+	l->hypercall_seen = xlp_kernel_map_probe(l->kmap, l->symtab, l->t,
+						 l->opt->verbose, "xl profile");
 }
 
 void xlp_live_configure(const struct xlp_live *r, struct up_sampler_config *cfg)

@@ -22,6 +22,12 @@ struct xlp_live {
 	const char *hypercalls;
 	enum up_arch arch;        /* the domain's, kept past the target's close */
 	volatile sig_atomic_t *stop; /* Ctrl-C: set by xlp_live_check */
+	/* The hypercall page's stubs seen in the domain's memory; if not
+	 * (a PVH guest profiled from boot asks Xen for them later), looked
+	 * for again between samples, at 1, 2, 4 ... 32 s. */
+	bool hypercall_seen;
+	unsigned probes;
+	uint64_t next_probe_ns;
 };
 
 /* The domain exists (waited for with --wait, until *stop) and can be
@@ -31,6 +37,10 @@ int xlp_live_check(struct xlp_live *l, volatile sig_atomic_t *stop);
 /* Open the domain, then what its stacks are walked and named with. 0, or
  * -1 after one error line. */
 int xlp_live_open(struct xlp_live *l);
+
+/* Between two samples (the sampler's each callback, or called from one):
+ * what set-up could not find yet is looked for again. */
+void xlp_live_between_samples(struct xlp_live *l);
 
 /* The sampler's configuration from the options. */
 void xlp_live_configure(const struct xlp_live *l, struct up_sampler_config *cfg);

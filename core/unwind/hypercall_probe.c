@@ -77,7 +77,7 @@ int up_kernel_map_probe_hypercall_page(struct up_kernel_map *k,
 	said = k->hypercall_page;
 	if (said && a->hypercall_page_at(m, &regs, said)) {
 		*how = "from the image, checked in memory";
-		rc = 0;
+		rc = 2;
 	} else if (search(k, m, &regs, a, said)) {
 		*how = said ? "found in memory (the image's page holds no stubs)" :
 		       "found in memory by the stubs' shape";

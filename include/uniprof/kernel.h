@@ -60,9 +60,10 @@ void up_kernel_map_set_hypercall_page(struct up_kernel_map *k, uint64_t va);
  * image's page if the guest's memory holds the stubs there, else the
  * kernel's code pages searched for them (a PVH/HVM kernel asks Xen for
  * its page by an MSR write, under any name). Before sampling: reads at
- * most 4096 pages. Returns 1 when the map's page changed, 0 when it
- * stands (found, or nothing better), < 0 when the domain cannot be read;
- * *how says which, for a verbose line. */
+ * most 4096 pages. Returns 2 when the stubs are where the map said, 1
+ * when they were found elsewhere (the map changed), 0 when none were seen
+ * (the map unchanged: not filled yet, say), < 0 when the domain cannot be
+ * read; *how says which, for a verbose line. */
 int up_kernel_map_probe_hypercall_page(struct up_kernel_map *k,
 				       struct up_target *t, const char **how);
 /* Its virtual address, or 0 when unknown. */

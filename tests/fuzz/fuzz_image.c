@@ -155,7 +155,7 @@ static void probe_hypercall_page(struct up_target *t)
 	page = regs.ip & ~(uint64_t)(UP_PAGE_SIZE - 1);
 	up_kernel_map_add_text(k, page > 4 * UP_PAGE_SIZE ? page - 4 * UP_PAGE_SIZE : 0,
 			       page + 4 * UP_PAGE_SIZE > page ? page + 4 * UP_PAGE_SIZE : UINT64_MAX);
-	if (up_kernel_map_probe_hypercall_page(k, t, &how) > 0 &&
+	if (up_kernel_map_probe_hypercall_page(k, t, &how) == 1 &&
 	    (up_kernel_map_hypercall_page(k) % UP_PAGE_SIZE ||
 	     !up_kernel_map_in_text(k, up_kernel_map_hypercall_page(k))))
 		abort();
