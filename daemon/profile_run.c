@@ -173,11 +173,11 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	if (upd_symbols_get(cache, p->dom->kernel, width, &sym, r->error, sizeof(r->error)) < 0)
 		goto out;
 	snprintf(r->build_id, sizeof(r->build_id), "%s", sym->build_id);
-	/* Once per build: an entry serves one profile at a time. */
-	if (!sym->hypercall_probed) {
-		sym->hypercall_probed = true;
-		xlp_kernel_map_probe(sym->kmap, sym->symtab, t, false, "uniprofd");
-	}
+	/* Until its stubs are seen (a PVH guest asks Xen for them as it
+	 * boots): an entry serves one profile at a time. */
+	if (!sym->hypercall_probed)
+		sym->hypercall_probed = xlp_kernel_map_probe(sym->kmap, sym->symtab, t,
+							     false, "uniprofd");
 	if (up_crash_guard_install(t) < 0 ||
 	    up_profile_new(&profile, info->max_vcpus) < 0) {
 		snprintf(r->error, sizeof(r->error), "cannot profile domain %s: %s", p->dom->name,

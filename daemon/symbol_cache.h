@@ -22,8 +22,8 @@ struct upd_symbols {
 	struct xlp_unwind uw;
 	struct up_kernel_map *kmap;
 	char build_id[129];             /* the kernel's, "" if none */
-	/* The hypercall page was looked for in a domain of this build (a
-	 * PVH kernel's is known only from its memory). */
+	/* The hypercall page's stubs were seen in a domain of this build (a
+	 * PVH kernel's page is known only from its memory). */
 	bool hypercall_probed;
 };
 
