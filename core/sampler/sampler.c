@@ -229,6 +229,8 @@ static int keep_sample(struct loop *l, struct up_profile *p,
 	s->budget_periods += l->k - 1;
 	l->sum_k += l->k;
 	l->sum_k2 += (double)l->k * l->k;
+	/* Kept current: the early warning and a live view judge by it. */
+	s->effective_samples = l->sum_k * l->sum_k / l->sum_k2;
 	l->have_last = true;
 	return 0;
 }
@@ -469,7 +471,6 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	if (!l.relaxed && s->samples)
 		read_run_clocks(&l, t, c, s, true);
 	s->elapsed_s = (double)(sampler_now_ns() - start) / 1e9;
-	s->effective_samples = l.sum_k2 > 0 ? l.sum_k * l.sum_k / l.sum_k2 : 0;
 	up_mem_get_stats(l.mem, &s->mem);
 	rc = 0;
 out:
