@@ -180,7 +180,7 @@ static void rate_changed(const struct up_sampler_stats *s, void *arg)
 	if (n->said || s->stall_factor <= 1 || n->p->budget_hz > 0)
 		return;
 	n->said = true;
-	upd_log("domain %s stood still %.1f %% of its time for samples (budget %g %%): rate lowered to %g Hz from %g Hz; max_stall to change",
+	upd_log("domain %s stood still %.1f %% of its time for samples (budget %g %%): rate lowered to %.5g Hz from %g Hz; max_stall to change",
 		n->p->dom->name, s->window_stall_pct, s->max_stall_pct, s->hz_now,
 		s->hz_asked);
 }

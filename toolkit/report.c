@@ -125,7 +125,7 @@ void xlp_budget_text(const struct up_sampler_stats *s, char *buf, size_t len)
 		snprintf(buf, len, "stall budget %g%% of the domain's time: never reached, the %g Hz asked kept%s",
 			 s->max_stall_pct, s->hz_asked, run);
 	else
-		snprintf(buf, len, "stall budget %g%% of the domain's time: rate lowered from the %g Hz asked at %.1f s, %g Hz at the end, %g Hz at the lowest (the domain stood still %.1f%% of its time for samples in the window that changed it last%s); each sample counts for the %" PRIu64 " periods of the rate asked it stood for beyond itself, %.0f effective samples; --max-stall (uniprofd: max_stall) to change",
+		snprintf(buf, len, "stall budget %g%% of the domain's time: rate lowered from the %g Hz asked at %.2f s, %.5g Hz at the end, %.5g Hz at the lowest (the domain stood still %.1f%% of its time for samples in the window that changed it last%s); each sample counts for the %" PRIu64 " periods of the rate asked it stood for beyond itself, %.0f effective samples; --max-stall (uniprofd: max_stall) to change",
 			 s->max_stall_pct, s->hz_asked, s->lowered_at_s, s->hz_now,
 			 s->hz_lowest, s->window_stall_pct, run, s->budget_periods,
 			 xlp_effective_samples(s));

@@ -84,10 +84,10 @@ static void rate_changed(const struct up_sampler_stats *s, void *arg)
 		return;
 	}
 	if (!r->rate_said)
-		fprintf(stderr, "xl profile: %s stood still %.1f %% of its time for samples (budget %g %%): rate lowered to %g Hz from %g Hz; --max-stall PCT to change\n",
+		fprintf(stderr, "xl profile: %s stood still %.1f %% of its time for samples (budget %g %%): rate lowered to %.5g Hz from %g Hz; --max-stall PCT to change\n",
 			name, s->window_stall_pct, s->max_stall_pct, s->hz_now, s->hz_asked);
 	else
-		fprintf(stderr, "xl profile: %s stood still %.1f %% of its time for samples (budget %g %%): rate %s to %g Hz%s\n",
+		fprintf(stderr, "xl profile: %s stood still %.1f %% of its time for samples (budget %g %%): rate %s to %.5g Hz%s\n",
 			name, s->window_stall_pct, s->max_stall_pct,
 			k > was ? "lowered" : "raised", s->hz_now,
 			k == 1 ? ", the rate asked" : "");

@@ -228,7 +228,7 @@ int xlp_top_render(const struct xlp_top_input *in, const struct xlp_top_view *v,
 		fprintf(out, "sampler: pause p50 %.0f us, p99 %.0f us; the domain stood still %.2f%% of the interval",
 			in->pause_p50_us, in->pause_p99_us, in->still_pct);
 		if (in->hz_asked > 0 && in->hz_now > 0 && in->hz_now < in->hz_asked)
-			fprintf(out, "; rate %g Hz of the %g asked (stall budget %g%%: each sample counts %.0f times)",
+			fprintf(out, "; rate %.5g Hz of the %g asked (stall budget %g%%: each sample counts %.0f times)",
 				in->hz_now, in->hz_asked, in->max_stall_pct,
 				in->hz_asked / in->hz_now);
 		fputc('\n', out);

@@ -95,8 +95,9 @@ unsigned stall_budget_factor(unsigned k, uint64_t stall_ns, uint64_t wall_ns,
 void stall_budget_start(struct stall_budget *b, double max_pct, unsigned k,
 			uint64_t now);
 /* One sample held the guest still for stall_ns (its pause, kept or
- * abandoned); now is after it. Returns the factor from now on; when a
- * window closed, *window_pct is the share it stood still. */
+ * abandoned); now is after it. Returns the factor from now on (after the
+ * first window, at most 4 times the last one a window); when a window
+ * closed, *window_pct is the share it stood still. */
 unsigned stall_budget_add(struct stall_budget *b, uint64_t stall_ns,
 			  uint64_t now, double *window_pct);
 

@@ -271,7 +271,7 @@ static void test_stall_budget_summary(void)
 	int fd;
 
 	xlp_budget_text(&stats, line, sizeof(line));
-	CHECK(strstr(line, "stall budget 5% of the domain's time: rate lowered from the 997 Hz asked at 0.2 s, 99.7 Hz at the end, 83.0833 Hz at the lowest") != NULL);
+	CHECK(strstr(line, "stall budget 5% of the domain's time: rate lowered from the 997 Hz asked at 0.25 s, 99.7 Hz at the end, 83.083 Hz at the lowest") != NULL);
 	CHECK(strstr(line, "stood still 31.2% of its time for samples in the window") != NULL);
 	CHECK(strstr(line, "stood still 4.00% of the run") != NULL);
 	CHECK(strstr(line, "900 periods") && strstr(line, "80 effective samples"));

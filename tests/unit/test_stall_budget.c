@@ -166,6 +166,40 @@ static void test_window_closes_early_when_spent(void)
 	CHECK(fabs(pct - 40.0) < 1e-6);
 }
 
+/* After the first window, one window multiplies k by at most 4: a single
+ * long pause (a hiccup) does not divide the rate by tens. The first
+ * window, at the rate asked, goes where its share says. */
+static void test_step_cap(void)
+{
+	struct stall_budget b;
+	uint64_t t = SEC;
+	unsigned k = 1;
+
+	stall_budget_start(&b, 5, 1, t);
+	/* First window: 60 % -> k 15 at once. */
+	for (unsigned i = 0; i < 20; i++) {
+		t += 10 * MS;
+		k = stall_budget_add(&b, 6 * MS, t, NULL);
+	}
+	CHECK(k == 15);
+	/* Then 19 ordinary samples and one of 300 ms: 30 % at k 15 would
+	 * say 113; 60 at most. */
+	for (unsigned i = 0; i < 19; i++) {
+		t += 30 * MS;
+		CHECK(stall_budget_add(&b, MS / 2, t, NULL) == 15);
+	}
+	t += 430 * MS;
+	CHECK(stall_budget_add(&b, 300 * MS, t, NULL) == 60);
+	/* Started high, never past the cap. */
+	stall_budget_start(&b, 5, 900, t);
+	b.first = false;
+	for (unsigned i = 0; i < 20; i++) {
+		t += 10 * MS;
+		k = stall_budget_add(&b, 5 * MS, t, NULL);
+	}
+	CHECK(k == UP_SAMPLER_MAX_STALL_FACTOR);
+}
+
 /* No budget: nothing is ever counted or changed. A factor to start with
  * is kept until a window says otherwise, and clamped. */
 static void test_start(void)
@@ -202,5 +236,6 @@ int main(void)
 	RUN(test_windows_close);
 	RUN(test_window_closes_early_when_spent);
 	RUN(test_start);
+	RUN(test_step_cap);
 	TEST_MAIN_END();
 }
