@@ -16,8 +16,10 @@ fleet_phase() {
 		_i=$((_i + 1))
 	done
 	if [ $_ok = 1 ]; then
+		# No stall budget (max_stall 100): this measures the daemon's own
+		# CPU budget at the rates it scales, not the guests' budget.
 		uniprofd --push-url http://127.0.0.1:4041 --push-domains 'fl-*' --host bench \
-			--port 9190 > $OUT/fleet-$_n.log 2>&1 &
+			--port 9190 --max-stall 100 > $OUT/fleet-$_n.log 2>&1 &
 		_pid=$!
 		# The first period loads the symbols once; measure after it.
 		sleep 14

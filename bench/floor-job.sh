@@ -16,11 +16,13 @@
 FLOOR_BIN=$UNIPROF_LIBEXEC/uniprof-floor
 
 # floor_profile LABEL HZ SECONDS [options]: one xl profile run's pause
-# p50 and p99, samples and duration, as "k=v" pairs.
+# p50 and p99, samples and duration, as "k=v" pairs. At the rate asked
+# (--max-stall 100: no stall budget), 20000 Hz back to back included: the
+# pause is compared with the floor's at the same rate.
 floor_profile() {
 	_l=$1 _hz=$2 _s=$3
 	shift 3
-	xl profile tg-floor -f $_hz -d $_s -u fp -F json -o $OUT/$_l -q "$@" > $OUT/$_l.err 2>&1 ||
+	xl profile tg-floor -f $_hz -d $_s -u fp -F json -o $OUT/$_l -q --max-stall 100 "$@" > $OUT/$_l.err 2>&1 ||
 		{ put "error $_l: xl profile failed: $(head -n 1 $OUT/$_l.err)"; return 1; }
 	set -- $(pause_of $OUT/$_l)
 	echo "p50_us=$1 p99_us=$2 samples=$(json_num $OUT/$_l samples) duration_s=$(json_num $OUT/$_l duration_s) stall_pct=$(json_num $OUT/$_l stall_pct)"

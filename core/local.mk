@@ -37,7 +37,7 @@ CORE_SYMBOLS = core/symbols/table.c core/symbols/table_impl.h \
 CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
 	core/sampler/pacing.c core/sampler/paused.c core/sampler/walk.c \
 	core/sampler/config.c core/sampler/stats.c \
-	core/sampler/relaxed.c
+	core/sampler/relaxed.c core/sampler/stall_budget.c
 CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
 	core/profile/diff.c core/profile/stored.c core/profile/stored_impl.h \
 	core/profile/stored_stacks.c core/profile/folded_read.c

@@ -91,9 +91,31 @@ static int domains_json(void *ctx, char **buf, size_t *len)
 		yajl_gen_integer(d.g, (long long)list[i].profiles);
 		xlp_json_key(d.g, "last_profile");
 		if (list[i].profiles) {
+			const struct upd_run_note *rn = &list[i].last;
+
 			yajl_gen_map_open(d.g);
+			/* The rate asked, the daemon's CPU budget's scale of
+			 * it (hz: what the sampler was given), then what the
+			 * domain's stall budget made of that. */
+			xlp_json_key(d.g, "hz_asked");
+			xlp_json_num(d.g, rn->hz_asked, 2);
+			xlp_json_key(d.g, "rate_scale");
+			xlp_json_num(d.g, rn->rate_scale, 3);
 			xlp_json_key(d.g, "hz");
 			xlp_json_num(d.g, list[i].last_hz, 2);
+			xlp_json_key(d.g, "max_stall_pct");
+			xlp_json_num(d.g, rn->max_stall_pct, 3);
+			xlp_json_key(d.g, "stall_factor");
+			yajl_gen_integer(d.g, rn->stall_factor);
+			xlp_json_key(d.g, "hz_final");
+			xlp_json_num(d.g, rn->hz_final, 3);
+			xlp_json_key(d.g, "hz_lowest");
+			xlp_json_num(d.g, rn->hz_lowest, 3);
+			xlp_json_key(d.g, "rate_lowered_at_s");
+			if (rn->lowered_at_s >= 0)
+				xlp_json_num(d.g, rn->lowered_at_s, 3);
+			else
+				yajl_gen_null(d.g);
 			xlp_json_key(d.g, "paused_pct");
 			xlp_json_num(d.g, list[i].last_paused_pct, 3);
 			xlp_json_key(d.g, "pause_mean_us");
@@ -127,6 +149,9 @@ static int status_json(void *ctx, char **buf, size_t *len)
 	xlp_json_num(d.g, upd_budget_used_pct(dm->budget), 2);
 	xlp_json_key(d.g, "rate_scale");
 	xlp_json_num(d.g, upd_budget_scale(dm->budget), 3);
+	/* Each domain's own stall budget (its rate: /domains). */
+	xlp_json_key(d.g, "max_stall_pct");
+	xlp_json_num(d.g, dm->settings->max_stall_pct, 3);
 	xlp_json_key(d.g, "symbol_loads");
 	yajl_gen_integer(d.g, (long long)upd_symbol_cache_loads(dm->cache));
 	xlp_json_key(d.g, "push");
@@ -178,8 +203,9 @@ static enum upd_outcome profile(void *ctx, const struct upd_profile_request *rq,
 	struct upd_run_params p = {
 		.dom = &dom, .hz = fmax(0.1, rq->hz * scale), .hz_asked = rq->hz,
 		.seconds = rq->seconds, .consistency = dm->settings->consistency,
-		.stop = dm->stop,
+		.max_stall_pct = dm->settings->max_stall_pct, .stop = dm->stop,
 	};
+	struct upd_run_note note;
 	int rc = upd_domains_claim_pull(dm->domains, rq->domain, &dom);
 
 	if (rc == -1) {
@@ -191,9 +217,12 @@ static enum upd_outcome profile(void *ctx, const struct upd_profile_request *rq,
 			 rq->domain);
 		return UPD_BUSY;
 	}
+	p.budget_hz = upd_domains_budget_hz(dm->domains, dom.domid);
 	rc = upd_profile_run(dm->cache, &p, &r);
-	if (rc == 0)
-		upd_domains_note_run(dm->domains, dom.domid, r.paused_pct, r.pause_mean_us, p.hz);
+	if (rc == 0) {
+		upd_run_note_of(&p, scale, &r, &note);
+		upd_domains_note_run(dm->domains, dom.domid, &note);
+	}
 	upd_domains_release_pull(dm->domains, dom.domid);
 	upd_domain_free(&dom);
 	if (rc < 0) {
@@ -202,9 +231,10 @@ static enum upd_outcome profile(void *ctx, const struct upd_profile_request *rq,
 	}
 	*buf = r.pprof;
 	*len = r.len;
-	snprintf(msg, msglen, "%llu samples, stopped: %s%s",
+	snprintf(msg, msglen, "%llu samples, stopped: %s%s%s",
 		 (unsigned long long)r.samples, up_stop_reason_name(r.stop),
-		 scale < 1 ? ", rate scaled down by the CPU budget" : "");
+		 scale < 1 ? ", rate scaled down by the CPU budget" : "",
+		 r.stall_factor_max > 1 ? ", rate lowered by the domain's stall budget" : "");
 	return UPD_OK;
 }
 

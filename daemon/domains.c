@@ -256,19 +256,32 @@ int upd_domains_set_pushing(struct upd_domains *d, uint32_t domid, bool on)
 	return x ? 0 : -1;
 }
 
-void upd_domains_note_run(struct upd_domains *d, uint32_t domid, double paused_pct,
-			  double pause_mean_us, double hz)
+void upd_domains_note_run(struct upd_domains *d, uint32_t domid,
+			  const struct upd_run_note *n)
 {
 	struct upd_domain *x;
 
 	pthread_mutex_lock(&d->lock);
 	if ((x = find_id(d, domid))) {
-		x->last_paused_pct = paused_pct;
-		x->last_pause_mean_us = pause_mean_us;
-		x->last_hz = hz;
+		x->last_paused_pct = n->paused_pct;
+		x->last_pause_mean_us = n->pause_mean_us;
+		x->last_hz = n->hz;
+		x->last = *n;
 		x->profiles++;
 	}
 	pthread_mutex_unlock(&d->lock);
+}
+
+double upd_domains_budget_hz(struct upd_domains *d, uint32_t domid)
+{
+	struct upd_domain *x;
+	double hz = 0;
+
+	pthread_mutex_lock(&d->lock);
+	if ((x = find_id(d, domid)) && x->profiles && x->last.stall_factor > 1)
+		hz = x->last.hz_final;
+	pthread_mutex_unlock(&d->lock);
+	return hz;
 }
 
 bool upd_domains_alive(struct upd_domains *d, uint32_t domid)

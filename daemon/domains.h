@@ -12,6 +12,18 @@
 
 #include "request.h"
 
+/* What a profile of a domain did to its rate: asked (pull's hz= or
+ * push_hz), scaled by the daemon's CPU budget (rate_scale, the sampler
+ * given hz), then by the domain's stall budget (max_stall_pct: factor
+ * at the end and at most, the rate at the end and at the lowest, when
+ * it first lowered it, -1: never). */
+struct upd_run_note {
+	double paused_pct, pause_mean_us;
+	double hz_asked, rate_scale, hz;
+	double max_stall_pct, hz_final, hz_lowest, lowered_at_s;
+	unsigned stall_factor, stall_factor_max;
+};
+
 struct upd_domain {
 	uint32_t domid;
 	char name[UPD_DOMAIN_NAME_MAX + 1];
@@ -26,6 +38,7 @@ struct upd_domain {
 	double last_paused_pct;   /* of its run, the longest-stalled vCPU */
 	double last_pause_mean_us;
 	double last_hz;
+	struct upd_run_note last; /* the rest of it */
 	unsigned long profiles;
 };
 
@@ -51,8 +64,11 @@ void upd_domains_release_pull(struct upd_domains *d, uint32_t domid);
 void upd_domain_free(struct upd_domain *dom);
 
 /* Record what a profile of domid cost the guest. */
-void upd_domains_note_run(struct upd_domains *d, uint32_t domid, double paused_pct,
-			  double pause_mean_us, double hz);
+void upd_domains_note_run(struct upd_domains *d, uint32_t domid,
+			  const struct upd_run_note *n);
+/* The rate domid's last profile ended at when the stall budget had
+ * lowered it; 0 when it had not (or no profile yet). */
+double upd_domains_budget_hz(struct upd_domains *d, uint32_t domid);
 
 /* Whether domid is still listed (a pushed domain's collector ends when
  * it is not). */

@@ -1,6 +1,7 @@
 /* One profile of one domain into memory (see profile_run.h). */
 #include "config.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -136,9 +137,59 @@ static void place_sampler(const struct upd_run_params *p,
 		upd_log("%s: %s", p->dom->name, where->why);
 }
 
+unsigned upd_stall_start(double hz, double budget_hz)
+{
+	double k;
+
+	if (!(budget_hz > 0) || !(hz > budget_hz))
+		return 1;
+	/* A hair under a whole ratio is that ratio (hz / k read back). */
+	k = ceil(hz / budget_hz - 1e-9);
+	return k < UP_SAMPLER_MAX_STALL_FACTOR ? (unsigned)k : UP_SAMPLER_MAX_STALL_FACTOR;
+}
+
+void upd_run_note_of(const struct upd_run_params *p, double rate_scale,
+		     const struct upd_run_result *r, struct upd_run_note *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->paused_pct = r->paused_pct;
+	n->pause_mean_us = r->pause_mean_us;
+	n->hz_asked = p->hz_asked;
+	n->rate_scale = rate_scale;
+	n->hz = p->hz;
+	n->max_stall_pct = p->max_stall_pct > 0 ? p->max_stall_pct :
+			   UP_SAMPLER_DEFAULT_MAX_STALL_PCT;
+	n->hz_final = r->hz_final;
+	n->hz_lowest = r->hz_lowest;
+	n->lowered_at_s = r->lowered_at_s;
+	n->stall_factor = r->stall_factor;
+	n->stall_factor_max = r->stall_factor_max;
+}
+
+/* Said once in the log, at once, when a profile lowers a domain's rate
+ * that was not lowered already (its last profile ended at the rate
+ * asked): the rest is in /domains. */
+struct rate_note {
+	const struct upd_run_params *p;
+	bool said;
+};
+
+static void rate_changed(const struct up_sampler_stats *s, void *arg)
+{
+	struct rate_note *n = arg;
+
+	if (n->said || s->stall_factor <= 1 || n->p->budget_hz > 0)
+		return;
+	n->said = true;
+	upd_log("domain %s stood still %.1f %% of its time for samples (budget %g %%): rate lowered to %.5g Hz from %g Hz; max_stall to change",
+		n->p->dom->name, s->window_stall_pct, s->max_stall_pct, s->hz_now,
+		s->hz_asked);
+}
+
 int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params *p,
 		    struct upd_run_result *r)
 {
+	struct rate_note note = { .p = p };
 	struct xlp_backend_load backends;
 	struct xlp_sampler_cpu where;
 	cpu_set_t cpus;
@@ -189,6 +240,10 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	cfg.duration_s = p->seconds;
 	cfg.vcpu = -1;
 	cfg.consistency = p->consistency;
+	cfg.max_stall_pct = p->max_stall_pct;
+	cfg.stall_factor_start = upd_stall_start(p->hz, p->budget_hz);
+	cfg.rate_changed = rate_changed;
+	cfg.rate_changed_arg = &note;
 	xlp_unwind_configure(&sym->uw, sym->kmap, &cfg);
 	place_sampler(p, &backends, &where, &cpus);
 	clock_gettime(CLOCK_REALTIME, &r->started);
@@ -202,6 +257,11 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	r->stop = stats.stop;
 	r->elapsed_s = stats.elapsed_s;
 	r->pause_mean_us = up_sampler_pause_mean(&stats) / 1e3;
+	r->hz_final = stats.hz_now;
+	r->hz_lowest = stats.hz_lowest;
+	r->lowered_at_s = xlp_budget_lowered(&stats) ? stats.lowered_at_s : -1;
+	r->stall_factor = stats.stall_factor;
+	r->stall_factor_max = stats.stall_factor_max;
 	/* The vCPU that stood still longest, as xl profile's stall_pct. */
 	for (unsigned v = 0; v < stats.nr_vcpus; v++) {
 		double pct = up_sampler_stall_pct(&stats, v);

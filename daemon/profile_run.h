@@ -20,6 +20,10 @@ struct upd_run_params {
 	double hz_asked;           /* before it (reported) */
 	unsigned seconds;
 	enum up_consistency consistency;
+	double max_stall_pct;      /* the domain's stall budget; 100: none */
+	/* The rate the domain's last profile ended at when the stall budget
+	 * had lowered it (0: it had not): this one starts no faster. */
+	double budget_hz;
 	volatile sig_atomic_t *stop;   /* daemon shutdown */
 };
 
@@ -33,6 +37,11 @@ struct upd_run_result {
 	char build_id[129];        /* the kernel's, "" if none */
 	double paused_pct;         /* of the run, the domain stood paused by us */
 	double pause_mean_us;
+	/* The stall budget: the rate the sampler was given (hz), at the end
+	 * and at the lowest; its factors; when it first lowered it (-1:
+	 * never). */
+	double hz_final, hz_lowest, lowered_at_s;
+	unsigned stall_factor, stall_factor_max;
 	char error[400];           /* one line when the run failed */
 };
 
@@ -40,6 +49,14 @@ struct upd_run_result {
  * whatever was sampled is in it), or -1 with result->error. */
 int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params *p,
 		    struct upd_run_result *result);
+/* What /domains keeps of a run (domains.h), from its parameters, the CPU
+ * budget's scale it started with, and its result. */
+void upd_run_note_of(const struct upd_run_params *p, double rate_scale,
+		     const struct upd_run_result *r, struct upd_run_note *out);
+/* The factor a profile at hz starts at, given the rate the domain's last
+ * one ended at under the stall budget (0: none): the smallest whole k
+ * with hz / k at most that rate. */
+unsigned upd_stall_start(double hz, double budget_hz);
 void upd_run_result_free(struct upd_run_result *r);
 
 #endif

@@ -149,8 +149,11 @@ static void *collect(void *arg)
 		struct upd_run_params rp = {
 			.dom = &c->dom, .hz = fmax(0.1, p->c.hz * scale), .hz_asked = p->c.hz,
 			.seconds = p->c.period_s, .consistency = p->c.consistency,
+			.max_stall_pct = p->c.max_stall_pct,
+			.budget_hz = upd_domains_budget_hz(p->domains, c->dom.domid),
 			.stop = p->stop,
 		};
+		struct upd_run_note note;
 		struct upd_run_result r;
 		struct item *it;
 
@@ -163,7 +166,8 @@ static void *collect(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			continue;
 		}
-		upd_domains_note_run(p->domains, c->dom.domid, r.paused_pct, r.pause_mean_us, rp.hz);
+		upd_run_note_of(&rp, scale, &r, &note);
+		upd_domains_note_run(p->domains, c->dom.domid, &note);
 		it = calloc(1, sizeof(*it));
 		if (!it || upd_push_series_name(it->name, sizeof(it->name), p->c.host,
 						 c->dom.name, r.build_id) < 0) {

@@ -26,6 +26,7 @@ struct upd_push_config {
 	size_t queue_bytes;
 	unsigned max_backoff_s;
 	enum up_consistency consistency;
+	double max_stall_pct;       /* each domain's stall budget; 100: none */
 };
 
 struct upd_push_stats {

@@ -64,6 +64,8 @@ static const struct key_doc keys[] = {
 	{ "host", K_STR, F(host), 0, 0, "NAME", "the host label of pushed profiles (default: hostname)" },
 	{ "cpu_budget", K_DOUBLE, F(cpu_budget_pct), 0.1, 100 * 1024, "PERCENT",
 	  "CPU the daemon may use, in % of one CPU; sampling rates are scaled down beyond (default 10)" },
+	{ "max_stall", K_DOUBLE, F(max_stall_pct), 0.01, 100, "PERCENT",
+	  "the most of its time a domain may stand still for samples; past it that domain's rate is lowered (each sample then counts for the periods it stands for) and raised again when it can; 100: no budget (default 5)" },
 	{ "consistency", K_CONSISTENCY, F(consistency), 0, 0, "MODE",
 	  "paused (default) or relaxed, as xl profile --consistency" },
 	{ "unwinder", K_UNWINDER, F(unwinder), 0, 0, "METHOD",
@@ -107,6 +109,7 @@ void upd_settings_init(struct upd_settings *s)
 	s->push_queue_mib = 16;
 	s->push_max_backoff_s = 60;
 	s->cpu_budget_pct = 10;
+	s->max_stall_pct = UP_SAMPLER_DEFAULT_MAX_STALL_PCT;
 	s->consistency = UP_CONSISTENCY_PAUSED;
 	s->unwinder = UP_UNWINDER_AUTO;
 }

@@ -33,6 +33,7 @@ struct upd_settings {
 	unsigned push_max_backoff_s;
 	char *host;              /* the host label; default: hostname */
 	double cpu_budget_pct;   /* of one CPU, for the whole daemon */
+	double max_stall_pct;    /* each domain's stall budget, %; 100: none */
 	enum up_consistency consistency;
 	enum up_unwinder unwinder;
 	char *debug_dir;

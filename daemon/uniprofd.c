@@ -99,6 +99,7 @@ int main(int argc, char **argv)
 			.queue_max = s.push_queue,
 			.queue_bytes = (size_t)s.push_queue_mib << 20,
 			.max_backoff_s = s.push_max_backoff_s, .consistency = s.consistency,
+			.max_stall_pct = s.max_stall_pct,
 		};
 
 		if (s.push_token && asprintf(&auth_header, "Authorization: Bearer %s", s.push_token) < 0) {

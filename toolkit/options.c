@@ -17,6 +17,7 @@ enum {
 	OPT_WAIT, OPT_PAUSED, OPT_HYPERCALLS, OPT_NO_REALTIME, OPT_IDLE,
 	OPT_NO_VCPU_STATE, OPT_ENTRY, OPT_MAX_PAUSE, OPT_CONSISTENCY,
 	OPT_NO_INLINE, OPT_LINES, OPT_DEBUGINFOD, OPT_SAMPLER_CPU,
+	OPT_MAX_STALL,
 };
 
 static const struct xlp_option_doc docs[] = {
@@ -68,6 +69,8 @@ static const struct xlp_option_doc docs[] = {
 	  "deepest stack walked, in frames (default 128)" },
 	{ { "max-pause", required_argument, NULL, OPT_MAX_PAUSE }, OPT_MAX_PAUSE, "MS",
 	  "longest the domain may stay paused for one sample (paused consistency); the watchdog ends a longer pause and the sample is dropped (default 50)" },
+	{ { "max-stall", required_argument, NULL, OPT_MAX_STALL }, OPT_MAX_STALL, "PCT",
+	  XLP_MAX_STALL_HELP },
 	{ { "verbose", no_argument, NULL, 'v' }, 'v', NULL,
 	  "say what is done: where symbols were looked for and found" },
 	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL,
@@ -145,6 +148,16 @@ int xlp_parse_double(const char *s, double *out)
 	errno = 0;
 	*out = strtod(s, &end);
 	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
+}
+
+int xlp_parse_max_stall(const char *s, double *out)
+{
+	double v;
+
+	if (xlp_parse_double(s, &v) < 0 || !(v > 0) || v > UP_SAMPLER_NO_STALL_BUDGET)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 int xlp_parse_uint(const char *s, unsigned long max, unsigned *out)
@@ -325,6 +338,11 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			    o->max_pause_ms < 1)
 				return bad("maximum pause", optarg,
 					   "give milliseconds from 1 to 10000");
+			break;
+		case OPT_MAX_STALL:
+			if (xlp_parse_max_stall(optarg, &o->max_stall_pct) < 0)
+				return bad("stall budget", optarg,
+					   "give a share of the time above 0 and at most 100, in % (100: no budget)");
 			break;
 		case 'v':
 			o->verbose++;

@@ -22,6 +22,7 @@ struct xlp_options {
 	unsigned top;
 	unsigned max_depth;
 	unsigned max_pause_ms;    /* 0: the library's default */
+	double max_stall_pct;     /* --max-stall; 0: the library's default, 100: none */
 	int sampler_cpu;          /* --sampler-cpu; -1: chosen (sampler_cpu.h) */
 	int verbose;              /* -v count */
 	bool quiet;
@@ -71,5 +72,11 @@ int xlp_parse_entries(char *arg, struct xlp_options *o);
  * doubles: the whole string, finite). */
 int xlp_parse_uint(const char *s, unsigned long max, unsigned *out);
 int xlp_parse_double(const char *s, double *out);
+/* --max-stall's value: a share above 0 and at most 100 (100: no budget):
+ * 0, or -1. */
+int xlp_parse_max_stall(const char *s, double *out);
+/* --max-stall's help, shared by xl profile and xl profile top. */
+#define XLP_MAX_STALL_HELP \
+	"the most of its time, in %, the domain may stand still for samples, measured as the run goes; past it the rate is lowered (each sample then counts for the periods it stands for) and raised again when it can; 100: no budget (default 5)"
 
 #endif

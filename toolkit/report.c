@@ -55,7 +55,7 @@ static enum xlp_busy_check busy_check(const struct up_profile *profile,
 {
 	double sampled = xlp_busy_pct(profile, v);
 	double running = up_sampler_running_pct(s, v);
-	double n = (double)s->samples;
+	double n = xlp_effective_samples(s);
 
 	if (sampled < 0 || running < 0 || n < 1)
 		return XLP_BUSY_UNKNOWN;
@@ -75,16 +75,60 @@ enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
 	return busy_check(r->profile, r->stats, v);
 }
 
+double xlp_effective_samples(const struct up_sampler_stats *s)
+{
+	/* Stats of a sampler before the effective count existed: all alike. */
+	return s->effective_samples > 0 ? s->effective_samples : (double)s->samples;
+}
+
 /* Below this share of the rate asked, the sampler ran back to back. */
 #define RATE_SHORT 0.9
 
 double xlp_rate_short(const struct xlp_report *r)
 {
 	const struct up_sampler_stats *s = r->stats;
-	double reached = s->elapsed_s > 0 ? (double)s->samples / s->elapsed_s : 0;
+	/* In periods of the rate asked: a sample at a rate the stall budget
+	 * lowered stands for several (not a shortfall of the sampler's). */
+	double reached = s->elapsed_s > 0 ?
+			 (double)(s->samples + s->budget_periods) / s->elapsed_s : 0;
 
 	return r->opt->hz > 0 && s->samples > 1 && s->missed_deadlines &&
 	       reached < RATE_SHORT * r->opt->hz ? reached : 0;
+}
+
+double xlp_stood_still_pct(const struct up_sampler_stats *s)
+{
+	double most = -1;
+
+	for (unsigned v = 0; v < s->nr_vcpus; v++)
+		if (up_sampler_stall_pct(s, v) > most)
+			most = up_sampler_stall_pct(s, v);
+	return most;
+}
+
+bool xlp_budget_lowered(const struct up_sampler_stats *s)
+{
+	return s->stall_factor_max > 1;
+}
+
+void xlp_budget_text(const struct up_sampler_stats *s, char *buf, size_t len)
+{
+	double still = xlp_stood_still_pct(s);
+	char run[64] = "";
+
+	if (still >= 0)
+		snprintf(run, sizeof(run), "; it stood still %.2f%% of the run", still);
+	if (!(s->max_stall_pct > 0 && s->max_stall_pct < UP_SAMPLER_NO_STALL_BUDGET))
+		snprintf(buf, len, "stall budget: none (max stall 100%%), the %g Hz asked kept%s",
+			 s->hz_asked, run);
+	else if (!xlp_budget_lowered(s))
+		snprintf(buf, len, "stall budget %g%% of the domain's time: never reached, the %g Hz asked kept%s",
+			 s->max_stall_pct, s->hz_asked, run);
+	else
+		snprintf(buf, len, "stall budget %g%% of the domain's time: rate lowered from the %g Hz asked at %.2f s, %.5g Hz at the end, %.5g Hz at the lowest (the domain stood still %.1f%% of its time for samples in the window that changed it last%s); each sample counts for the %" PRIu64 " periods of the rate asked it stood for beyond itself, %.0f effective samples; --max-stall (uniprofd: max_stall) to change",
+			 s->max_stall_pct, s->hz_asked, s->lowered_at_s, s->hz_now,
+			 s->hz_lowest, s->window_stall_pct, run, s->budget_periods,
+			 xlp_effective_samples(s));
 }
 
 /* On-CPU well above running: the samples found the vCPU runnable where
@@ -96,7 +140,7 @@ double xlp_busy_waiting(const struct xlp_report *r, unsigned v)
 {
 	double sampled = xlp_busy_pct(r->profile, v);
 	double running = up_sampler_running_pct(r->stats, v);
-	double n = (double)r->stats->samples;
+	double n = xlp_effective_samples(r->stats);
 
 	if (sampled < 0 || running < 0 || n < 1)
 		return 0;
@@ -174,7 +218,7 @@ static void why_waited(const struct xlp_report *r, unsigned v, double points,
 /* The samples that found a vCPU waiting to run, and why it waited. */
 static void waiting_lines(const struct xlp_report *r, unsigned v, FILE *out)
 {
-	double n = (double)r->stats->samples, w = xlp_waiting_pct(r->profile, v);
+	double n = xlp_effective_samples(r->stats), w = xlp_waiting_pct(r->profile, v);
 	double excess = xlp_busy_waiting(r, v), tol;
 
 	if (w > 0 && w > share_tolerance(w, n)) {
@@ -249,7 +293,8 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 {
 	const struct up_sampler_stats *s = r->stats;
 	unsigned nv = up_profile_nr_vcpus(r->profile);
-	char **lines = calloc(18 + nv, sizeof(*lines));
+	char **lines = calloc(19 + nv, sizeof(*lines));
+	char budget[640];
 	size_t n = 0;
 	struct up_pprof_meta m = {
 		.hz = r->opt->hz, .kernel = r->dom->kernel,
@@ -286,6 +331,8 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 	     (double)up_sampler_pause_percentile(s, 50) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 99) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 100) / 1e3);
+	xlp_budget_text(s, budget, sizeof(budget));
+	LINE("%s", budget);
 	LINE("vcpu state: %s", r->opt->no_vcpu_state ? "not asked (--no-vcpu-state)" :
 	     "state label busy or idle, from Xen at each sample");
 	for (unsigned v = 0; v < nv; v++) {

@@ -47,6 +47,17 @@ int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s);
  * else 0. */
 double xlp_rate_short(const struct xlp_report *r);
 
+/* The samples a share's sampling error rests on (see
+ * up_sampler_stats.effective_samples). */
+double xlp_effective_samples(const struct up_sampler_stats *s);
+/* The share (0..100) of the run the longest-stalled vCPU stood still for
+ * samples, or -1. */
+double xlp_stood_still_pct(const struct up_sampler_stats *s);
+/* Whether the stall budget lowered the rate at any time of the run, and
+ * one line saying what it did and why (no newline). */
+bool xlp_budget_lowered(const struct up_sampler_stats *s);
+void xlp_budget_text(const struct up_sampler_stats *s, char *buf, size_t len);
+
 /* On-CPU share of a vCPU's samples whose state is known, or -1; the
  * share that found it woken and waiting to run (UP_VCPU_WAITING). */
 double xlp_busy_pct(const struct up_profile *p, unsigned v);

@@ -31,6 +31,12 @@ static void run_head_text(const struct xlp_report *r, FILE *out)
 		" stacks), stopped: %s\n", s->samples, s->elapsed_s,
 		r->opt->hz, up_profile_samples(r->profile),
 		up_stop_reason_name(s->stop));
+	{
+		char budget[640];
+
+		xlp_budget_text(s, budget, sizeof(budget));
+		fprintf(out, "%s\n", budget);
+	}
 	if (xlp_rate_short(r) > 0)
 		fprintf(out, "rate reached %.0f Hz of the %g asked: one sample takes %.0f us here (the %s, p50 %.0f us, and what the sampler does around it), so it sampled back to back; the periods it missed count as the last sample\n",
 			xlp_rate_short(r), r->opt->hz, 1e6 / xlp_rate_short(r),
@@ -326,6 +332,39 @@ static void run_setup_json(yajl_gen g, const struct xlp_report *r)
 	yajl_gen_map_close(g);
 }
 
+/* What the stall budget did: the budget (100: none), the share the domain
+ * stood still over the run, the rate asked, at the end and at the lowest,
+ * when it was first lowered (null: never), the periods lowered-rate
+ * samples stood for beyond themselves, the samples statistics rest on. */
+static void stall_budget_json(yajl_gen g, const struct up_sampler_stats *st)
+{
+	double still = xlp_stood_still_pct(st);
+
+	key(g, "stall_budget");
+	yajl_gen_map_open(g);
+	key(g, "max_stall_pct"); num(g, st->max_stall_pct, 3);
+	key(g, "stood_still_pct");
+	if (still >= 0)
+		num(g, still, 3);
+	else
+		yajl_gen_null(g);
+	key(g, "hz_asked"); num(g, st->hz_asked, 3);
+	key(g, "hz_final"); num(g, st->hz_now, 3);
+	key(g, "hz_lowest"); num(g, st->hz_lowest, 3);
+	key(g, "factor"); yajl_gen_integer(g, st->stall_factor);
+	key(g, "factor_max"); yajl_gen_integer(g, st->stall_factor_max);
+	key(g, "rate_lowered_at_s");
+	if (xlp_budget_lowered(st))
+		num(g, st->lowered_at_s, 3);
+	else
+		yajl_gen_null(g);
+	key(g, "rate_changes"); yajl_gen_integer(g, st->rate_changes);
+	key(g, "window_stall_pct"); num(g, st->window_stall_pct, 2);
+	key(g, "budget_periods"); yajl_gen_integer(g, (long long)st->budget_periods);
+	key(g, "effective_samples"); num(g, xlp_effective_samples(st), 1);
+	yajl_gen_map_close(g);
+}
+
 /* Rate, time and counts: the sampler's own for a live run, what the
  * files recorded for stored ones. */
 static void counts_json(yajl_gen g, const struct xlp_summary *s)
@@ -379,6 +418,7 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 		key(g, "rate_short"); yajl_gen_bool(g, xlp_rate_short(s->run) > 0);
 		key(g, "vcpu_state_failures"); yajl_gen_integer(g, (long long)st->activity_failures);
 		key(g, "abandoned_samples"); yajl_gen_integer(g, (long long)st->abandoned_samples);
+		stall_budget_json(g, st);
 	}
 }
 

@@ -44,6 +44,8 @@ struct run {
 	struct xlp_sampler_cpu where; /* the dom0 CPU the sampler ran on */
 	struct xlp_pcpu_clock *pcpus[2]; /* Xen's idle clocks around sampling */
 	double *others_pct;       /* per vCPU (report.h) */
+	unsigned rate_said;       /* the stall budget's factor last said (0: none) */
+	unsigned rate_lines;      /* lines said of it */
 };
 
 /* After the first seconds: a guest whose CPU time the samples cannot
@@ -69,6 +71,37 @@ static void between_samples(const struct up_profile *p,
 	(void)p;
 	(void)s;
 	xlp_live_between_samples(&r->live);
+}
+
+/* The stall budget changed the rate: said at once, on one line, the first
+ * time and when it changed by half or double since (or came back to the
+ * rate asked), a few times at most; the summary says the rest. Between
+ * samples, never while the domain is paused. */
+#define RATE_LINES 8
+
+static void rate_changed(const struct up_sampler_stats *s, void *arg)
+{
+	struct run *r = arg;
+	unsigned k = s->stall_factor, was = r->rate_said ? r->rate_said : 1;
+	const char *name = r->live.dom.name;
+
+	if (r->rate_lines > RATE_LINES ||
+	    (r->rate_said && k != 1 && k < 2 * was && 2 * k > was))
+		return;
+	if (++r->rate_lines > RATE_LINES) {
+		fprintf(stderr, "xl profile: %s: the stall budget keeps changing the rate; the summary gives the rate reached\n",
+			name);
+		return;
+	}
+	if (!r->rate_said)
+		fprintf(stderr, "xl profile: %s stood still %.1f %% of its time for samples (budget %g %%): rate lowered to %.5g Hz from %g Hz; --max-stall PCT to change\n",
+			name, s->window_stall_pct, s->max_stall_pct, s->hz_now, s->hz_asked);
+	else
+		fprintf(stderr, "xl profile: %s stood still %.1f %% of its time for samples (budget %g %%): rate %s to %.5g Hz%s\n",
+			name, s->window_stall_pct, s->max_stall_pct,
+			k > was ? "lowered" : "raised", s->hz_now,
+			k == 1 ? ", the rate asked" : "");
+	r->rate_said = k;
 }
 
 static double now_ms(void)
@@ -124,6 +157,10 @@ static int sample(struct run *r, double start_ms)
 		cfg.early = early_warning;
 		cfg.early_arg = r;
 		cfg.early_ns = EARLY_NS;
+	}
+	if (!opt->quiet && !opt->once) {
+		cfg.rate_changed = rate_changed;
+		cfg.rate_changed_arg = r;
 	}
 	/* Where to sample from: after the symbols' load, which gave the
 	 * backends' work a window to be counted in. */

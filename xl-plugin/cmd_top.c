@@ -27,7 +27,7 @@
 #include "toolkit/options.h"
 
 enum { OPT_VCPU = 256, OPT_IDLE, OPT_TOP, OPT_DELAY, OPT_REPLAY, OPT_SPEED, OPT_SAMPLER_CPU,
-       OPT_FORCE_SYMBOLS, OPT_CONSISTENCY, OPT_DEBUGINFOD };
+       OPT_FORCE_SYMBOLS, OPT_CONSISTENCY, OPT_DEBUGINFOD, OPT_MAX_STALL };
 
 static const struct xlp_option_doc docs[] = {
 	{ { "batch", no_argument, NULL, 'b' }, 'b', NULL,
@@ -58,6 +58,8 @@ static const struct xlp_option_doc docs[] = {
 	  "paused (default) or relaxed, as for xl profile" },
 	{ { "sampler-cpu", required_argument, NULL, OPT_SAMPLER_CPU }, OPT_SAMPLER_CPU, "N",
 	  "run the sampler on dom0 CPU N (default: chosen as for xl profile)" },
+	{ { "max-stall", required_argument, NULL, OPT_MAX_STALL }, OPT_MAX_STALL, "PCT",
+	  XLP_MAX_STALL_HELP },
 	{ { "replay", required_argument, NULL, OPT_REPLAY }, OPT_REPLAY, "FILE",
 	  "play a stored pprof profile's samples at the pace they were taken, instead of a domain" },
 	{ { "speed", required_argument, NULL, OPT_SPEED }, OPT_SPEED, "X",
@@ -90,6 +92,10 @@ struct top {
 	size_t pause_at;
 	bool have_cost;
 	double p50_us, p99_us, still_pct;
+	/* The stall budget: the rate now and asked, the budget; the samples
+	 * taken since the last frame against the periods they count for. */
+	double hz_now, hz_asked, max_stall_pct, sample_share;
+	uint64_t samples_at, periods_at;
 	/* Xen's run clock per vCPU at the last frame, and the interval's
 	 * share it ran (a live run). */
 	uint64_t *run0, *unpaused0;
@@ -155,6 +161,22 @@ static void interval_cost(struct top *tp, const struct up_sampler_stats *s,
 	free(v);
 }
 
+/* The rate the stall budget left, and how many periods of the rate asked
+ * each sample since the last frame stood for: the sampling error of the
+ * interval's shares rests on the samples, not the periods. */
+static void interval_rate(struct top *tp, const struct up_sampler_stats *s)
+{
+	uint64_t periods = s->samples + s->covered_periods + s->budget_periods;
+	uint64_t ds = s->samples - tp->samples_at, dp = periods - tp->periods_at;
+
+	tp->hz_now = s->hz_now;
+	tp->hz_asked = s->hz_asked;
+	tp->max_stall_pct = s->max_stall_pct;
+	tp->sample_share = dp ? (double)ds / (double)dp : 1;
+	tp->samples_at = s->samples;
+	tp->periods_at = periods;
+}
+
 /* Each vCPU's share of the interval it ran by Xen's accounting: the
  * run clock the sampler reads outside its pauses, over the time it did
  * not hold the domain paused. */
@@ -198,6 +220,9 @@ static void draw(struct top *tp)
 		.state = tp->frozen ? "frozen (f resumes)" : tp->state,
 		.ran_pct = tp->ran_pct, .nr_ran = tp->nr_ran,
 		.live = tp->live != NULL,
+		.hz_now = tp->hz_now, .hz_asked = tp->hz_asked,
+		.max_stall_pct = tp->max_stall_pct,
+		.sample_share = tp->sample_share > 0 ? tp->sample_share : 1,
 	};
 	char *text = NULL;
 	size_t len = 0;
@@ -251,6 +276,7 @@ static int new_frame(struct top *tp, const struct up_profile *total,
 	tp->t_s = t_s;
 	if (s) {
 		interval_cost(tp, s, wall_s);
+		interval_rate(tp, s);
 		tp->pause_at = s->nr_pause;
 		interval_ran(tp, s);
 	}
@@ -578,6 +604,11 @@ static int parse(struct top *tp, int argc, char **argv)
 				return bad("sampler CPU", optarg, why);
 			break;
 		}
+		case OPT_MAX_STALL:
+			if (xlp_parse_max_stall(optarg, &tp->opt.max_stall_pct) < 0)
+				return bad("stall budget", optarg,
+					   "give a share of the time above 0 and at most 100, in % (100: no budget)");
+			break;
 		case OPT_SPEED:
 			if (xlp_parse_double(optarg, &tp->speed) < 0 || !(tp->speed >= 0.01 && tp->speed <= 1000))
 				return bad("speed", optarg, "give a factor from 0.01 to 1000");

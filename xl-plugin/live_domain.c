@@ -143,6 +143,7 @@ void xlp_live_configure(const struct xlp_live *r, struct up_sampler_config *cfg)
 	cfg->vcpu = opt->vcpu;
 	cfg->unwind.max_depth = opt->max_depth;
 	cfg->max_pause_ns = (uint64_t)opt->max_pause_ms * 1000000;
+	cfg->max_stall_pct = opt->max_stall_pct;
 	xlp_unwind_configure(&r->uw, r->kmap, cfg);
 	cfg->no_activity = opt->no_vcpu_state;
 	cfg->consistency = opt->consistency;

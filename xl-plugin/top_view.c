@@ -106,6 +106,14 @@ static bool short_of_xen(double busy, double ran, uint64_t n)
 	return busy + 1.5 + 3.5 * se < ran;
 }
 
+/* The samples behind n periods of the interval (see sample_share). */
+static uint64_t samples_of(const struct xlp_top_input *in, uint64_t n)
+{
+	double share = in->sample_share > 0 && in->sample_share < 1 ? in->sample_share : 1;
+
+	return (uint64_t)llround((double)n * share);
+}
+
 static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view *v,
 		       FILE *out)
 {
@@ -148,7 +156,7 @@ static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view
 			 * time too (report.c, busy_check). */
 			if (busy[0] + blocked[0] &&
 			    short_of_xen(pct(busy[0] + waiting, busy[0] + blocked[0]), ran,
-					 busy[0] + blocked[0])) {
+					 samples_of(in, busy[0] + blocked[0]))) {
 				fputc('!', out);
 				flagged = true;
 			} else {
@@ -216,9 +224,15 @@ int xlp_top_render(const struct xlp_top_input *in, const struct xlp_top_view *v,
 		"  [%s, %s, by %s]\n", in->interval_s, kept[0], kept[1], which,
 		v->with_idle ? "busy and idle" : "on-CPU only",
 		v->by_total ? "total" : "self");
-	if (in->have_cost)
-		fprintf(out, "sampler: pause p50 %.0f us, p99 %.0f us; the domain stood still %.2f%% of the interval\n",
+	if (in->have_cost) {
+		fprintf(out, "sampler: pause p50 %.0f us, p99 %.0f us; the domain stood still %.2f%% of the interval",
 			in->pause_p50_us, in->pause_p99_us, in->still_pct);
+		if (in->hz_asked > 0 && in->hz_now > 0 && in->hz_now < in->hz_asked)
+			fprintf(out, "; rate %.5g Hz of the %g asked (stall budget %g%%: each sample counts %.0f times)",
+				in->hz_now, in->hz_asked, in->max_stall_pct,
+				in->hz_asked / in->hz_now);
+		fputc('\n', out);
+	}
 	vcpu_lines(in, v, out);
 	if (v->keys)
 		fputs("keys: v vCPU  i idle  s sort self/total  f freeze  q quit\n", out);

@@ -23,6 +23,11 @@ struct xlp_top_input {
 	/* The sampler's own cost over the interval (a live run). */
 	bool have_cost;
 	double pause_p50_us, pause_p99_us, still_pct;
+	/* The stall budget (a live run): the rate now and the rate asked
+	 * (equal, or 0: nothing to say), the budget; the samples taken in
+	 * the interval per period of the rate asked they count for (1, or
+	 * 0: unknown): shares' sampling error rests on the samples. */
+	double hz_now, hz_asked, max_stall_pct, sample_share;
 	const char *state;                /* NULL, or "frozen", "domain destroyed" */
 	/* Each vCPU's share of the interval it ran by Xen's accounting
 	 * (a live run; < 0: not known): the busy share the samples show is

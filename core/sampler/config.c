@@ -65,6 +65,10 @@ int sampler_check_config(const struct up_target *t,
 	if (c->unwind.max_depth > UP_UNWIND_MAX_DEPTH_LIMIT)
 		return up_fail(UP_EINVAL, "depth limit %u above %u",
 			       c->unwind.max_depth, UP_UNWIND_MAX_DEPTH_LIMIT);
+	if (!(c->max_stall_pct >= 0) ||
+	    c->max_stall_pct > UP_SAMPLER_NO_STALL_BUDGET)
+		return up_fail(UP_EINVAL, "stall budget %g%% out of range (0, 100]",
+			       c->max_stall_pct);
 	if (c->consistency > UP_CONSISTENCY_RELAXED)
 		return up_fail(UP_EINVAL, "unknown consistency %d",
 			       (int)c->consistency);

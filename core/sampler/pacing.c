@@ -95,6 +95,11 @@ uint64_t pacing_advance(struct pacing *pc, uint64_t now)
 	return missed;
 }
 
+void pacing_set_period(struct pacing *pc, uint64_t period)
+{
+	pc->period = period ? period : 1;
+}
+
 void pacing_sampled(struct pacing *pc, uint64_t started, uint64_t ended)
 {
 	pc->busy_from = started;

@@ -36,6 +36,10 @@ struct loop {
 	uint64_t paused_total;    /* time we held the domain paused, in all */
 	uint64_t clocks_at;       /* when the run clocks were last read */
 	uint64_t start;           /* the loop's start: sample times count from it */
+	struct stall_budget budget;
+	uint64_t period;          /* the period asked, ns */
+	unsigned k;               /* each sample stands for k periods of it */
+	double sum_k, sum_k2;     /* over the samples kept: k, k squared */
 };
 
 static enum up_stop_reason end_reason(struct up_target *t)
@@ -153,11 +157,14 @@ static int credit_missed(struct loop *l, const struct up_sampler_config *c,
 
 	if (credit > MAX_CREDIT)
 		credit = MAX_CREDIT;
-	/* The periods the last sample stands for were missed just now. */
-	if (credit && (rc = count_stacks(p, l->vs, l->first, l->last, credit,
+	/* The periods the last sample stands for were missed just now; at
+	 * a rate the stall budget lowered, each stands for k asked. */
+	if (credit && (rc = count_stacks(p, l->vs, l->first, l->last,
+					 credit * l->k,
 					 sampler_now_ns() - l->start)) < 0)
 		return rc;
 	s->covered_periods += credit;
+	s->budget_periods += credit * (l->k - 1);
 	s->missed_deadlines += missed - credit;
 	return 0;
 }
@@ -209,13 +216,21 @@ static int keep_sample(struct loop *l, struct up_profile *p,
 		else
 			s->activity_failures += vs->activity_failed;
 	}
-	rc = count_stacks(p, l->vs, l->first, l->last, 1, stopped - l->start);
+	/* Taken at the rate the stall budget allowed: it stands for k
+	 * periods of the rate asked. */
+	rc = count_stacks(p, l->vs, l->first, l->last, l->k,
+			  stopped - l->start);
 	if (rc == 0)
 		rc = stats_record_pause(s, pause_ns, late, &l->pause_cap,
 					&l->late_cap);
 	if (rc < 0)
 		return rc;
 	s->samples++;
+	s->budget_periods += l->k - 1;
+	l->sum_k += l->k;
+	l->sum_k2 += (double)l->k * l->k;
+	/* Kept current: the early warning and a live view judge by it. */
+	s->effective_samples = l->sum_k * l->sum_k / l->sum_k2;
 	l->have_last = true;
 	return 0;
 }
@@ -273,6 +288,52 @@ static void read_run_clocks(struct loop *l, struct up_target *t,
 			  l->paused_total);
 }
 
+/* The stall budget's start: the rate asked, or the factor the caller
+ * starts at (uniprofd: where the domain's last profile ended). */
+static void budget_start(struct loop *l, const struct up_sampler_config *c,
+			 struct pacing *pc, struct up_sampler_stats *s)
+{
+	double max = c->max_stall_pct > 0 ? c->max_stall_pct :
+		     UP_SAMPLER_DEFAULT_MAX_STALL_PCT;
+
+	l->period = pc->period;
+	stall_budget_start(&l->budget, max, c->stall_factor_start, l->start);
+	l->k = l->budget.k;
+	pacing_set_period(pc, l->period * l->k);
+	s->max_stall_pct = stall_budget_on(max) ? max : UP_SAMPLER_NO_STALL_BUDGET;
+	s->hz_asked = c->hz;
+	s->stall_factor = s->stall_factor_max = l->k;
+	s->hz_now = s->hz_lowest = c->hz / l->k;
+	s->lowered_at_s = l->k > 1 ? 0 : -1;
+}
+
+/* After a sample (kept or abandoned: the guest stood still for both),
+ * between samples: the time it held the guest, and the rate from now on.
+ * true when the rate changed. */
+static bool budget_after(struct loop *l, struct pacing *pc,
+			 struct up_sampler_stats *s, uint64_t pause_ns)
+{
+	uint64_t now = sampler_now_ns();
+	double pct = 0;
+	unsigned k = stall_budget_add(&l->budget, pause_ns, now, &pct);
+
+	if (k == l->k)
+		return false;
+	l->k = k;
+	pacing_set_period(pc, l->period * k);
+	s->stall_factor = k;
+	s->hz_now = s->hz_asked / k;
+	if (k > s->stall_factor_max) {
+		s->stall_factor_max = k;
+		s->hz_lowest = s->hz_now;
+	}
+	if (s->lowered_at_s < 0 && k > 1)
+		s->lowered_at_s = (double)(now - l->start) / 1e9;
+	s->rate_changes++;
+	s->window_stall_pct = pct;
+	return true;
+}
+
 /* Why the loop ends before its next sample (an up_stop_reason), or -1. */
 static int stop_before(const struct up_sampler_config *c,
 		       const struct up_sampler_stats *s,
@@ -310,6 +371,10 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	/* What the budget did, should the loop not even start: nothing. */
+	s->lowered_at_s = -1;
+	s->stall_factor = s->stall_factor_max = 1;
+	s->hz_asked = s->hz_now = s->hz_lowest = c->hz;
 	rc = loop_setup(&l, t, c, p, s);
 	if (rc < 0)
 		goto out;
@@ -321,6 +386,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		s->start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
 	}
 	pacing_start(&pc, c->hz, c->duration_s, !c->no_jitter, start);
+	budget_start(&l, c, &pc, s);
 	s->stop = UP_STOP_DURATION;
 	for (;;) {
 		uint64_t pause_ns, now, stopped = 0, resumed = 0, at, late;
@@ -382,12 +448,16 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			s->abandoned_samples++;
 			for (unsigned v = l.first; v <= l.last; v++)
 				l.vs[v].run_known_before = false;
+			if (budget_after(&l, &pc, s, pause_ns) && c->rate_changed)
+				c->rate_changed(s, c->rate_changed_arg);
 			continue;
 		}
 		if (keep_sample(&l, p, s, pause_ns, late, stopped, resumed) < 0) {
 			stop_on_error(s);
 			break;
 		}
+		if (budget_after(&l, &pc, s, pause_ns) && c->rate_changed)
+			c->rate_changed(s, c->rate_changed_arg);
 		if (!l.relaxed)
 			read_run_clocks(&l, t, c, s, false);
 		if (!early_done && sampler_now_ns() - start >= c->early_ns) {

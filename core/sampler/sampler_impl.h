@@ -1,8 +1,9 @@
 /* Shared by the sampling loop (sampler.c) and what it calls: its two
  * peer ways of taking one sample, the domain paused (paused.c) or one vCPU
  * at a time while the others run (relaxed.c), both walking stacks through
- * walk.c; when (pacing.c); its settings (config.c); what it records
- * (stats.c). Nothing here calls back into sampler.c. */
+ * walk.c; when (pacing.c), and how often the stall budget allows
+ * (stall_budget.c); its settings (config.c); what it records (stats.c).
+ * Nothing here calls back into sampler.c. */
 #ifndef UP_SAMPLER_IMPL_H
 #define UP_SAMPLER_IMPL_H
 
@@ -64,8 +65,41 @@ uint64_t pacing_advance(struct pacing *pc, uint64_t now);
 void pacing_sampled(struct pacing *pc, uint64_t started, uint64_t ended);
 /* The instant to sample at: never past the end. */
 uint64_t pacing_instant(struct pacing *pc);
+/* From the next instant on, instants period ns apart on average (the
+ * stall budget's lowered rate, or the rate asked again). */
+void pacing_set_period(struct pacing *pc, uint64_t period);
 /* Sleep until an absolute instant; a signal that sets *stop ends it. */
 void pacing_sleep_until(uint64_t deadline, volatile sig_atomic_t *stop);
+
+/* The stall budget's windows (see up_sampler_config.max_stall_pct). */
+struct stall_budget {
+	double max_pct;           /* the budget, %; outside (0, 100): none */
+	unsigned k;               /* the period asked is multiplied by k */
+	uint64_t from;            /* the window's start */
+	uint64_t stall;           /* the time the guest stood still in it */
+	unsigned samples;         /* the samples taken in it */
+	bool first;               /* the first window (a shorter one) */
+};
+
+/* Whether max_pct is a budget at all (0 < max_pct < 100). */
+bool stall_budget_on(double max_pct);
+/* The rule, on one window: the factor k' to sample at from now on,
+ * given the factor k the window was sampled at, the time the guest stood
+ * still in it and its wall time. Past the budget, the smallest k' > k
+ * expected under 0.8 of it; under half of it, the smallest k' <= k
+ * expected under 0.8 of it (never below 1); else k. A zero-length window
+ * keeps k; no budget gives 1; k' is at most UP_SAMPLER_MAX_STALL_FACTOR. */
+unsigned stall_budget_factor(unsigned k, uint64_t stall_ns, uint64_t wall_ns,
+			     double max_pct);
+/* Start the windows at now, at factor k (clamped; 1 without a budget). */
+void stall_budget_start(struct stall_budget *b, double max_pct, unsigned k,
+			uint64_t now);
+/* One sample held the guest still for stall_ns (its pause, kept or
+ * abandoned); now is after it. Returns the factor from now on (after the
+ * first window, at most 4 times the last one a window); when a window
+ * closed, *window_pct is the share it stood still. */
+unsigned stall_budget_add(struct stall_budget *b, uint64_t stall_ns,
+			  uint64_t now, double *window_pct);
 
 /* One stack walk with the configured unwinder; frames counted by kind. */
 int sampler_walk(struct up_mem *mem, const struct up_regs *regs,

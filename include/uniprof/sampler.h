@@ -18,6 +18,12 @@ extern "C" {
 
 #define UP_SAMPLER_DEFAULT_HZ 97.0
 #define UP_SAMPLER_MAX_HZ 100000.0
+/* The stall budget: the share of its time (%) a domain may stand still
+ * for samples, measured as the run goes (see up_sampler_config). */
+#define UP_SAMPLER_DEFAULT_MAX_STALL_PCT 5.0
+#define UP_SAMPLER_NO_STALL_BUDGET 100.0
+/* The most the rate is ever divided by for the budget. */
+#define UP_SAMPLER_MAX_STALL_FACTOR 1000u
 
 enum up_unwinder {
 	UP_UNWINDER_FP = 0,       /* frame pointers */
@@ -88,6 +94,31 @@ struct up_sampler_config {
 	void (*each)(const struct up_profile *p,
 		     const struct up_sampler_stats *s, void *arg);
 	void *each_arg;
+	/* The stall budget: the share of its time, in %, the domain may
+	 * stand still for samples (paused: the domain pause; relaxed: the
+	 * longest any vCPU stood still per sample). 0: the default,
+	 * UP_SAMPLER_DEFAULT_MAX_STALL_PCT; UP_SAMPLER_NO_STALL_BUDGET
+	 * (100): none, the rate asked whatever it costs; anything else
+	 * outside (0, 100] is refused. It is measured over windows of the
+	 * run (the first ends after 20 samples and 250 ms, the next each
+	 * second, one sooner once it has stood still the budget's share of
+	 * a whole window); past the budget the sampler lowers its rate to
+	 * hz / k for a whole k (2, 3, ...; at most
+	 * UP_SAMPLER_MAX_STALL_FACTOR) chosen to bring the share under
+	 * 0.8 of the budget, and counts each sample k times, as it stands
+	 * for k periods of the rate asked: shares stay unbiased, and the
+	 * extra counts are in stats.budget_periods. It raises the rate
+	 * again (k smaller, never above the rate asked) after a window
+	 * under half the budget. */
+	double max_stall_pct;
+	/* The k to start with (0 or 1: the rate asked): uniprofd starts a
+	 * domain's profile where its last one ended. */
+	unsigned stall_factor_start;
+	/* Called between samples (never while the domain is paused) each
+	 * time the budget changed k: stats.stall_factor, hz_now and
+	 * window_stall_pct say to what and why. */
+	void (*rate_changed)(const struct up_sampler_stats *s, void *arg);
+	void *rate_changed_arg;
 };
 
 #define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)
@@ -150,6 +181,27 @@ struct up_sampler_stats {
 	int64_t start_unix_ns;
 	struct up_mem_stats mem;   /* frame mappings made and reused */
 	struct up_unwind_counts frames;   /* how frames were unwound */
+	/* The stall budget as applied (UP_SAMPLER_NO_STALL_BUDGET: none)
+	 * and the rate asked. The sampler samples at hz_now = hz_asked /
+	 * stall_factor, each sample (and each late period it stands for)
+	 * counting stall_factor times; hz_lowest = hz_asked /
+	 * stall_factor_max. */
+	double max_stall_pct, hz_asked, hz_now, hz_lowest;
+	unsigned stall_factor, stall_factor_max;
+	/* When the budget first lowered the rate, in seconds from the start
+	 * (-1: never); how many times it changed it; the share (%) the
+	 * domain stood still in the window that changed it last. */
+	double lowered_at_s;
+	unsigned rate_changes;
+	double window_stall_pct;
+	/* Periods of the rate asked a sample at a lowered rate stood for
+	 * beyond its own (the profile counts samples + covered_periods +
+	 * budget_periods per vCPU): samples is what statistics rest on. */
+	uint64_t budget_periods;
+	/* What a share's sampling error rests on: the samples, as many as
+	 * samples when all count alike; with weights k_i that changed,
+	 * (sum k_i)^2 / sum k_i^2 (Kish's effective sample size). */
+	double effective_samples;
 	enum up_stop_reason stop;
 	char error[256];           /* message when stop == UP_STOP_ERROR */
 };

@@ -88,6 +88,16 @@ static void test_bad_settings_are_refused(void)
 	CHECK(upd_settings_set(&s, "max_seconds", "1.5", "t") < 0);
 	CHECK(upd_settings_set(&s, "push_hz", "1e400", "t") < 0);
 	CHECK(upd_settings_set(&s, "unwinder", "orc", "t") < 0);
+	/* Each domain's stall budget: 5 % unless set, 100 for none, in
+	 * (0, 100]; the daemon's CPU budget is another setting. */
+	CHECK(s.max_stall_pct == UP_SAMPLER_DEFAULT_MAX_STALL_PCT);
+	CHECK(upd_settings_set(&s, "max_stall", "0", "t") < 0);
+	CHECK(upd_settings_set(&s, "max_stall", "-5", "t") < 0);
+	CHECK(upd_settings_set(&s, "max_stall", "100.5", "t") < 0);
+	CHECK(upd_settings_set(&s, "max_stall", "nan", "t") < 0);
+	CHECK(s.max_stall_pct == UP_SAMPLER_DEFAULT_MAX_STALL_PCT);
+	CHECK(upd_settings_set(&s, "max_stall", "100", "t") == 0 && s.max_stall_pct == 100);
+	CHECK(upd_settings_set(&s, "max_stall", "2.5", "t") == 0 && s.max_stall_pct == 2.5);
 	CHECK(upd_settings_read_file(&s, write_file("b.conf", "port 80\n", 0644), false) < 0);
 	CHECK(upd_settings_read_file(&s, "/nonexistent/uniprofd.conf", false) < 0);
 	CHECK(upd_settings_read_file(&s, "/nonexistent/uniprofd.conf", true) == 0);

@@ -235,10 +235,85 @@ static void test_waiting(void)
 	up_profile_free(p);
 }
 
+static const char check_budget_json[] =
+	"import json, sys\n"
+	"d = json.loads(open(sys.argv[1]).read())\n"
+	"b = d[\"stall_budget\"]\n"
+	"assert b[\"max_stall_pct\"] == 5 and b[\"hz_asked\"] == 997, b\n"
+	"assert b[\"hz_final\"] == 99.7 and b[\"hz_lowest\"] == 83.083, b\n"
+	"assert b[\"factor\"] == 10 and b[\"factor_max\"] == 12, b\n"
+	"assert b[\"rate_lowered_at_s\"] == 0.25 and b[\"budget_periods\"] == 900, b\n"
+	"assert b[\"effective_samples\"] == 80 and b[\"stood_still_pct\"] == 4, b\n"
+	"assert d[\"rate_short\"] is False, d\n";
+
+/* What the stall budget did, in the text and the JSON summaries; a rate
+ * lowered by it is no shortfall of the sampler's (the samples stand for
+ * the periods asked), and a run without one says so. */
+static void test_stall_budget_summary(void)
+{
+	struct up_profile *p;
+	struct xlp_options opt = { .hz = 997, .top = 20, .vcpu = -1 };
+	struct xlp_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
+	uint64_t paused[1] = { 40000000 }, blocked[1] = { 0 };
+	struct up_sampler_stats stats = {
+		.samples = 100, .budget_periods = 900, .missed_deadlines = 3,
+		.elapsed_s = 1.0, .max_stall_pct = 5, .hz_asked = 997,
+		.hz_now = 99.7, .hz_lowest = 997.0 / 12, .stall_factor = 10,
+		.stall_factor_max = 12, .lowered_at_s = 0.25, .rate_changes = 2,
+		.window_stall_pct = 31.2, .effective_samples = 80,
+		.vcpu_paused_ns = paused, .vcpu_paused_blocked_ns = blocked,
+		.nr_vcpus = 1,
+	};
+	struct xlp_report r = { .opt = &opt, .dom = &dom, .stats = &stats };
+	char line[640], script[] = "/tmp/uniprof-budget-py-XXXXXX";
+	char json[] = "/tmp/uniprof-budget-XXXXXX", cmd[256];
+	FILE *f;
+	int fd;
+
+	xlp_budget_text(&stats, line, sizeof(line));
+	CHECK(strstr(line, "stall budget 5% of the domain's time: rate lowered from the 997 Hz asked at 0.25 s, 99.7 Hz at the end, 83.083 Hz at the lowest") != NULL);
+	CHECK(strstr(line, "stood still 31.2% of its time for samples in the window") != NULL);
+	CHECK(strstr(line, "stood still 4.00% of the run") != NULL);
+	CHECK(strstr(line, "900 periods") && strstr(line, "80 effective samples"));
+	CHECK(xlp_budget_lowered(&stats));
+	CHECK(xlp_stood_still_pct(&stats) == 4);
+	CHECK(xlp_effective_samples(&stats) == 80);
+	/* 100 samples in 1 s, standing for 1000 periods: not short of 997. */
+	CHECK(xlp_rate_short(&r) == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	r.profile = p;
+	fd = mkstemp(json);
+	REQUIRE(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
+	CHECK(xlp_report_json(&r, f) == 0);
+	fclose(f);
+	fd = mkstemp(script);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, check_budget_json, sizeof(check_budget_json) - 1) ==
+		(ssize_t)sizeof(check_budget_json) - 1);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "python3 %s %s", script, json);
+	CHECK(system(cmd) == 0);
+	unlink(script);
+	unlink(json);
+	up_profile_free(p);
+
+	/* Never lowered; no budget at all. Old stats (no effective count):
+	 * the samples. */
+	stats.stall_factor = stats.stall_factor_max = 1;
+	stats.effective_samples = 0;
+	xlp_budget_text(&stats, line, sizeof(line));
+	CHECK(strstr(line, "never reached, the 997 Hz asked kept") != NULL);
+	CHECK(xlp_effective_samples(&stats) == 100);
+	stats.max_stall_pct = UP_SAMPLER_NO_STALL_BUDGET;
+	xlp_budget_text(&stats, line, sizeof(line));
+	CHECK(strstr(line, "stall budget: none") != NULL);
+}
+
 int main(void)
 {
 	RUN(test_json_hostile_names);
 	RUN(test_busy_check);
 	RUN(test_waiting);
+	RUN(test_stall_budget_summary);
 	TEST_MAIN_END();
 }

@@ -12,6 +12,7 @@ UNIT_TESTS = \
 	tests/unit/test_image \
 	tests/unit/test_core \
 	tests/unit/test_sampler \
+	tests/unit/test_stall_budget \
 	tests/unit/test_sample_relaxed \
 	tests/unit/test_pause_deadline \
 	tests/unit/test_hostile_images \

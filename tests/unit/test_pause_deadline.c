@@ -117,6 +117,9 @@ static void test_exactly_one_unpause_under_races(void)
 	c.max_samples = 300;
 	c.max_pause_ns = 1 * MS;
 	c.drop_late = true;     /* exact counts: one stack per kept sample */
+	/* Every pause stands 1 ms at 400 Hz on purpose, 40 % of the time:
+	 * past any stall budget, which would count samples several times. */
+	c.max_stall_pct = UP_SAMPLER_NO_STALL_BUDGET;
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	up_target_image_pause_counts(t, &pc);

@@ -1,6 +1,7 @@
 /* The sampling loop on an image target: stacks counted per vCPU, pacing,
  * offline vCPUs, and clean stops on shutdown, destruction and signals,
  * never leaving the domain paused, keeping what was collected. */
+#include <math.h>
 #include <signal.h>
 #include <unistd.h>
 #include <time.h>
@@ -159,6 +160,14 @@ static void test_bad_config(void)
 	c.duration_s = 0;
 	c.unwind.max_depth = 100000;
 	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	c.unwind.max_depth = 0;
+	/* A stall budget is a share in (0, 100]; 0 the default. */
+	c.max_stall_pct = -1;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	c.max_stall_pct = 100.5;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	c.max_stall_pct = NAN;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
 	up_profile_free(p);
 	up_target_close(t);
 }
@@ -275,6 +284,8 @@ static void test_late_periods_counted(void)
 	c.unwinder = UP_UNWINDER_FP;
 	c.hz = 100000;
 	c.duration_s = 0.2;
+	/* Back to back on purpose: past any stall budget. */
+	c.max_stall_pct = UP_SAMPLER_NO_STALL_BUDGET;
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	CHECK(st.covered_periods > 0);
@@ -347,6 +358,115 @@ static void test_pacing(void)
 	}
 }
 
+struct rate_seen {
+	struct up_target *t;
+	unsigned calls;
+	unsigned first_k;
+	double first_pct, first_at;
+	bool paused;
+};
+
+static void rate_cb(const struct up_sampler_stats *s, void *arg)
+{
+	struct rate_seen *r = arg;
+
+	if (!r->calls++) {
+		r->first_k = s->stall_factor;
+		r->first_pct = s->window_stall_pct;
+		r->first_at = s->lowered_at_s;
+	}
+	r->paused |= up_target_paused_by_us(r->t);
+}
+
+/* The stall budget in the loop: every pause here stands ~1 ms, 20 % of
+ * the time at 200 Hz. The rate is lowered after the first window, said
+ * between samples, each sample then counts k times (shares unbiased:
+ * the profile holds about the periods asked), and the run stands still
+ * under the budget plus what its first window cost. */
+static void test_stall_budget_lowers(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	struct rate_seen r = { .t = t };
+	double periods, want, stall;
+
+	up_sampler_config_init(&c);
+	c.hz = 200;
+	c.duration_s = 2;
+	c.rate_changed = rate_cb;
+	c.rate_changed_arg = &r;
+	up_target_image_set_stall(t, UP_IMAGE_STALL_EVERY, 1000000);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.stop == UP_STOP_DURATION);
+	CHECK(st.max_stall_pct == UP_SAMPLER_DEFAULT_MAX_STALL_PCT);
+	CHECK(st.hz_asked == 200);
+	CHECK(r.calls >= 1 && !r.paused);
+	/* ~20 % (1 ms and its sleep's slack, per 5 ms; over 20 Poisson
+	 * gaps, 12 to 30 % in runs here): k 3 or more. */
+	CHECK(r.first_k >= 3 && r.first_k <= 15);
+	CHECK(r.first_pct > 10);
+	/* The first window: 20 samples (~0.1 s), decided once 12.5 ms of
+	 * the guest's time is spent, as it is by then. */
+	CHECK(r.first_at > 0.05 && r.first_at < 0.3);
+	CHECK(st.stall_factor >= 2 && st.stall_factor_max >= st.stall_factor);
+	CHECK(st.hz_now == 200.0 / st.stall_factor);
+	CHECK(st.hz_lowest == 200.0 / st.stall_factor_max);
+	CHECK(st.budget_periods > 0);
+	/* Mixed weights: fewer effective samples than samples. */
+	CHECK(st.effective_samples > 0 && st.effective_samples < (double)st.samples);
+	/* Every period counted is a sample, a late one, or one a sample at
+	 * the lowered rate stood for. */
+	CHECK_U64(up_profile_samples(p),
+		  2 * (st.samples + st.covered_periods + st.budget_periods));
+	/* About the periods asked over the time the guest was not held
+	 * (instants inside our pauses are dropped): Poisson at 200/k,
+	 * weighted k, has a standard deviation of sqrt(k * n). */
+	stall = (double)st.vcpu_paused_ns[0] / 1e9;
+	want = 200 * (st.elapsed_s - stall);
+	periods = (double)(st.samples + st.covered_periods + st.budget_periods +
+			   st.missed_deadlines * st.stall_factor);
+	CHECK(fabs(periods - want) <= 4.5 * sqrt(st.stall_factor_max * want) + 10);
+	/* Under the budget, but for the first window (20 % of ~0.1 s of a
+	 * 2 s run: 1 point) and the noise of the later ones. */
+	CHECK(up_sampler_stall_pct(&st, 0) < 5 + 3);
+	CHECK(!up_target_paused_by_us(t));
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+
+	/* No budget (100): the rate asked, whatever it costs. */
+	c.max_stall_pct = UP_SAMPLER_NO_STALL_BUDGET;
+	c.duration_s = 0.6;
+	r.calls = 0;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(r.calls == 0);
+	CHECK(st.stall_factor == 1 && st.stall_factor_max == 1);
+	CHECK(st.lowered_at_s < 0 && st.budget_periods == 0);
+	CHECK(st.effective_samples == (double)st.samples);
+	CHECK(st.max_stall_pct == UP_SAMPLER_NO_STALL_BUDGET);
+	CHECK(up_sampler_stall_pct(&st, 0) > 10);
+	CHECK_U64(up_profile_samples(p), 2 * (st.samples + st.covered_periods));
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+
+	/* Started lowered (uniprofd: where the domain's last profile ended). */
+	c.max_stall_pct = 0;
+	c.stall_factor_start = 10;
+	c.duration_s = 0.3;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.stall_factor_max >= 10 && st.lowered_at_s == 0);
+	CHECK(st.samples <= 20);     /* 20 Hz for 0.3 s: 6 on average */
+	CHECK_U64(up_profile_samples(p),
+		  2 * (st.samples + st.covered_periods + st.budget_periods));
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
 int main(void)
 {
 	RUN(test_samples_all_vcpus);
@@ -357,5 +477,6 @@ int main(void)
 	RUN(test_signal_duration_and_rate);
 	RUN(test_late_periods_counted);
 	RUN(test_pacing);
+	RUN(test_stall_budget_lowers);
 	TEST_MAIN_END();
 }

@@ -76,10 +76,59 @@ static void test_live_no_libdw(void)
 	up_symtab_free(s);
 }
 
+/* The stall budget on the screen: the sampler's line says the rate is
+ * lowered and how many times each sample counts, and a busy share short
+ * of Xen's is judged by the samples taken, not the periods they count
+ * for: 40 % of 100 periods against 60 % ran is flagged; 40 % of the 10
+ * samples behind them is within their error. */
+static void test_stall_budget(void)
+{
+	static char buf[16384];
+	struct up_profile *p;
+	uint64_t a = 0x1000, b = 0x2000;
+	double ran[1] = { 60 };
+	struct xlp_top_input in = { .name = "d", .source = "test", .t_s = 1,
+				    .interval_s = 1, .have_cost = true,
+				    .pause_p50_us = 500, .pause_p99_us = 900,
+				    .still_pct = 4.2, .ran_pct = ran, .nr_ran = 1,
+				    .hz_now = 99.7, .hz_asked = 997,
+				    .max_stall_pct = 5, .live = true };
+	struct xlp_top_view v = { .vcpu = -1, .rows = 10 };
+	struct up_symtab *s;
+	FILE *f;
+
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	in.names = s;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add_at(p, 0, &a, 1, UP_TRUNC_NONE, UP_VCPU_BUSY, 40, 0) == 0);
+	REQUIRE(up_profile_add_at(p, 0, &b, 1, UP_TRUNC_NONE, UP_VCPU_BLOCKED, 60, 0) == 0);
+	in.total = in.interval = p;
+	in.sample_share = 1;          /* as if each period were a sample */
+	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
+	CHECK(xlp_top_render(&in, &v, f) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "; rate 99.7 Hz of the 997 asked (stall budget 5%: each sample counts 10 times)") != NULL);
+	CHECK(strstr(buf, "! the samples saw it busy far less") != NULL);
+	in.sample_share = 0.1;        /* 10 samples behind the 100 periods */
+	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
+	CHECK(xlp_top_render(&in, &v, f) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "! the samples saw it busy far less") == NULL);
+	/* At the rate asked: nothing said of the budget. */
+	in.hz_now = 997;
+	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
+	CHECK(xlp_top_render(&in, &v, f) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "stall budget") == NULL);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
 int main(void)
 {
 	if (!test_fixture(fixture, sizeof(fixture), "fixture_lines"))
 		return 1;
 	RUN(test_live_no_libdw);
+	RUN(test_stall_budget);
 	TEST_MAIN_END();
 }

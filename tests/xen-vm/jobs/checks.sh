@@ -14,11 +14,13 @@ stat() {
 . /uniprof/jobs/tolerance.sh
 # distinct FOLDED JSON: distinct samples behind a one-vCPU folded file (its
 # stacks scaled by the share that are distinct samples; all of them when
-# there is no JSON summary, as for a pprof pulled from uniprofd).
+# there is no JSON summary, as for a pprof pulled from uniprofd). Where the
+# stall budget lowered the rate, the samples counted several times each
+# weigh as the JSON's effective_samples (as many as samples otherwise).
 distinct() {
 	awk -v k="$(stat "$1" samples)" -v s="$(json_num "$2" samples)" \
-		-v t="$(json_num "$2" stacks)" \
-		'BEGIN { if (t > 0) printf "%d", k * s / t; else print k }'
+		-v e="$(json_num "$2" effective_samples)" -v t="$(json_num "$2" stacks)" \
+		'BEGIN { if (e > 0 && e < s) s = e; if (t > 0) printf "%d", k * s / t; else print k }'
 }
 # frames FILE: the "#N pc function" of each frame a --once or core print
 # holds, one per line.

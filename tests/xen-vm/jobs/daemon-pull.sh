@@ -64,6 +64,15 @@ daemon_pull() {
 		m=$(stat $OUT/daemon-pull-late.folded samples)
 		check "daemon: the pull carries sample times: its last 10 of 20 s hold ${m:-0} of ${n:-0} samples ($(head -n 1 /tmp/report-late.err))" \
 			awk -v m="${m:-0}" -v n="${n:-0}" 'BEGIN { exit !(n > 0 && m > 0.35 * n && m < 0.65 * n) }'
+		# Where the domain's rate is reported, both budgets: the
+		# daemon's CPU (rate_scale) and the domain's stall (max_stall
+		# 100 here: the rate asked kept). The last profile may be the
+		# push's (19 Hz) or the pull's (97 Hz).
+		upd_get /domains > /tmp/domains.json
+		check "daemon: /domains gives the last profile's rate asked, the CPU budget's rate_scale and the stall budget's factor ($(grep -m1 '"hz_asked"' /tmp/domains.json | tr -d ' ,'))" \
+			sh -c "grep -Eq '\"hz_asked\": (97|19)\.00' /tmp/domains.json && grep -q '\"rate_scale\": 1.000' /tmp/domains.json &&
+				grep -q '\"max_stall_pct\": 100.000' /tmp/domains.json && grep -q '\"stall_factor\": 1,' /tmp/domains.json &&
+				grep -q '\"rate_lowered_at_s\": null' /tmp/domains.json"
 		send_file $OUT/daemon-pull.pb.gz daemon-pull.pb.gz
 		send_file $OUT/daemon-pull.split daemon-pull.split
 	else

@@ -95,8 +95,10 @@ daemon_start() {
 	push_domains = tg-d*
 	push_queue = 4
 	push_max_backoff = 2
-	# not what is tested here: rates must stay as asked
+	# not what is tested here: rates must stay as asked (the daemon's CPU
+	# budget, and each domain's stall budget: KEEP_RATE in helpers.sh)
 	cpu_budget = 100
+	max_stall = 100
 	host = "testhost"
 	EOF
 	uniprofd --config /tmp/uniprofd.conf > /tmp/uniprofd.log 2>&1 &

@@ -11,6 +11,9 @@
 # third CPU takes turns with the other two on this 2-core machine).
 . /uniprof/jobs/lib.sh
 PROF="timeout -s KILL 150 xl profile"
+# The shares here rest on the rate asked: no stall budget (as
+# scenarios/helpers.sh says why).
+KEEP_RATE="--max-stall 100"
 OUT=/tmp/out
 mkdir -p $OUT
 tap "# dom0: $(nproc) vCPUs; $(xl info | sed -n 's/^nr_cpus *: //p') pCPUs; $(xl vcpu-list 0 | awk 'NR > 1 { printf "vCPU %s on pCPU %s (hard affinity %s); ", $3, $4, $7 }')"
@@ -56,7 +59,7 @@ if create_guest $g tg-pv-nofp 'cpus="0"' 'extra="io=2 report_ms=500 unit=200"'; 
 		label="production $mode"
 		s=$OUT/$g-$mode
 		n0=$(reports $log io)
-		$PROF $g -f 97 -d 13 -v --consistency $mode -o $s > $s.stdout 2> $s.stderr
+		$PROF $g -f 97 -d 13 $KEEP_RATE -v --consistency $mode -o $s > $s.stdout 2> $s.stderr
 		rc=$?
 		n1=$(reports $log io)
 		sleep 1

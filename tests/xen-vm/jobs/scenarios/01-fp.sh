@@ -15,11 +15,11 @@ for t in pv pvh; do
 	n0=$(reports $glog work)
 	if [ $t = pv ]; then
 		# Default output location and unwinder (auto: CFI, the image has it).
-		$PROF $g -f 149 -d 13 > $OUT/$g.stdout 2> $OUT/$g.stderr
+		$PROF $g -f 149 -d 13 $KEEP_RATE > $OUT/$g.stdout 2> $OUT/$g.stderr
 		rc=$?
 		folded=$(ls -t /var/log/xen/profile/$g-*.folded 2>/dev/null | head -n 1)
 	else
-		$PROF $g -f 149 -d 13 -u fp -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
+		$PROF $g -f 149 -d 13 $KEEP_RATE -u fp -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
 		rc=$?
 		folded=$OUT/$g.folded
 	fi
@@ -38,7 +38,7 @@ for t in pv pvh; do
 	for ext in folded svg txt json pb.gz; do send_file "$stem.$ext" "$g.$ext"; done
 	[ $t = pv ] && FP_PV_STEM=$stem
 	# The portable path: libxenctrl's own calls give the same stacks.
-	$PROF $g -f 97 -d 5 --hypercalls libxenctrl -o $OUT/$g-xc > /dev/null 2> $OUT/$g-xc.stderr
+	$PROF $g -f 97 -d 5 $KEEP_RATE --hypercalls libxenctrl -o $OUT/$g-xc > /dev/null 2> $OUT/$g-xc.stderr
 	check "$t --hypercalls libxenctrl: exits 0, JSON says libxenctrl" \
 		grep -q '"hypercalls": "libxenctrl"' $OUT/$g-xc.json
 	c=$(stat $OUT/$g-xc.folded complete)
@@ -61,7 +61,7 @@ for t in pv pvh; do
 	n0=$(reports $glog work)
 	u=auto
 	[ $t = pvh ] && u=fp
-	$PROF $g -f 149 -d 13 -u $u --consistency relaxed -o $OUT/$g-rx > $OUT/$g-rx.stdout 2> $OUT/$g-rx.stderr
+	$PROF $g -f 149 -d 13 $KEEP_RATE -u $u --consistency relaxed -o $OUT/$g-rx > $OUT/$g-rx.stdout 2> $OUT/$g-rx.stderr
 	rc=$?
 	next_report $glog work
 	check "$t relaxed: xl-profile exits 0" [ $rc -eq 0 ]

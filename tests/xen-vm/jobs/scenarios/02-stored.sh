@@ -7,7 +7,7 @@ section "Stored profiles"
 # The live run is fp's PV one ($FP_PV_STEM); without fp, one made as fp
 # makes it.
 if ! selected fp && start_guest tg-pv-fp; then
-	$PROF tg-pv-fp -f 149 -d 13 > $OUT/stored-pv.stdout 2> $OUT/stored-pv.stderr
+	$PROF tg-pv-fp -f 149 -d 13 $KEEP_RATE > $OUT/stored-pv.stdout 2> $OUT/stored-pv.stderr
 	FP_PV_STEM=$(ls -t /var/log/xen/profile/tg-pv-fp-*.folded 2>/dev/null | head -n 1)
 	FP_PV_STEM=${FP_PV_STEM%.folded}
 	stop_guest tg-pv-fp
@@ -48,7 +48,7 @@ diff_run() {
 	fi
 	glog=/var/log/xen/console/guest-$name.log
 	n0=$(reports $glog work)
-	$PROF $name -f 199 -d 25 -q -F pprof,json,folded,txt -o $OUT/$name 2> $OUT/$name.err
+	$PROF $name -f 199 -d 25 $KEEP_RATE -q -F pprof,json,folded,txt -o $OUT/$name 2> $OUT/$name.err
 	next_report $glog work
 	for key in chain_t hot35_t hot15_t; do
 		st=$(guest_split_stats $glog work $((n0 + 1)) $key chain_t hot35_t hot15_t)

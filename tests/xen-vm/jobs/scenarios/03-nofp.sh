@@ -11,7 +11,7 @@ for t in pv pvh; do
 	glog=/var/log/xen/console/guest-$g.log
 	for u in cfi auto libunwind; do
 		n0=$(reports $glog work)
-		$PROF $g -f 149 -d 13 -u $u -o $OUT/$g-$u > $OUT/$g-$u.stdout 2> $OUT/$g-$u.stderr
+		$PROF $g -f 149 -d 13 $KEEP_RATE -u $u -o $OUT/$g-$u > $OUT/$g-$u.stdout 2> $OUT/$g-$u.stderr
 		rc=$?
 		next_report $glog work
 		check "$t no-fp -u $u: xl-profile exits 0" [ $rc -eq 0 ]
@@ -23,7 +23,7 @@ for t in pv pvh; do
 		grep -q "pause per sample" $OUT/$g-$u.txt && tap "# $t no-fp $u: $(grep 'pause per sample' $OUT/$g-$u.txt)"
 	done
 	n0=$(reports $glog work)
-	$PROF $g -f 149 -d 13 -u cfi --consistency relaxed -o $OUT/$g-rx > $OUT/$g-rx.stdout 2> $OUT/$g-rx.stderr
+	$PROF $g -f 149 -d 13 $KEEP_RATE -u cfi --consistency relaxed -o $OUT/$g-rx > $OUT/$g-rx.stdout 2> $OUT/$g-rx.stderr
 	rc=$?
 	next_report $glog work
 	check "$t no-fp relaxed: xl-profile exits 0" [ $rc -eq 0 ]

@@ -19,7 +19,7 @@ for t in pv:fp pvh:nofp; do
 		lb="2 vCPUs $ty"
 		[ $mode = relaxed ] && lb="2 vCPUs $ty relaxed"
 		n0=$(reports $glog work)
-		$PROF $g -f 97 -d 20 --consistency $mode -o $OUT/$g-$mode > $OUT/$g-$mode.stdout 2> $OUT/$g-$mode.stderr
+		$PROF $g -f 97 -d 20 $KEEP_RATE --consistency $mode -o $OUT/$g-$mode > $OUT/$g-$mode.stdout 2> $OUT/$g-$mode.stderr
 		rc=$?
 		next_report $glog work
 		check "$lb: xl-profile exits 0" [ $rc -eq 0 ]

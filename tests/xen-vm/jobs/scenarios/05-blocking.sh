@@ -44,7 +44,7 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 	sleep 2
 	log=/var/log/xen/console/guest-$g.log
 	n0=$(reports $log io)
-	$PROF $g -f 499 -d 35 -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
+	$PROF $g -f 499 -d 35 $KEEP_RATE -o $OUT/$g > $OUT/$g.stdout 2> $OUT/$g.stderr
 	rc=$?
 	sleep 1.5
 	check "$label: xl-profile exits 0" [ $rc -eq 0 ]
@@ -92,8 +92,8 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 		# What asking Xen for each vCPU's state adds to the paused window,
 		# in this boot, on this guest: alternate runs with and without.
 		for i in 1 2; do
-			$PROF $g -f 97 -d 8 --no-vcpu-state -o $OUT/$g-nostate$i > /dev/null 2>&1
-			$PROF $g -f 97 -d 8 -o $OUT/$g-state$i > /dev/null 2>&1
+			$PROF $g -f 97 -d 8 $KEEP_RATE --no-vcpu-state -o $OUT/$g-nostate$i > /dev/null 2>&1
+			$PROF $g -f 97 -d 8 $KEEP_RATE -o $OUT/$g-state$i > /dev/null 2>&1
 			tap "# vcpu state cost $i: p50 without $(json_num $OUT/$g-nostate$i.json p50) us, with $(json_num $OUT/$g-state$i.json p50) us"
 		done
 		check "--no-vcpu-state: no busy share claimed" grep -q '"busy_pct": null' $OUT/$g-nostate1.json
@@ -101,7 +101,7 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 		# gives an exact stack (its run clock stood still); the busy
 		# share and whole stacks hold as paused.
 		n0=$(reports $log io)
-		$PROF $g -f 499 -d 20 --consistency relaxed -o $OUT/$g-rx > /dev/null 2> $OUT/$g-rx.stderr
+		$PROF $g -f 499 -d 20 $KEEP_RATE --consistency relaxed -o $OUT/$g-rx > /dev/null 2> $OUT/$g-rx.stderr
 		sleep 1.5
 		ex=$(json_num $OUT/$g-rx.json exact)
 		check "$label relaxed: ${ex:-0} stacks exact (the vCPU did not run across its read)" \

@@ -48,7 +48,7 @@ for t in pv:nofp pvh:fp; do
 		label="dom0-driven $ty $b $mode"
 		s=$OUT/$g-$mode
 		n0=$(reports $log io)
-		$PROF $g -f 97 -d 13 --consistency $mode -o $s > $s.stdout 2> $s.stderr
+		$PROF $g -f 97 -d 13 $KEEP_RATE --consistency $mode -o $s > $s.stdout 2> $s.stderr
 		rc=$?
 		n1=$(reports $log io)
 		sleep 1

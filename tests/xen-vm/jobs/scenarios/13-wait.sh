@@ -2,7 +2,7 @@
 section "--wait around xl create / xl destroy"
 # --- --wait around xl create / xl destroy: profiled from start to end.
 rm -f $OUT/wait.*
-$PROF --wait tg-w -o $OUT/wait > $OUT/wait.stdout 2> $OUT/wait.stderr &
+$PROF --wait tg-w $KEEP_RATE -o $OUT/wait > $OUT/wait.stdout 2> $OUT/wait.stderr &
 pid=$!
 sleep 2
 create_guest tg-w tg-pv-fp >/dev/null 2>&1

@@ -13,7 +13,7 @@ g=tg-pvh-nofp
 if start_guest $g 'kernel="/guests/tg-nofp-hostile.elf"'; then
 
 start=$(date +%s)
-$PROF $g -u auto -f 97 -d 10 -o $OUT/h1 > $OUT/h1.stdout 2> $OUT/h1.stderr
+$PROF $g -u auto -f 97 -d 10 $KEEP_RATE -o $OUT/h1 > $OUT/h1.stdout 2> $OUT/h1.stderr
 rc=$?
 took=$(( $(date +%s) - start ))
 check "hostile image -u auto: xl profile exits 0 on the hostile image (rc $rc, ${took}s)" [ $rc -eq 0 ]
@@ -33,7 +33,7 @@ check "hostile image -u auto: domain running afterwards" not_paused $g
 send_file $OUT/h1.json hostile-auto.json
 send_file $OUT/h1.txt hostile-auto.txt
 
-$PROF $g -u libunwind --max-pause 1 -f 97 -d 10 -o $OUT/h2 > $OUT/h2.stdout 2> $OUT/h2.stderr &
+$PROF $g -u libunwind --max-pause 1 -f 97 -d 10 $KEEP_RATE -o $OUT/h2 > $OUT/h2.stdout 2> $OUT/h2.stderr &
 sleep 4
 # The watchdog's scheduling: policy 1 is SCHED_FIFO (fields 40, 41 of stat).
 for pid in $(pidof uniprof-guard); do
@@ -52,7 +52,7 @@ check "hostile image --max-pause 1: domain running afterwards" not_paused $g
 send_file $OUT/h2.json hostile-maxpause.json
 
 xl pause $g
-$PROF $g -u libunwind --max-pause 1 -f 97 -d 10 -o $OUT/h3 > $OUT/h3.stdout 2> $OUT/h3.stderr
+$PROF $g -u libunwind --max-pause 1 -f 97 -d 10 $KEEP_RATE -o $OUT/h3 > $OUT/h3.stdout 2> $OUT/h3.stderr
 rc=$?
 ab=$(json $OUT/h3.json abandoned_samples)
 n=$(json $OUT/h3.json samples)

@@ -50,7 +50,7 @@ if create_guest $g tg-pv-fp 'extra="switch_s=8 report_ms=500"'; then
 	log=/var/log/xen/console/guest-$g.log
 	n0=$(reports $log work)
 	rm -f $OUT/time.*
-	$PROF $g -f 97 -d 14 -F folded,json,pprof,heatmap -o $OUT/time > $OUT/time.stdout 2> $OUT/time.stderr &
+	$PROF $g -f 97 -d 14 $KEEP_RATE -F folded,json,pprof,heatmap -o $OUT/time > $OUT/time.stdout 2> $OUT/time.stderr &
 	pid=$!
 	# dom0's busybox date has no %N: both instants by /proc/uptime
 	# (10 ms), the profile's as it said it began sampling.

@@ -9,7 +9,7 @@ g=tg-top
 if create_guest $g tg-pv-fp; then
 	log=/var/log/xen/console/guest-$g.log
 	n0=$(reports $log work)
-	timeout -s KILL 60 xl profile top -b -n 6 $g > $OUT/top.out 2> $OUT/top.err
+	timeout -s KILL 60 xl profile top -b -n 6 $KEEP_RATE $g > $OUT/top.out 2> $OUT/top.err
 	rc=$?
 	next_report $log work
 	want=$(guest_split $log work $n0 chain_t chain_t hot35_t hot15_t)
@@ -59,7 +59,7 @@ fi
 g=tg-top-dd
 if create_guest $g tg-pvh-fp 'extra="io=2 report_ms=500 unit=200"'; then
 	sleep 2
-	timeout -s KILL 60 xl profile top -b -n 5 $g > $OUT/top-dd.out 2> $OUT/top-dd.err
+	timeout -s KILL 60 xl profile top -b -n 5 $KEEP_RATE $g > $OUT/top-dd.out 2> $OUT/top-dd.err
 	rc=$?
 	flagged=$(grep -c '^! the samples saw it busy far less than Xen says it ran' $OUT/top-dd.out)
 	check "top -b, a dom0-driven guest: Xen's run share beside the samples' busy share, the shortfall flagged in $flagged of 5 screens (need 2)" \

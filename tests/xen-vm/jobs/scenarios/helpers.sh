@@ -4,6 +4,14 @@
 # Through our xl front, as an admin types it; a hang fails the check
 # instead of stalling the suite.
 PROF="timeout -s KILL 150 xl profile"
+# Runs whose checks rest on the rate asked (their sample sizes, shares
+# per second, periods counted) ask for no stall budget. Under emulation a
+# pause costs 0.3-0.8 ms: 97 Hz holds the guest still 3-8 % of its time,
+# 149 Hz 5-12 %, 499 Hz 15-40 %, past the default budget of 5 %, which
+# would lower their rates and widen every tolerance (docs/TESTING.md).
+# The budget itself is proven in 14-paused.sh; the short runs that check
+# no statistics (crash, symbols, package, signals) keep the default.
+KEEP_RATE="--max-stall 100"
 OUT=/tmp/out
 mkdir -p $OUT
 # The test guest's crash on purpose, innermost first (crash_order's words).
