@@ -251,6 +251,15 @@ static int write_results(struct run *r)
 			       opt->quiet ? NULL : stdout) < 0 ? 1 : 0;
 	xlp_report_source_release(&out);
 	xlp_busy_warnings(&rep, stderr);
+	/* A guest that ends at once (a unikernel's test, run from boot with
+	 * --paused) leaves files with nothing in them: said, not left to be
+	 * found. */
+	if (!r->stats.samples && (r->stats.stop == UP_STOP_SHUTDOWN ||
+				  r->stats.stop == UP_STOP_GONE))
+		fprintf(stderr, "xl profile: warning: no samples: %s %s %.2f s after sampling began, before the first sample; the files written hold no stacks (a higher -f samples sooner)\n",
+			r->live.dom.name,
+			r->stats.stop == UP_STOP_SHUTDOWN ? "shut down" : "was destroyed",
+			r->stats.elapsed_s);
 	if (!opt->quiet) {
 		const struct up_output_opts view = { .vcpu = -1,
 						     .with_idle = opt->with_idle,
