@@ -166,6 +166,28 @@ static void test_window_closes_early_when_spent(void)
 	CHECK(fabs(pct - 40.0) < 1e-6);
 }
 
+/* A later window, at a rate already lowered, that has spent a whole
+ * window's budget closes after 4 samples, not 20: a loaded machine's
+ * 20 ms pauses at 10 Hz would otherwise hold the guest 20 % of two
+ * seconds before the rate moved. */
+static void test_later_window_spent_early(void)
+{
+	struct stall_budget b;
+	uint64_t t = 7 * SEC;
+	double pct = 0;
+
+	stall_budget_start(&b, 5, 10, t);
+	b.first = false;
+	for (unsigned i = 1; i < 4; i++) {
+		t += 100 * MS;
+		CHECK(stall_budget_add(&b, 20 * MS, t, NULL) == 10);   /* 60 ms > 50 */
+	}
+	t += 100 * MS;
+	CHECK(stall_budget_add(&b, 20 * MS, t, &pct) == 40);      /* 50, capped at x4 */
+	CHECK(fabs(pct - 20.0) < 1e-6);
+	CHECK(b.samples == 0);
+}
+
 /* After the first window, one window multiplies k by at most 4: a single
  * long pause (a hiccup) does not divide the rate by tens. The first
  * window, at the rate asked, goes where its share says. */
@@ -237,5 +259,6 @@ int main(void)
 	RUN(test_window_closes_early_when_spent);
 	RUN(test_start);
 	RUN(test_step_cap);
+	RUN(test_later_window_spent_early);
 	TEST_MAIN_END();
 }

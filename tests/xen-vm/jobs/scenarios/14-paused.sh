@@ -41,15 +41,20 @@ if create_guest $g tg-pv-fp; then
 	pmax=$(json_num $s.json max) hz=$(json_num $s.json hz_final)
 	k=$(json_num $s.json factor) kmax=$(json_num $s.json factor_max)
 	at=$(json_num $s.json rate_lowered_at_s)
-	# The margin: nothing is lowered before the first window closes, at
-	# 20 samples and 250 ms, or once it has stood still 5 % of 250 ms
-	# (12.5 ms), whichever comes first, plus the pause that crossed that
-	# line: at most 12.5 ms + one pause (the JSON's max) over the run,
-	# about 0.3-0.4 points of 4 s. One more point for the windows after
-	# it, each aimed at 0.8 of the budget, whose pauses vary (a window
-	# past the budget lowers the rate again at once).
-	margin=$(awk -v e="${el:-4}" -v p="${pmax:-0}" 'BEGIN { printf "%.2f", 100 * (0.0125 + p / 1e6) / e + 1 }')
-	check "stall budget: stood still ${still:-?}% of the run (budget 5 + ${margin:-?} for the first window)" \
+	# The margin, what the budget promises (core/sampler/stall_budget.c):
+	# nothing is lowered before the first window closes, after its 20
+	# samples, at 250 ms or once it has stood still 5 % of 250 ms
+	# (12.5 ms): at most 12.5 ms or 20 pauses (p50), and the pause that
+	# crossed the line (the JSON's max). Each change of rate after it
+	# comes from a window that may spend a whole window's budget (50 ms
+	# of a second) in less time, and one pause more. One more point for
+	# the noise of the windows that keep the rate. Measured beside a
+	# CPU-heavy process: 7.3 % with two changes, pauses up to 20 ms.
+	p50=$(json_num $s.json p50) nch=$(json_num $s.json rate_changes)
+	margin=$(awk -v e="${el:-4}" -v p="${pmax:-0}" -v m="${p50:-0}" -v c="${nch:-0}" 'BEGIN {
+		first = 20 * m / 1e6; if (first < 0.0125) first = 0.0125
+		printf "%.2f", 100 * (first + p / 1e6 + c * (0.05 + p / 1e6)) / e + 1 }')
+	check "stall budget: stood still ${still:-?}% of the run (budget 5 + ${margin:-?}: the first window and ${nch:-?} changes of rate)" \
 		awk -v s="${still:-100}" -v m="${margin:-0}" 'BEGIN { exit !(s <= 5 + m) }'
 	check "stall budget: rate reached ${hz:-?} Hz (k ${k:-?}, at most ${kmax:-?}), below the 997 asked, lowered at ${at:-never} s" \
 		awk -v h="${hz:-997}" -v a="${at:-9}" 'BEGIN { exit !(h < 997 && a < 1) }'
