@@ -182,8 +182,7 @@ tg_pv_upcall:
 tg_pv_failsafe:
 	call tg_failsafe
 
-/* PVH event upcall: the callback vector (events.c), an interrupt gate
- * that moves to an interrupt stack of its own (IST1), as Solo5's do. */
+/* PVH event upcall: the callback vector (events.c), an interrupt gate. */
 	.globl tg_hvm_upcall
 tg_hvm_upcall:
 	push %rax
@@ -212,15 +211,12 @@ tg_hvm_upcall:
 	pop %rax
 	iretq
 
-	/* Writable: ltr marks the TSS descriptor busy. */
-	.section .data
+	.section .rodata
 	.p2align 3
-	.globl pvh_gdt
 pvh_gdt:
 	.quad 0
 	.quad 0x00af9a000000ffff        /* 0x08: 64-bit code */
 	.quad 0x00cf92000000ffff        /* 0x10: data */
-	.quad 0, 0                      /* 0x18: the TSS (events.c) */
 pvh_gdt_end:
 pvh_gdt_desc:
 	.word pvh_gdt_end - pvh_gdt - 1

@@ -44,44 +44,18 @@ struct idt_gate {
 
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 
-/* The 64-bit TSS: only its interrupt stack pointers are used. */
-struct tss64 {
-	uint32_t reserved0;
-	uint64_t rsp[3];
-	uint64_t reserved1;
-	uint64_t ist[7];
-	uint64_t reserved2;
-	uint16_t reserved3, iomap;
-} __attribute__((packed));
-
-extern uint64_t pvh_gdt[];
-static struct tss64 tss __attribute__((aligned(16)));
-static char irq_stack[16384] __attribute__((aligned(16)));
-
-#define TSS_SELECTOR 0x18
-
-/* PVH: the callback vector goes to tg_hvm_upcall (entry.S) on IST1, a
- * stack of its own (the profiler finds the interrupted code through the
- * TSS); no other interrupt source is set up. vCPU 0 only. */
+/* PVH: the callback vector goes to tg_hvm_upcall (entry.S); no other
+ * interrupt source is set up. */
 static void load_idt(void)
 {
 	uint64_t h = (uint64_t)tg_hvm_upcall;
-	uint64_t base = (uint64_t)&tss, limit = sizeof(tss) - 1;
 	struct {
 		uint16_t limit;
 		uint64_t base;
 	} __attribute__((packed)) d = { sizeof(idt) - 1, (uint64_t)idt };
 
-	tss.ist[0] = (uint64_t)(irq_stack + sizeof(irq_stack));
-	tss.iomap = sizeof(tss);
-	/* An available 64-bit TSS (type 9), present. */
-	pvh_gdt[TSS_SELECTOR / 8] = (limit & 0xffff) | (base & 0xffffff) << 16 |
-				    0x89ULL << 40 | ((limit >> 16) & 0xf) << 48 |
-				    ((base >> 24) & 0xff) << 56;
-	pvh_gdt[TSS_SELECTOR / 8 + 1] = base >> 32;
-	__asm__ volatile("ltr %w0" : : "r"(TSS_SELECTOR));
 	idt[UPCALL_VECTOR] = (struct idt_gate){
-		.off0 = (uint16_t)h, .sel = 0x08, .ist = 1, .type = 0x8e,
+		.off0 = (uint16_t)h, .sel = 0x08, .type = 0x8e,
 		.off1 = (uint16_t)(h >> 16), .off2 = (uint32_t)(h >> 32),
 	};
 	__asm__ volatile("lidt %0" : : "m"(d));

@@ -117,14 +117,13 @@ for t in pv:nofp pvh:fp; do
 			check "$label: tg_req_parse ${got:-0}% of the $n request samples it saw, ${want:-?}% of their time by the guest's clock (+-${tol:-?})" \
 				within "${got:-0}" "${want:--100}" "$tol"
 		fi
-		# PVH: its events come on an interrupt stack of their own (IST1):
-		# the walk goes on through the CPU's frame, found at that stack's
-		# top by the vCPU's TSS, into the code the event interrupted.
+		# PVH: its events come through an interrupt gate: the walk goes
+		# on through the CPU's frame into the code the event interrupted.
 		if [ $ty = pvh ]; then
 			nu=$(awk '/tg_hvm_upcall/ { n += $NF } END { printf "%d", n }' $f)
 			wu=$(awk '/tg_hvm_upcall/ && !/\[truncated\]/ { n += $NF } END { printf "%d", n }' $f)
 			[ "${nu:-0}" -ge 5 ] &&
-				check "$label: $wu of $nu stacks through the PVH event's interrupt stack whole past it into the interrupted code (need >= 95%)" \
+				check "$label: $wu of $nu stacks through the PVH event's interrupt frame whole past it into the interrupted code (need >= 95%)" \
 					awk -v n=$nu -v w=$wu 'BEGIN { exit !(w >= 0.95 * n) }'
 		fi
 		tap "# $label: $(grep '^vcpu0' $s.txt); $(grep -e 'per sample' $s.txt | head -n 1); $(grep 'sampler woke' $s.txt)"
