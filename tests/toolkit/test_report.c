@@ -36,6 +36,31 @@ static const char check_json[] =
 	"assert d[\"domain\"][\"name\"] == \"dom\\ufffd\", d[\"domain\"]\n"
 	"assert d[\"dropped_stacks\"] == 2, d[\"dropped_stacks\"]\n";
 
+/* The report's JSON, written to a file and read by a Python checker (a
+ * JSON reader nobody here wrote): true when the checker exits 0. */
+static bool json_passes(const struct xlp_report *r, const char *checker)
+{
+	char script[] = "/tmp/uniprof-json-py-XXXXXX";
+	char json[] = "/tmp/uniprof-json-XXXXXX";
+	char cmd[256];
+	bool ok = false;
+	FILE *f;
+	int fd = mkstemp(json), sfd;
+
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
+		return false;
+	if (xlp_report_json(r, f) == 0 && fclose(f) == 0 &&
+	    (sfd = mkstemp(script)) >= 0) {
+		ok = write(sfd, checker, strlen(checker)) == (ssize_t)strlen(checker);
+		close(sfd);
+		snprintf(cmd, sizeof(cmd), "python3 %s %s", script, json);
+		ok = ok && system(cmd) == 0;
+		unlink(script);
+	}
+	unlink(json);
+	return ok;
+}
+
 static void test_json_hostile_names(void)
 {
 	struct up_symtab *s;
@@ -49,11 +74,6 @@ static void test_json_hostile_names(void)
 		.symbols_used = "/k/syms\xe2\x82", .hypercalls = "direct",
 		.files = { "/out/\xff.svg" }, .nr_files = 1,
 	};
-	char script[] = "/tmp/uniprof-json-py-XXXXXX";
-	char json[] = "/tmp/uniprof-json-XXXXXX";
-	char cmd[256];
-	FILE *f;
-	int fd;
 
 	REQUIRE(up_symtab_load_mem(&s, hostile_map, sizeof(hostile_map) - 1,
 				   "map") == 0);
@@ -71,19 +91,7 @@ static void test_json_hostile_names(void)
 	}
 	r.symtab = s;
 	r.profile = p;
-	fd = mkstemp(json);
-	REQUIRE(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
-	CHECK(xlp_report_json(&r, f) == 0);
-	fclose(f);
-	fd = mkstemp(script);
-	REQUIRE(fd >= 0);
-	REQUIRE(write(fd, check_json, sizeof(check_json) - 1) ==
-		(ssize_t)sizeof(check_json) - 1);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "python3 %s %s", script, json);
-	CHECK(system(cmd) == 0);
-	unlink(script);
-	unlink(json);
+	CHECK(json_passes(&r, check_json));
 	up_profile_free(p);
 	up_symtab_free(s);
 }
@@ -265,10 +273,7 @@ static void test_stall_budget_summary(void)
 		.nr_vcpus = 1,
 	};
 	struct xlp_report r = { .opt = &opt, .dom = &dom, .stats = &stats };
-	char line[640], script[] = "/tmp/uniprof-budget-py-XXXXXX";
-	char json[] = "/tmp/uniprof-budget-XXXXXX", cmd[256];
-	FILE *f;
-	int fd;
+	char line[640];
 
 	xlp_budget_text(&stats, line, sizeof(line));
 	CHECK(strstr(line, "stall budget 5% of the domain's time: rate lowered from the 997 Hz asked at 0.25 s, 99.7 Hz at the end, 83.083 Hz at the lowest") != NULL);
@@ -282,19 +287,7 @@ static void test_stall_budget_summary(void)
 	CHECK(xlp_rate_short(&r) == 0);
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	r.profile = p;
-	fd = mkstemp(json);
-	REQUIRE(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
-	CHECK(xlp_report_json(&r, f) == 0);
-	fclose(f);
-	fd = mkstemp(script);
-	REQUIRE(fd >= 0);
-	REQUIRE(write(fd, check_budget_json, sizeof(check_budget_json) - 1) ==
-		(ssize_t)sizeof(check_budget_json) - 1);
-	close(fd);
-	snprintf(cmd, sizeof(cmd), "python3 %s %s", script, json);
-	CHECK(system(cmd) == 0);
-	unlink(script);
-	unlink(json);
+	CHECK(json_passes(&r, check_budget_json));
 	up_profile_free(p);
 
 	/* Never lowered; no budget at all. Old stats (no effective count):
