@@ -381,6 +381,22 @@ static void upcall_guest(struct fx *f, enum up_domain_type type, int how,
 	open_guest(f, 0x1010, STACK, 0x1234);
 }
 
+/* With and without the frame-pointer fallback: the handler, the entry
+ * stub's return address (0x2011), the interrupted pc (0x3020) and the
+ * outermost function it was called from (0x3811), whole. */
+static void whole_through_entry(struct fx *f, enum up_domain_type type)
+{
+	struct up_unwind_opts o = opts(f, type);
+
+	for (int fallback = 0; fallback < 2; fallback++) {
+		CHECK(up_unwind_cfi(f->m, &f->r, &f->table, &o, fallback, &f->st, NULL) == 0);
+		CHECK(f->st.trunc == UP_TRUNC_NONE && f->st.depth == 4);
+		CHECK_U64(f->frames[1], 0x2011);
+		CHECK_U64(f->frames[2], 0x3020);
+		CHECK_U64(f->frames[3], 0x3811);
+	}
+}
+
 static void test_upcall_frame(void)
 {
 	struct fx f;
@@ -388,14 +404,7 @@ static void test_upcall_frame(void)
 
 	for (int how = 0; how < 3; how++) {
 		upcall_guest(&f, UP_DOMAIN_PV, how, 0xe033, false);
-		o = opts(&f, UP_DOMAIN_PV);
-		for (int fallback = 0; fallback < 2; fallback++) {
-			CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, fallback, &f.st, NULL) == 0);
-			CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
-			CHECK_U64(f.frames[1], 0x2011);
-			CHECK_U64(f.frames[2], 0x3020);
-			CHECK_U64(f.frames[3], 0x3811);
-		}
+		whole_through_entry(&f, UP_DOMAIN_PV);
 		teardown(&f);
 	}
 	/* The selector as the guest's iret leaves it (RPL 3) is Xen's too. */
@@ -505,14 +514,7 @@ static void test_hw_interrupt_frame(void)
 	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
 		for (int fp = 0; fp < 2; fp++) {
 			hw_guest(&f, whole[i], true, fp ? UP_FP_KEPT : UP_FP_OMITTED, NULL, 0);
-			o = opts(&f, UP_DOMAIN_HVM);
-			for (int fallback = 0; fallback < 2; fallback++) {
-				CHECK(up_unwind_cfi(f.m, &f.r, &f.table, &o, fallback, &f.st, NULL) == 0);
-				CHECK(f.st.trunc == UP_TRUNC_NONE && f.st.depth == 4);
-				CHECK_U64(f.frames[1], 0x2011);
-				CHECK_U64(f.frames[2], 0x3020);
-				CHECK_U64(f.frames[3], 0x3811);
-			}
+			whole_through_entry(&f, UP_DOMAIN_HVM);
 			teardown(&f);
 		}
 	}
