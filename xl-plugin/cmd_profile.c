@@ -68,9 +68,8 @@ static void between_samples(const struct up_profile *p,
 {
 	struct run *r = arg;
 
-	(void)p;
 	(void)s;
-	xlp_live_between_samples(&r->live);
+	xlp_live_between_samples(&r->live, up_profile_time_end(p));
 }
 
 /* The stall budget changed the rate: said at once, on one line, the first

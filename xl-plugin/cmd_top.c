@@ -337,7 +337,7 @@ static void on_sample(const struct up_profile *p, const struct up_sampler_stats 
 
 	keys(tp, up_profile_nr_vcpus(p));
 	if (tp->domain)
-		xlp_live_between_samples(tp->domain);
+		xlp_live_between_samples(tp->domain, up_profile_time_end(p));
 	if (now < tp->next_ns)
 		return;
 	new_frame(tp, p, up_profile_time_end(p) + 1,

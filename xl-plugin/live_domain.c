@@ -4,8 +4,6 @@
  * options. */
 #include "config.h"
 
-#include <time.h>
-
 #include <signal.h>
 
 #include <stdio.h>
@@ -104,31 +102,15 @@ int xlp_live_open(struct xlp_live *r)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 #define PROBES 6
 
-void xlp_live_between_samples(struct xlp_live *l)
+void xlp_live_between_samples(struct xlp_live *l, uint64_t run_ns)
 {
-	uint64_t now;
-
-	if (l->hypercall_seen || l->probes >= PROBES || !l->t)
-		return;
-	now = mono_ns();
-	if (!l->next_probe_ns) {
-		l->next_probe_ns = now + 1000000000ULL;
-		return;
-	}
-	if (now < l->next_probe_ns)
+	/* At 1, 2, 4 ... 32 s of the run. */
+	if (l->hypercall_seen || l->probes >= PROBES || !l->t ||
+	    run_ns < (1000000000ULL << l->probes))
 		return;
 	l->probes++;
-	l->next_probe_ns = now + (1000000000ULL << l->probes);
 	l->hypercall_seen = xlp_kernel_map_probe(l->kmap, l->symtab, l->t,
 						 l->opt->verbose, "xl profile");
 }

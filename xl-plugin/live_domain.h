@@ -27,7 +27,6 @@ struct xlp_live {
 	 * for again between samples, at 1, 2, 4 ... 32 s. */
 	bool hypercall_seen;
 	unsigned probes;
-	uint64_t next_probe_ns;
 };
 
 /* The domain exists (waited for with --wait, until *stop) and can be
@@ -38,9 +37,10 @@ int xlp_live_check(struct xlp_live *l, volatile sig_atomic_t *stop);
  * -1 after one error line. */
 int xlp_live_open(struct xlp_live *l);
 
-/* Between two samples (the sampler's each callback, or called from one):
- * what set-up could not find yet is looked for again. */
-void xlp_live_between_samples(struct xlp_live *l);
+/* Between two samples (the sampler's each callback, or called from one),
+ * run_ns into the run (the profile's latest sample time): what set-up
+ * could not find yet is looked for again. */
+void xlp_live_between_samples(struct xlp_live *l, uint64_t run_ns);
 
 /* The sampler's configuration from the options. */
 void xlp_live_configure(const struct xlp_live *l, struct up_sampler_config *cfg);
