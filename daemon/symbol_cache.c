@@ -133,7 +133,7 @@ static int load(struct upd_symbol_cache *c, struct entry *e, const char *kernel,
 	if (xlp_find_symbols(&q, &e->s.symtab, &e->s.symbols_used) < 0 ||
 	    xlp_unwind_load(c->unwinder, kernel, e->s.symbols_used, 0, &e->s.uw) < 0 ||
 	    xlp_kernel_map_load(kernel, e->s.symbols_used, e->s.symtab, e->s.uw.cfi,
-				&opt, NULL, &e->s.kmap) < 0) {
+				&opt, &e->s.kmap) < 0) {
 		snprintf(err, errlen, "cannot load the symbols or unwind tables of kernel %s (see the daemon's log)",
 			 kernel ? kernel : "(none configured)");
 		rc = -1;

@@ -38,8 +38,7 @@ bool xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 
 int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 			struct up_symtab *symtab, const struct up_cfi_table *cfi,
-			const struct xlp_options *opt, struct up_target *t,
-			struct up_kernel_map **out)
+			const struct xlp_options *opt, struct up_kernel_map **out)
 {
 	const char *from[2] = { kernel, symbols_file };
 	struct up_kernel_map *k = NULL;
@@ -77,15 +76,6 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 		up_kernel_map_set_frame_pointers(k, up_cfi_frame_pointers(cfi));
 	if (symtab)
 		up_kernel_map_set_functions(k, symtab);
-	/* The domain's memory has the last word: checked, or found there. */
-	if (t) {
-		const char *how;
-
-		if (up_kernel_map_probe_hypercall_page(k, t, &how) < 0)
-			how = up_error_last();
-		if (opt->verbose)
-			fprintf(stderr, "xl profile: hypercall page: %s\n", how);
-	}
 	hc = up_kernel_map_hypercall_page(k);
 	name_stubs(symtab, hc);
 	if (opt->verbose)

@@ -10,12 +10,12 @@
 #include "uniprof/uniprof.h"
 
 /* Prints one error line and returns -1 on failure (an --entry that names
- * no function). symtab, cfi and t may be NULL; with the domain t, the
- * hypercall page is looked for in its memory too (xlp_kernel_map_probe). */
+ * no function). symtab and cfi may be NULL. With a domain to read, the
+ * caller then checks the hypercall page in its memory
+ * (xlp_kernel_map_probe). */
 int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 			struct up_symtab *symtab, const struct up_cfi_table *cfi,
-			const struct xlp_options *opt, struct up_target *t,
-			struct up_kernel_map **out);
+			const struct xlp_options *opt, struct up_kernel_map **out);
 
 /* Where domain t's hypercall stubs are, from its memory (a PVH kernel's
  * page has no note and any name), and their names in symtab if the page

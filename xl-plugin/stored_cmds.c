@@ -76,7 +76,7 @@ struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
 		const struct xlp_options none = { .vcpu = -1 };
 		struct up_kernel_map *k = NULL;
 
-		if (xlp_kernel_map_load(symbols, NULL, t, NULL, &none, NULL, &k) < 0) {
+		if (xlp_kernel_map_load(symbols, NULL, t, NULL, &none, &k) < 0) {
 			up_symtab_free(t);
 			return NULL;
 		}
