@@ -5,13 +5,13 @@
 GUEST_SRCS = $(srcdir)/tests/guest/x86/entry.S $(srcdir)/tests/guest/x86/hyp.c \
 	$(srcdir)/tests/guest/lib.c $(srcdir)/tests/guest/workload.c \
 	$(srcdir)/tests/guest/console.c $(srcdir)/tests/guest/x86/main.c $(srcdir)/tests/guest/x86/smp.c \
-	$(srcdir)/tests/guest/x86/events.c $(srcdir)/tests/guest/x86/io.c \
+	$(srcdir)/tests/guest/x86/events.c $(srcdir)/tests/guest/x86/idt.c $(srcdir)/tests/guest/x86/io.c \
 	$(srcdir)/tests/guest/x86/p2m.c $(srcdir)/tests/guest/x86/stall.c \
 	$(srcdir)/tests/guest/x86/core_fit.c $(srcdir)/tests/guest/x86/xenstore.c
 GUEST_DEPS = $(GUEST_SRCS) $(srcdir)/tests/guest/x86/hyp.h $(srcdir)/tests/guest/x86/tg_arch.h \
 	$(srcdir)/tests/guest/lib.h $(srcdir)/tests/guest/workload.h $(srcdir)/tests/guest/console.h \
 	$(srcdir)/tests/guest/x86/smp.h \
-	$(srcdir)/tests/guest/x86/events.h $(srcdir)/tests/guest/x86/io.h \
+	$(srcdir)/tests/guest/x86/events.h $(srcdir)/tests/guest/x86/idt.h $(srcdir)/tests/guest/x86/io.h \
 	$(srcdir)/tests/guest/x86/p2m.h $(srcdir)/tests/guest/x86/stall.h \
 	$(srcdir)/tests/guest/x86/core_fit.h $(srcdir)/tests/guest/x86/xenstore.h \
 	$(srcdir)/tests/guest/x86/tg.lds

@@ -10,6 +10,8 @@ extern unsigned long tg_part_units[3];   /* chain, hot35, hot15: 50/35/15 */
  * took so far: the chain to tg_chain_10, tg_hot_35, tg_hot_15; vCPU 1's
  * round, tg_ap_mid (to tg_ap_leaf_80) and tg_ap_leaf_20. */
 void tg_round(void);
+void tg_hot_15(void);
+extern void (*tg_hot_15_call)(void);  /* tg_hot_15 unless trap=1 (idt.h) */
 enum { TG_SPIN_CHAIN, TG_SPIN_HOT35, TG_SPIN_HOT15, TG_SPIN_AP80,
        TG_SPIN_AP20, TG_SPIN_PARTS };
 extern unsigned long long tg_spin_ticks[TG_SPIN_PARTS];

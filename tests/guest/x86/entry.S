@@ -142,6 +142,40 @@ tg_thread_run:
 	push %rsi
 	jmp tg_thread_starter
 
+/* Call fn from an event or exception entry: the registers C may clobber
+ * saved around it (rbp last, holding the stack pointer to restore), the
+ * stack aligned; with frame=1, fn's first argument is the CPU's frame
+ * above them (rip first). */
+.macro call_saving_scratch fn, frame=0
+	push %rax
+	push %rcx
+	push %rdx
+	push %rsi
+	push %rdi
+	push %r8
+	push %r9
+	push %r10
+	push %r11
+	push %rbp
+	.if \frame
+	lea 80(%rsp), %rdi
+	.endif
+	mov %rsp, %rbp
+	and $-16, %rsp
+	call \fn
+	mov %rbp, %rsp
+	pop %rbp
+	pop %r11
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rdi
+	pop %rsi
+	pop %rdx
+	pop %rcx
+	pop %rax
+.endm
+
 /* PV event upcall (registered by events.c). Xen enters it on the kernel
  * stack with rcx and r11 pushed over an iret frame (rip, cs, rflags, rsp,
  * ss), events masked. Like Mini-OS's, it has no unwind information: a
@@ -150,30 +184,7 @@ tg_thread_run:
 tg_pv_upcall:
 	pop %rcx
 	pop %r11
-	push %rax
-	push %rcx
-	push %rdx
-	push %rsi
-	push %rdi
-	push %r8
-	push %r9
-	push %r10
-	push %r11
-	push %rbp
-	mov %rsp, %rbp
-	and $-16, %rsp
-	call tg_upcall
-	mov %rbp, %rsp
-	pop %rbp
-	pop %r11
-	pop %r10
-	pop %r9
-	pop %r8
-	pop %rdi
-	pop %rsi
-	pop %rdx
-	pop %rcx
-	pop %rax
+	call_saving_scratch tg_upcall
 	/* Xen shows the kernel ring 0 selectors; we run in ring 3. */
 	orb $3, 8(%rsp)
 	orb $3, 32(%rsp)
@@ -182,41 +193,29 @@ tg_pv_upcall:
 tg_pv_failsafe:
 	call tg_failsafe
 
-/* PVH event upcall: the callback vector (events.c), an interrupt gate. */
+/* PVH event upcall: the callback vector (events.c), an interrupt gate;
+ * tg_hvm_event gets the CPU's frame. */
 	.globl tg_hvm_upcall
 tg_hvm_upcall:
-	push %rax
-	push %rcx
-	push %rdx
-	push %rsi
-	push %rdi
-	push %r8
-	push %r9
-	push %r10
-	push %r11
-	push %rbp
-	mov %rsp, %rbp
-	and $-16, %rsp
-	call tg_upcall
-	mov %rbp, %rsp
-	pop %rbp
-	pop %r11
-	pop %r10
-	pop %r9
-	pop %r8
-	pop %rdi
-	pop %rsi
-	pop %rdx
-	pop %rcx
-	pop %rax
+	call_saving_scratch tg_hvm_event, 1
 	iretq
 
-	.section .rodata
+/* PVH #BP (trap=1, idt.c): on IST1, a stack of its own; the round's
+ * third part, tg_hot_15, runs here, then back after the int3. */
+	.globl tg_hvm_trap
+tg_hvm_trap:
+	call_saving_scratch tg_hot_15
+	iretq
+
+	/* Writable: ltr marks the TSS descriptor busy. */
+	.section .data
 	.p2align 3
+	.globl pvh_gdt
 pvh_gdt:
 	.quad 0
 	.quad 0x00af9a000000ffff        /* 0x08: 64-bit code */
 	.quad 0x00cf92000000ffff        /* 0x10: data */
+	.quad 0, 0                      /* 0x18: the TSS (idt.c) */
 pvh_gdt_end:
 pvh_gdt_desc:
 	.word pvh_gdt_end - pvh_gdt - 1

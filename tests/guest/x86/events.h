@@ -35,6 +35,8 @@ extern uint64_t tg_blockrun_ns;
  * (or the whole of a wait that did not block): a sample there finds it
  * not blocked, at the block point. */
 extern uint64_t tg_blockresume_ns;
+/* PVH: events delivered twice (the second at the handler's entry). */
+extern unsigned long tg_upcall_reentries;
 
 /* Wait in Xen (SCHEDOP_poll) until Xen's system time reaches deadline;
  * events may wake us earlier, and we wait again. */

@@ -63,7 +63,7 @@ TG_FN void tg_xs_loop(uint64_t run_ns, uint64_t report_ns, unsigned work)
 			tg_runstate(&rb, &ri);
 			rb -= rs_busy0;
 			ri -= rs_idle0;
-			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu parse_t=%lu crc_t=%lu xs=%lu run_ms=%lu blockrun_ms=%lu resume_ms=%lu\n",
+			console_printf("tg: io t_ms=%lu busy_ms=%lu idle_ms=%lu busy_x100=%lu clock_x100=%lu parse_t=%lu crc_t=%lu xs=%lu run_ms=%lu blockrun_ms=%lu resume_ms=%lu reenter=%lu\n",
 				       (unsigned long)((t1 - start) / 1000000),
 				       (unsigned long)(rb / 1000000),
 				       (unsigned long)(ri / 1000000),
@@ -74,7 +74,8 @@ TG_FN void tg_xs_loop(uint64_t run_ns, uint64_t report_ns, unsigned work)
 				       (unsigned long)trips,
 				       (unsigned long)((tg_running() - run0) / 1000000),
 				       (unsigned long)((tg_blockrun_ns - blockrun0) / 1000000),
-				       (unsigned long)((tg_blockresume_ns - resume0) / 1000000));
+				       (unsigned long)((tg_blockresume_ns - resume0) / 1000000),
+				       tg_upcall_reentries);
 			next_report += report_ns;
 		}
 		if (run_ns && t1 - start >= run_ns)

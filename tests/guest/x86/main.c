@@ -20,7 +20,9 @@
  *                      a PVH guest maps grant frames above RAM first, so
  *                      that xl writes its core in one pass (core_fit.c)
  *   stall=1            the stall meter (stall.c) instead of the workload:
- *                      gaps in the clock of stall_us= (default 5) or more */
+ *                      gaps in the clock of stall_us= (default 5) or more
+ *   trap=1             PVH: each round's tg_hot_15 runs in the #BP
+ *                      handler on an interrupt stack of its own (idt.h) */
 #include <stdint.h>
 
 #include <xen/sched.h>
@@ -28,6 +30,7 @@
 #include "core_fit.h"
 #include "events.h"
 #include "hyp.h"
+#include "idt.h"
 #include "io.h"
 #include "lib.h"
 #include "smp.h"
@@ -74,6 +77,8 @@ TG_FN void tg_main(unsigned long boot_info, unsigned long mode)
 		console_printf("tg: cannot map the shared info page\n");
 	if (hyp_on_xen() && mode == TG_PVH && crash_s)
 		tg_core_fit(boot_info);
+	if (mode == TG_PVH && tg_cmdline_u64(cmdline, "trap", 0))
+		tg_trap_init();
 	console_printf("tg: start mode=%s run=%lu unit=%lu vcpus=%u cmdline='%s'\n",
 		       mode == TG_PV ? "pv" : "pvh", (unsigned long)run_s,
 		       tg_unit_iters, vcpu1 == 0 ? 2u : 1u, cmdline);

@@ -1,7 +1,9 @@
 # paused: --paused around xl create -p.
 section "--paused around xl create -p"
 # --- --paused around xl create -p: boot is profiled, then the guest runs.
-xl create -p /guests/tg-pvh-fp.cfg 'name="tg-p"' 'extra="run=4 report_ms=1000"' >/dev/null 2>&1
+# trap=1: the round's tg_hot_15 runs in the guest's #BP handler, on an
+# interrupt stack of its own (IST1).
+xl create -p /guests/tg-pvh-fp.cfg 'name="tg-p"' 'extra="run=4 report_ms=1000 trap=1"' >/dev/null 2>&1
 state=$(xl list tg-p | awk 'NR == 2 { print $5 }')
 check "--paused: the guest was created paused ($state)" sh -c "echo '$state' | grep -q p"
 $PROF --paused tg-p $KEEP_RATE -o $OUT/paused > $OUT/paused.stdout 2> $OUT/paused.stderr
@@ -18,6 +20,19 @@ check "--paused: profiled the whole run (${n:-0} samples; the guest ran ${ran:-?
 	awk -v n="${n:-0}" -v ms="${ran:-1000000}" -v p="${paused:-0}" 'BEGIN { exit !(n >= 0.8 * (ms - p) / 1000 * 97) }'
 check "--paused: the guest ran (its console shows it finished)" \
 	grep -q "tg: done" /var/log/xen/console/guest-tg-p.log
+# Its stacks in tg_hot_15 go on through the CPU's frame, found at IST1's
+# top by the vCPU's TSS, into the code the int3 stopped, down to the
+# entry; a cut one is written [truncated], never whole. One sample of
+# slack: a stack taken before the round began the trap is not one of them.
+f=$OUT/paused.folded
+nt=$(awk '/;tg_hot_15 [0-9]+$/ { n += $NF } END { printf "%d", n }' $f)
+wt=$(awk '/^tg_entry64;tg_main;tg_workload;tg_round;tg_trap_hot_15;tg_hvm_trap;tg_hot_15 [0-9]+$/ { n += $NF } END { printf "%d", n }' $f)
+bad=$(awk '/;tg_hot_15 [0-9]+$/ && !/^\[truncated\];/ && !/^tg_entry64;tg_main;tg_workload;tg_round;tg_trap_hot_15;tg_hvm_trap;tg_hot_15 / { n += $NF } END { printf "%d", n }' $f)
+check "--paused trap=1: $wt of $nt stacks in tg_hot_15 whole through its exception's frame on the interrupt stack into tg_trap_hot_15 (need >= 99% or all but one, >= 10)" \
+	awk -v n="${nt:-0}" -v w="${wt:-0}" 'BEGIN { exit !(n >= 10 && (w >= 0.99 * n || w >= n - 1)) }'
+check "--paused trap=1: none of them written whole otherwise (${bad:-?})" [ "${bad:-1}" -eq 0 ]
+[ "${wt:-0}" -lt "${nt:-0}" ] && grep ';tg_hot_15 [0-9]*$' $f | grep -v '^tg_entry64;tg_main;tg_workload;tg_round;tg_trap_hot_15;tg_hvm_trap;' |
+	head -n 5 | sed 's/^/# trap stack: /' | while read -r l; do tap "$l"; done
 [ $rc -eq 0 ] || tap "# $(cat $OUT/paused.stderr)"
 stop_guest tg-p
 # --- The stall budget (issue 39): at 997 Hz a pause of 0.3-0.8 ms under
