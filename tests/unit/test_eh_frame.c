@@ -64,7 +64,7 @@ static void test_guest_fdes(void)
 	pclose(f);
 	CHECK(l.count == want);
 	/* Every tg_ function of the workload lies inside an FDE. */
-	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$3 ~ /^tg_(chain|hot|round|workload|main)/ { print $1 }'", guest_nofp);
+	snprintf(cmd, sizeof(cmd), "nm '%s' | awk '$2 ~ /^[Tt]$/ && $3 ~ /^tg_(chain|hot|round|workload|main)/ { print $1 }'", guest_nofp);
 	f = popen(cmd, "r");
 	REQUIRE(f != NULL);
 	{
