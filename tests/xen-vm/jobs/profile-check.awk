@@ -42,7 +42,10 @@ function callee_ok(a, b,    n) {
 	if (a == "tg_crash_01") return b == "tg_crash_02"
 	if (a == "tg_crash_02") return b == "tg_panic"
 	if (a == "tg_workload") return b == "tg_round"
-	if (a == "tg_round") return b == "tg_chain_01" || b == "tg_hot_35" || b == "tg_hot_15"
+	if (a == "tg_round") return b == "tg_chain_01" || b == "tg_hot_35" || b == "tg_hot_15" || b == "tg_trap_hot_15"
+	# trap=1 (PVH): tg_hot_15 by the #BP handler, on its interrupt stack.
+	if (a == "tg_trap_hot_15") return b == "tg_hvm_trap"
+	if (a == "tg_hvm_trap") return b == "tg_hot_15"
 	if (a ~ /^tg_chain_/) {
 		n = substr(a, 10) + 0
 		return b == sprintf("tg_chain_%02d", n + 1)
