@@ -144,3 +144,56 @@ int stored_add_comment(struct up_stored *s, const char *c)
 	s->comment_bytes += len + 1;
 	return 0;
 }
+
+/* A mapping's string, interned once however many mappings name it:
+ * *index in map_strings, -1 for none. */
+static int map_string(struct up_stored *s, const char *str, long *index)
+{
+	*index = -1;
+	if (!str || !*str)
+		return 0;
+	*index = strmap_intern(s->map_strings, str);
+	return *index < 0 ? up_fail(UP_ENOMEM, "out of memory") : 0;
+}
+
+int stored_add_mapping(struct up_stored *s, const char *what,
+		       const struct up_pprof_mapping *m)
+{
+	char key[96];
+	long file, bid, k;
+	size_t known = strmap_count(s->map_keys);
+	int rc;
+
+	/* Each is hashed once per mapping that names it: bounded, as no
+	 * path or build-id is longer. */
+	if ((m->file && strnlen(m->file, MAPPING_STRING_MAX + 1) > MAPPING_STRING_MAX) ||
+	    (m->build_id && strnlen(m->build_id, MAPPING_STRING_MAX + 1) > MAPPING_STRING_MAX))
+		return up_fail(UP_EFORMAT, "%s: a mapping's file name or build-id longer than %d bytes: not a path or a build-id",
+			       what, MAPPING_STRING_MAX);
+	rc = map_string(s, m->file, &file);
+	if (rc == 0)
+		rc = map_string(s, m->build_id, &bid);
+	if (rc < 0)
+		return rc;
+	/* Identical: all five fields (the strings by their index). */
+	snprintf(key, sizeof(key), "%" PRIx64 "/%" PRIx64 "/%" PRIx64 "/%ld/%ld",
+		 m->start, m->limit, m->file_offset, file, bid);
+	k = strmap_find(s->map_keys, key);
+	if (k >= 0)
+		return 0;
+	if (known >= UP_STORED_MAX_MAPPINGS)
+		return up_fail(UP_EFORMAT, "%s: more than %d distinct mappings (binaries) in the profiles read: refused rather than rewritten without some of them",
+			       what, UP_STORED_MAX_MAPPINGS);
+	if (strmap_intern(s->map_keys, key) < 0 ||
+	    grow_array(&s->maps, &s->maps_cap, s->nr_maps + 1, sizeof(*s->maps), 8) < 0 ||
+	    grow_array(&s->map_from, &s->map_from_cap, s->nr_maps + 1,
+		       sizeof(*s->map_from), 8) < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	s->maps[s->nr_maps] = (struct up_pprof_mapping){
+		m->start, m->limit, m->file_offset,
+		file < 0 ? NULL : strmap_key(s->map_strings, (size_t)file),
+		bid < 0 ? NULL : strmap_key(s->map_strings, (size_t)bid),
+	};
+	s->map_from[s->nr_maps++] = s->input;
+	return 0;
+}

@@ -16,6 +16,16 @@
 extern "C" {
 #endif
 
+/* A pprof Mapping: where an image's code was in the guest's memory, as
+ * the image's program header says (a PT_LOAD: p_vaddr, p_vaddr +
+ * p_memsz, p_offset). */
+struct up_pprof_mapping {
+	uint64_t start, limit;     /* [start, limit) */
+	uint64_t file_offset;      /* where start's bytes are in the file */
+	const char *file;          /* the image's path, or NULL */
+	const char *build_id;      /* lowercase hex, or NULL */
+};
+
 /* What a pprof file says about the run beyond its stacks. */
 struct up_pprof_meta {
 	double hz;                 /* sampling rate: period = 1 s / hz */
@@ -71,9 +81,18 @@ int64_t up_stored_time_nanos(const struct up_stored *s);
 int64_t up_stored_duration_nanos(const struct up_stored *s);
 /* Whether frames are names only (folded input, or merged by name). */
 bool up_stored_names_only(const struct up_stored *s);
-/* The mapping's file and build-id, or NULL. */
+/* The first mapping's file and build-id (of those that have one), or NULL. */
 const char *up_stored_kernel(const struct up_stored *s);
 const char *up_stored_build_id(const struct up_stored *s);
+/* Every mapping the files had, all fields as read, each once (identical
+ * ones of several files kept once), in the order read: *n of them (at
+ * most UP_STORED_MAX_MAPPINGS; a file past it is refused). Several pprof
+ * files merged by address (resymbolize) whose mappings overlap but differ
+ * (other builds at the same addresses) are refused, one line naming
+ * them. Valid as long as s. */
+#define UP_STORED_MAX_MAPPINGS 4096
+const struct up_pprof_mapping *up_stored_mappings(const struct up_stored *s,
+						  size_t *n);
 /* The value of a "key: value" comment (the first), or NULL; and every
  * comment line in order. */
 const char *up_stored_comment(const struct up_stored *s, const char *key);
