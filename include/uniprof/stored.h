@@ -31,11 +31,14 @@ struct up_pprof_meta {
 	double hz;                 /* sampling rate: period = 1 s / hz */
 	int64_t time_nanos;        /* start, wall clock (0: unknown) */
 	int64_t duration_nanos;
-	const char *kernel;        /* the image's path: the mapping's file */
-	const char *build_id;      /* lowercase hex, or NULL */
-	uint64_t text_start, text_end;  /* the kernel's code ([0, 0): none) */
+	/* The image's mappings, one pprof Mapping each in this order (its
+	 * id: index + 1); each location points to the innermost one that
+	 * holds its address, if any. None: no Mapping is written. */
+	const struct up_pprof_mapping *mappings;
+	size_t nr_mappings;
 	bool names_only;           /* frames are names without addresses (read
-				      from folded stacks): addresses written 0 */
+				      from folded stacks): addresses written 0,
+				      no location in a mapping */
 	/* Comment lines, "key: value": uniprof reads back domain, type, vcpus
 	 * (and shows the rest). */
 	const char *const *comments;
@@ -44,7 +47,8 @@ struct up_pprof_meta {
 
 /* Samples with two values, samples/count and cpu/nanoseconds; one
  * Location per distinct address (and function), its Function named as
- * the folded and top writers name it; labels vcpu, state (busy, idle)
+ * the folded and top writers name it, in the mapping that holds its
+ * address (the meta's mappings); labels vcpu, state (busy, idle)
  * and truncated (the reason), a truncated stack ending in a [truncated]
  * root frame, a dropped one a [dropped] frame. */
 int up_profile_write_pprof(const struct up_profile *p,
