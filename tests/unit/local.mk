@@ -27,6 +27,7 @@ UNIT_TESTS = \
 	tests/unit/test_unwind_budget \
 	tests/unit/test_stored \
 	tests/unit/test_pprof_read \
+	tests/unit/test_pprof_write \
 	tests/unit/test_sample_times \
 	tests/toolkit/test_symbols_find \
 	tests/toolkit/test_debuginfod_fetch \
@@ -53,7 +54,8 @@ tests_unit_libtestguest_la_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_libtestguest_la_LIBADD = core/libuniprof-core.la
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_test_srcinfo_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
-tests_unit_test_pprof_read_LDADD = $(LDADD) $(PROTOBUF_C_LIBS)
+tests_unit_test_pprof_read_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
+tests_unit_test_pprof_write_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
 
 LDADD = tests/unit/libtestguest.la core/libuniprof-core.la
 
