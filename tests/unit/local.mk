@@ -94,6 +94,13 @@ tests_xl_plugin_test_stack_print_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-pl
 tests_xl_plugin_test_stack_print_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_xl_plugin_test_stack_print_LDADD = $(LDADD) $(YAJL_LIBS)
 
+# A pprof profile of the test unikernel's image written without Xen as xl
+# profile writes one, for pprof-mappings-go.test (not a test of its own).
+check_PROGRAMS += tests/xl-plugin/guest-pprof
+tests_xl_plugin_guest_pprof_SOURCES = tests/xl-plugin/guest_pprof.c
+tests_xl_plugin_guest_pprof_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_xl_plugin_guest_pprof_LDADD = $(TOOLKIT_LIBS)
+
 # xl profile top's screen: a live run's sends nothing to libdw.
 tests_xl_plugin_test_top_view_SOURCES = tests/xl-plugin/test_top_view.c \
 	xl-plugin/top_view.c xl-plugin/top_view.h
