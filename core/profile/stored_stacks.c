@@ -14,6 +14,7 @@
 #include "profile/profile_impl.h"
 #include "profile/stored_impl.h"
 #include "symbols/srcinfo.h"
+#include "uniprof/text.h"
 
 /* Frames: 2 per byte of the largest profile (every frame a file names
  * costs it a byte at least; inlined lines may double that), about a
@@ -145,14 +146,28 @@ int stored_add_comment(struct up_stored *s, const char *c)
 	return 0;
 }
 
-/* A mapping's string, interned once however many mappings name it:
- * *index in map_strings, -1 for none. */
+/* A mapping's string as valid UTF-8 (what a pprof string must be, and
+ * what the writer would make of it), kept once however many mappings name
+ * it: *index in map_strings, -1 for none. Past MAPPING_STRING_MAX bytes,
+ * as read or as UTF-8, it is no path or build-id: 1. */
 static int map_string(struct up_stored *s, const char *str, long *index)
 {
+	char *valid;
+
 	*index = -1;
 	if (!str || !*str)
 		return 0;
-	*index = strmap_intern(s->map_strings, str);
+	if (strnlen(str, MAPPING_STRING_MAX + 1) > MAPPING_STRING_MAX)
+		return 1;
+	valid = up_text_valid_utf8(str);
+	if (!valid)
+		return up_fail(UP_ENOMEM, "out of memory");
+	if (strlen(valid) > MAPPING_STRING_MAX) {
+		free(valid);
+		return 1;
+	}
+	*index = strmap_intern(s->map_strings, valid);
+	free(valid);
 	return *index < 0 ? up_fail(UP_ENOMEM, "out of memory") : 0;
 }
 
@@ -164,17 +179,16 @@ int stored_add_mapping(struct up_stored *s, const char *what,
 	size_t known = strmap_count(s->map_keys);
 	int rc;
 
-	/* Each is hashed once per mapping that names it: bounded, as no
-	 * path or build-id is longer. */
-	if ((m->file && strnlen(m->file, MAPPING_STRING_MAX + 1) > MAPPING_STRING_MAX) ||
-	    (m->build_id && strnlen(m->build_id, MAPPING_STRING_MAX + 1) > MAPPING_STRING_MAX))
-		return up_fail(UP_EFORMAT, "%s: a mapping's file name or build-id longer than %d bytes: not a path or a build-id",
-			       what, MAPPING_STRING_MAX);
+	/* Each is read once per mapping that names it: bounded, as no path
+	 * or build-id is longer. */
 	rc = map_string(s, m->file, &file);
 	if (rc == 0)
 		rc = map_string(s, m->build_id, &bid);
 	if (rc < 0)
 		return rc;
+	if (rc == 1)
+		return up_fail(UP_EFORMAT, "%s: a mapping's file name or build-id longer than %d bytes (as UTF-8): not a path or a build-id",
+			       what, MAPPING_STRING_MAX);
 	/* Identical: all five fields (the strings by their index). */
 	snprintf(key, sizeof(key), "%" PRIx64 "/%" PRIx64 "/%" PRIx64 "/%ld/%ld",
 		 m->start, m->limit, m->file_offset, file, bid);

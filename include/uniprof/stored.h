@@ -88,7 +88,8 @@ bool up_stored_names_only(const struct up_stored *s);
 /* The first mapping's file and build-id (of those that have one), or NULL. */
 const char *up_stored_kernel(const struct up_stored *s);
 const char *up_stored_build_id(const struct up_stored *s);
-/* Every mapping the files had, all fields as read, each once (identical
+/* Every mapping the files had, all fields as read (strings made valid
+ * UTF-8, as the writer would write them), each once (identical
  * ones of several files kept once), in the order read: *n of them (at
  * most UP_STORED_MAX_MAPPINGS; a file past it is refused). Several pprof
  * files merged by address (resymbolize) whose mappings overlap but differ
