@@ -297,8 +297,7 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 	char budget[640];
 	size_t n = 0;
 	struct up_pprof_meta m = {
-		.hz = r->opt->hz, .kernel = r->dom->kernel,
-		.build_id = r->symtab ? up_symtab_build_id(r->symtab) : NULL,
+		.hz = r->opt->hz,
 		/* The sample times count from the sampler's start. */
 		.time_nanos = s->start_unix_ns ? s->start_unix_ns :
 			      (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
@@ -309,7 +308,19 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 		fprintf(stderr, "xl profile: cannot write the pprof profile: out of memory\n");
 		return;
 	}
-	up_kernel_map_text_span(kmap, &m.text_start, &m.text_end);
+	/* A mapping per executable PT_LOAD of the image the code map was
+	 * read from, as its program header says; none without one. */
+	for (size_t i = 0; i < up_kernel_map_segments(kmap) && i < UP_KERNEL_MAX_TEXT; i++) {
+		const struct up_kernel_segment *seg = up_kernel_map_segment(kmap, i);
+
+		rs->maps[i] = (struct up_pprof_mapping){
+			seg->start, seg->limit, seg->file_offset,
+			up_kernel_map_image(kmap),
+			r->symtab ? up_symtab_build_id(r->symtab) : NULL,
+		};
+		m.nr_mappings = i + 1;
+	}
+	m.mappings = rs->maps;
 #define LINE(...) do { if (asprintf(&lines[n], __VA_ARGS__) >= 0) n++; } while (0)
 	LINE("tool: uniprof xl profile %s", PACKAGE_VERSION);
 	LINE("domain: %s", r->dom->name);

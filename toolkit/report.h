@@ -102,6 +102,8 @@ struct xlp_report_source {
 	struct xlp_summary summary;
 	char title[256];
 	struct up_pprof_meta meta;
+	/* The kernel's executable PT_LOADs, the pprof mappings. */
+	struct up_pprof_mapping maps[UP_KERNEL_MAX_TEXT];
 	char **lines;
 	size_t nr_lines;
 };

@@ -108,10 +108,12 @@ static const char **pprof_header(const struct report *r, struct up_pprof_meta *m
 	*m = (struct up_pprof_meta){
 		.hz = up_stored_hz(r->s), .time_nanos = up_stored_time_nanos(r->s),
 		.duration_nanos = up_stored_duration_nanos(r->s),
-		.kernel = up_stored_kernel(r->s), .build_id = up_stored_build_id(r->s),
 		.comments = lines, .nr_comments = n,
 		.names_only = up_stored_names_only(r->s),
 	};
+	/* The mappings as read, every field: the rewrite's locations are in
+	 * the mappings they were in. */
+	m->mappings = up_stored_mappings(r->s, &m->nr_mappings);
 	return lines;
 }
 

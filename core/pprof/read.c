@@ -21,6 +21,7 @@ typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
 typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Function PbFunction;
+typedef Perftools__Profiles__Mapping PbMapping;
 
 #define DECODE_BUDGET (512ULL << 20)   /* what decoding may allocate */
 
@@ -74,7 +75,7 @@ struct id_at {
 struct pp {
 	const PbProfile *pb;
 	const char *what;
-	struct id_at *locs, *funcs;     /* sorted */
+	struct id_at *locs, *funcs, *maps;      /* sorted */
 	/* Per function, its name's index in names_by_id + 1 (0: not yet
 	 * interned, -1: none): a long name hashed once, not per frame. */
 	long *fn_name;
@@ -138,6 +139,13 @@ static const PbLocation *location(const struct pp *p, uint64_t id)
 	size_t i = location_idx(p, id);
 
 	return i == NOT_FOUND ? NULL : p->pb->location[i];
+}
+
+static const PbMapping *mapping_of(const struct pp *p, uint64_t id)
+{
+	size_t i = id ? id_find(p->maps, p->pb->n_mapping, id) : NOT_FOUND;
+
+	return i == NOT_FOUND ? NULL : p->pb->mapping[i];
 }
 
 static const PbFunction *function_of(const struct pp *p, uint64_t id)
@@ -245,8 +253,12 @@ static int index_pprof(struct pp *p)
 	p->loc_first = malloc((pb->n_location + 1) * sizeof(*p->loc_first));
 	p->funcs = malloc((pb->n_function + 1) * sizeof(*p->funcs));
 	p->fn_name = calloc(pb->n_function + 1, sizeof(*p->fn_name));
-	if (!p->locs || !p->loc_first || !p->funcs || !p->fn_name)
+	p->maps = malloc((pb->n_mapping + 1) * sizeof(*p->maps));
+	if (!p->locs || !p->loc_first || !p->funcs || !p->fn_name || !p->maps)
 		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < pb->n_mapping; i++)
+		p->maps[i] = (struct id_at){ pb->mapping[i]->id, i };
+	qsort(p->maps, pb->n_mapping, sizeof(*p->maps), id_at_cmp);
 	for (size_t i = 0; i < pb->n_location; i++) {
 		p->locs[i] = (struct id_at){ pb->location[i]->id, i };
 		p->loc_first[i] = NOT_FOUND;
@@ -497,13 +509,22 @@ static int load_header(struct up_stored *s, const struct pp *p)
 	if (!s->time_nanos)
 		s->time_nanos = pb->time_nanos;
 	s->duration_nanos += pb->duration_nanos > 0 ? pb->duration_nanos : 0;
-	for (size_t i = 0; i < pb->n_mapping && !s->kernel; i++) {
-		const char *f = pstr(p, pb->mapping[i]->filename);
-		const char *b = pstr(p, pb->mapping[i]->build_id);
+	for (size_t i = 0; i < pb->n_mapping; i++) {
+		const PbMapping *pm = pb->mapping[i];
+		const struct up_pprof_mapping m = {
+			pm->memory_start, pm->memory_limit, pm->file_offset,
+			pstr(p, pm->filename), pstr(p, pm->build_id),
+		};
+		int rc = stored_add_mapping(s, p->what, &m);
 
-		if (f && *f && !(s->kernel = strdup(f)))
+		if (rc < 0)
+			return rc;
+		if (s->kernel)
+			continue;
+		if (m.file && *m.file && !(s->kernel = strdup(m.file)))
 			return up_fail(UP_ENOMEM, "out of memory");
-		if (b && *b && !s->build_id && !(s->build_id = strdup(b)))
+		if (m.build_id && *m.build_id && !s->build_id &&
+		    !(s->build_id = strdup(m.build_id)))
 			return up_fail(UP_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < pb->n_comment; i++) {
@@ -515,27 +536,95 @@ static int load_header(struct up_stored *s, const struct pp *p)
 	return 0;
 }
 
-/* Whether one pprof can keep its addresses: addresses at all, and inlined
- * lines (a location that stands for several frames) only at addresses in
- * a mapping, as ours writes them. */
+static int map_at_cmp(const void *a, const void *b)
+{
+	const PbMapping *x = *(const PbMapping *const *)a;
+	const PbMapping *y = *(const PbMapping *const *)b;
+
+	return x->memory_start < y->memory_start ? -1 :
+	       x->memory_start > y->memory_start;
+}
+
+/* The mappings holding code (limit past start), by start, in *out (freed
+ * by the caller); false when two overlap: an address would not say which
+ * mapping its location is in. */
+static bool mappings_by_start(const PbProfile *pb, const PbMapping ***out,
+			      size_t *n)
+{
+	const PbMapping **v = malloc((pb->n_mapping + 1) * sizeof(*v));
+
+	*out = v;
+	*n = 0;
+	if (!v)
+		return false;
+	for (size_t i = 0; i < pb->n_mapping; i++)
+		if (pb->mapping[i]->memory_limit > pb->mapping[i]->memory_start)
+			v[(*n)++] = pb->mapping[i];
+	qsort(v, *n, sizeof(*v), map_at_cmp);
+	for (size_t i = 1; i < *n; i++)
+		if (v[i]->memory_start < v[i - 1]->memory_limit)
+			return false;
+	return true;
+}
+
+/* The mapping (of those by start, disjoint) that holds addr, or NULL. */
+static const PbMapping *mapping_holding(const PbMapping *const *v, size_t n,
+					uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid]->memory_start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < v[lo - 1]->memory_limit ? v[lo - 1] : NULL;
+}
+
+/* Whether a location's mapping is the one that holds its address, as the
+ * writer will say again from the address alone: a rewrite by address
+ * keeps every location in the mapping it was in. */
+static bool location_mapped(const struct pp *p, const PbLocation *l,
+			    const PbMapping *const *v, size_t n)
+{
+	const PbMapping *holder = mapping_holding(v, n, l->address);
+
+	if (!l->mapping_id)
+		return holder == NULL;
+	return holder && holder == mapping_of(p, l->mapping_id);
+}
+
+/* Whether one pprof can keep its addresses: addresses at all, each in the
+ * mapping that holds it (mappings that do not overlap), and inlined lines
+ * (a location that stands for several frames) only at an address. */
 static bool addresses_consistent(const struct pp *p)
 {
 	const PbProfile *pb = p->pb;
+	const PbMapping **maps;
+	size_t nmaps;
+	bool ok = mappings_by_start(pb, &maps, &nmaps);
 
-	for (size_t i = 0; i < pb->n_location; i++) {
+	for (size_t i = 0; ok && i < pb->n_location; i++) {
 		const PbLocation *l = pb->location[i];
+		bool pseudo = is_pseudo(p, l, "[truncated]") ||
+			      is_pseudo(p, l, UP_PROFILE_DROPPED_NAME) ||
+			      is_pseudo(p, l, UP_PROFILE_UNSEEN_NAME);
 
-		if (l->n_line > 1 && (l->address == 0 || l->mapping_id == 0))
-			return false;
+		if (l->n_line > 1 && l->address == 0)
+			ok = false;
 		/* Names without addresses (written from folded stacks), but
 		 * for our own pseudo-frames. */
-		if (l->n_line == 1 && l->address == 0 && l->mapping_id == 0 &&
-		    !is_pseudo(p, l, "[truncated]") &&
-		    !is_pseudo(p, l, UP_PROFILE_DROPPED_NAME) &&
-		    !is_pseudo(p, l, UP_PROFILE_UNSEEN_NAME))
-			return false;
+		else if (l->n_line == 1 && l->address == 0 && l->mapping_id == 0 &&
+			 !pseudo)
+			ok = false;
+		else if (!pseudo && !location_mapped(p, l, maps, nmaps))
+			ok = false;
 	}
-	return true;
+	free(maps);
+	return ok;
 }
 
 int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
@@ -571,6 +660,7 @@ int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 	free(p.locs);
 	free(p.loc_first);
 	free(p.funcs);
+	free(p.maps);
 	free(p.fn_name);
 	free(p.loc_frames);
 	perftools__profiles__profile__free_unpacked(pb, &alloc);

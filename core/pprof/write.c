@@ -85,7 +85,6 @@ struct writer {
 	struct timed *timed;      /* the samples' times, by record */
 	size_t ntimed, timed_cap;
 	uint64_t timed_cost;      /* their cost to decode, estimated */
-	uint64_t lo, hi;     /* addresses seen, for a mapping without a range */
 	int err;
 };
 
@@ -210,12 +209,6 @@ static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
 		return -1;
 	w->loc[i] = (struct loc){ addr, f, synthetic, 0, 0 };
 	w->nloc = (size_t)i + 1;
-	if (!synthetic) {
-		if (addr < w->lo)
-			w->lo = addr;
-		if (addr >= w->hi)
-			w->hi = addr + 1;
-	}
 	return i;
 }
 
@@ -353,12 +346,52 @@ static int write_gzip(const uint8_t *data, size_t len, FILE *out)
 	return ferror(out) ? up_fail(UP_EIO, "write error") : 0;
 }
 
+/* The mappings that hold code, by start, for the location's lookup:
+ * reach[i] is the farthest limit of the first i + 1. */
+struct map_at {
+	uint64_t start, limit, reach;
+	uint64_t id;
+};
+
+static int map_at_cmp(const void *a, const void *b)
+{
+	const struct map_at *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The id of the innermost mapping that holds addr (the latest start), or
+ * 0 when none does. */
+static uint64_t mapping_of(const struct map_at *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Those starting at or below addr, latest first, while any of them
+	 * reaches past it. */
+	for (size_t i = lo; i-- > 0 && v[i].reach > addr;)
+		if (addr < v[i].limit)
+			return v[i].id;
+	return 0;
+}
+
 struct pb {
 	PbProfile prof;
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
-	PbMapping mapping;
-	PbMapping *mapping_ptr;
+	PbMapping *mappings;
+	PbMapping **mapping_ptrs;
+	struct map_at *map_at;
+	size_t nmap_at;
 	PbFunction *funcs;
 	PbFunction **func_ptrs;
 	PbLocation *locs;
@@ -376,6 +409,9 @@ struct pb {
 
 static void pb_release(struct pb *b)
 {
+	free(b->mappings);
+	free(b->mapping_ptrs);
+	free(b->map_at);
 	free(b->funcs);
 	free(b->func_ptrs);
 	free(b->locs);
@@ -405,8 +441,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 {
 	size_t nf = strmap_count(w->funcs), nl = w->nloc;
 	size_t ns = w->ntimed + w->nrecs, nsamples = 0;
-	size_t nlabels = 0;
-	bool mapped = m->text_end > m->text_start;
+	size_t nlabels = 0, nm = m->mappings ? m->nr_mappings : 0;
 
 	b->funcs = calloc(nf + 1, sizeof(*b->funcs));
 	b->func_ptrs = calloc(nf + 1, sizeof(*b->func_ptrs));
@@ -419,10 +454,37 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	b->values = calloc(2 * ns + 1, sizeof(*b->values));
 	b->labels = calloc(MAX_LABELS * ns + 1, sizeof(*b->labels));
 	b->label_ptrs = calloc(MAX_LABELS * ns + 1, sizeof(*b->label_ptrs));
+	b->mappings = calloc(nm + 1, sizeof(*b->mappings));
+	b->mapping_ptrs = calloc(nm + 1, sizeof(*b->mapping_ptrs));
+	b->map_at = calloc(nm + 1, sizeof(*b->map_at));
 	if (!b->funcs || !b->func_ptrs || !b->locs || !b->loc_ptrs || !b->lines ||
 	    !b->line_ptrs || !b->samples || !b->sample_ptrs || !b->values ||
-	    !b->labels || !b->label_ptrs)
+	    !b->labels || !b->label_ptrs || !b->mappings || !b->mapping_ptrs ||
+	    !b->map_at)
 		return up_fail(UP_ENOMEM, "out of memory");
+
+	/* The mappings as given, ids in their order; without any, none: a
+	 * profile without its image's layout says nothing of one. */
+	for (size_t i = 0; i < nm; i++) {
+		const struct up_pprof_mapping *mi = &m->mappings[i];
+		PbMapping *pm = &b->mappings[i];
+
+		perftools__profiles__mapping__init(pm);
+		pm->id = i + 1;
+		pm->memory_start = mi->start;
+		pm->memory_limit = mi->limit;
+		pm->file_offset = mi->file_offset;
+		pm->filename = mi->file ? text_idx(w, mi->file) : 0;
+		pm->build_id = mi->build_id ? text_idx(w, mi->build_id) : 0;
+		b->mapping_ptrs[i] = pm;
+		if (mi->limit > mi->start)
+			b->map_at[b->nmap_at++] = (struct map_at){
+				mi->start, mi->limit, 0, i + 1 };
+	}
+	qsort(b->map_at, b->nmap_at, sizeof(*b->map_at), map_at_cmp);
+	for (size_t i = 0; i < b->nmap_at; i++)
+		b->map_at[i].reach = i && b->map_at[i - 1].reach > b->map_at[i].limit ?
+				     b->map_at[i - 1].reach : b->map_at[i].limit;
 
 	for (size_t i = 0; i < nf; i++) {
 		perftools__profiles__function__init(&b->funcs[i]);
@@ -438,9 +500,18 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		perftools__profiles__location__init(l);
 		l->id = i + 1;
 		l->address = w->loc[i].addr;
-		if (!w->loc[i].synthetic &&
-		    (!mapped || (l->address >= m->text_start && l->address < m->text_end)))
-			l->mapping_id = 1;
+		if (!w->loc[i].synthetic)
+			l->mapping_id = mapping_of(b->map_at, b->nmap_at, l->address);
+		/* A mapping says it is symbolized (tools then leave it be)
+		 * when some location in it has a name, and lines. */
+		if (l->mapping_id) {
+			PbMapping *pm = &b->mappings[l->mapping_id - 1];
+
+			pm->has_functions |= w->loc[i].func >= 0;
+			if (w->loc[i].nlines)
+				pm->has_filenames = pm->has_line_numbers =
+					pm->has_inline_frames = true;
+		}
 		if (w->loc[i].nlines) {
 			/* Past the locations' own slots: inlined chains. */
 			size_t at = nl + w->loc[i].lines_off;
@@ -511,17 +582,6 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		b->sample_ptrs[nsamples++] = s;
 	}
 
-	perftools__profiles__mapping__init(&b->mapping);
-	b->mapping.id = 1;
-	b->mapping.memory_start = mapped ? m->text_start : (w->hi ? w->lo : 0);
-	b->mapping.memory_limit = mapped ? m->text_end : w->hi;
-	b->mapping.filename = text_idx(w, m->kernel);
-	b->mapping.build_id = text_idx(w, m->build_id);
-	b->mapping.has_functions = w->symtab != NULL;
-	b->mapping.has_filenames = b->mapping.has_line_numbers =
-		b->mapping.has_inline_frames = w->nlines > 0;
-	b->mapping_ptr = &b->mapping;
-
 	for (int i = 0; i < 2; i++) {
 		perftools__profiles__value_type__init(&b->types[i]);
 		b->type_ptrs[i] = &b->types[i];
@@ -545,8 +605,8 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	b->prof.sample_type = b->type_ptrs;
 	b->prof.n_sample = nsamples;
 	b->prof.sample = b->sample_ptrs;
-	b->prof.n_mapping = 1;
-	b->prof.mapping = &b->mapping_ptr;
+	b->prof.n_mapping = nm;
+	b->prof.mapping = b->mapping_ptrs;
 	b->prof.n_location = nl;
 	b->prof.location = b->loc_ptrs;
 	b->prof.n_function = nf;
@@ -566,7 +626,7 @@ int up_profile_write_pprof(const struct up_profile *p,
 			   const struct up_pprof_meta *meta, FILE *out)
 {
 	static const struct up_pprof_meta none;
-	struct writer w = { .symtab = symtab, .lo = UINT64_MAX,
+	struct writer w = { .symtab = symtab,
 			    .names_only = meta && meta->names_only };
 
 	/* Stored profiles read back by name have no addresses to look up. */

@@ -6,6 +6,7 @@
  * checked, decoding has a memory budget, stacks and vCPUs are bounded. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,7 @@ static int stored_new(struct up_stored **out)
 	struct up_stored *s = calloc(1, sizeof(*s));
 
 	if (!s || strmap_new(&s->names_by_id) < 0 || strmap_new(&s->points) < 0 ||
+	    strmap_new(&s->map_strings) < 0 || strmap_new(&s->map_keys) < 0 ||
 	    up_profile_new(&s->profile, MAX_VCPUS) < 0) {
 		up_stored_free(s);
 		return up_fail(UP_ENOMEM, "out of memory");
@@ -124,6 +126,31 @@ static int finish(struct up_stored *s, const struct up_symtab *resym)
 	return rc;
 }
 
+/* Several files merged by address: each address must lie in one build's
+ * code only. Two mappings of different files that overlap (identical ones
+ * are one already) are other builds at the same addresses, whose frames
+ * the one symbol table would name wrong: refused, naming both files. At
+ * most UP_STORED_MAX_MAPPINGS squared over two comparisons. */
+static int mappings_disjoint(const struct up_stored *s, const char *const *paths)
+{
+	for (size_t i = 0; i < s->nr_maps; i++) {
+		const struct up_pprof_mapping *a = &s->maps[i];
+
+		for (size_t j = i + 1; a->limit > a->start && j < s->nr_maps; j++) {
+			const struct up_pprof_mapping *b = &s->maps[j];
+
+			if (s->map_from[i] == s->map_from[j] || b->limit <= b->start ||
+			    a->start >= b->limit || b->start >= a->limit)
+				continue;
+			return up_fail(UP_EINVAL, "%s and %s hold different code at the same addresses (build-id %s at %#" PRIx64 "-%#" PRIx64 ", %s at %#" PRIx64 "-%#" PRIx64 "): they cannot be merged by address (--symbols); merge them by name, without it",
+				       paths[s->map_from[i]], paths[s->map_from[j]],
+				       a->build_id ? a->build_id : "none", a->start, a->limit,
+				       b->build_id ? b->build_id : "none", b->start, b->limit);
+		}
+	}
+	return 0;
+}
+
 /* After the last file: the profile finished, or everything freed. */
 static int done(struct up_stored *s, int rc, const struct up_symtab *resym,
 		struct up_stored **out)
@@ -183,9 +210,12 @@ int up_stored_load(struct up_stored **out, const char *const *paths,
 			break;
 		}
 		z[len] = '\0';
+		s->input = i;
 		rc = load_one(s, z, len, paths[i], n, resymbolize, i == 0);
 		free(z);
 	}
+	if (rc == 0 && !s->by_name && n > 1)
+		rc = mappings_disjoint(s, paths);
 	return done(s, rc, resymbolize, out);
 }
 
@@ -202,6 +232,10 @@ void up_stored_free(struct up_stored *s)
 	free(s->frames);
 	free(s->kernel);
 	free(s->build_id);
+	free(s->maps);
+	free(s->map_from);
+	strmap_free(s->map_strings);
+	strmap_free(s->map_keys);
 	for (size_t i = 0; i < s->nr_comments; i++)
 		free(s->comments[i]);
 	free(s->comments);
@@ -217,6 +251,13 @@ int64_t up_stored_duration_nanos(const struct up_stored *s) { return s->duration
 const char *up_stored_kernel(const struct up_stored *s) { return s->kernel; }
 const char *up_stored_build_id(const struct up_stored *s) { return s->build_id; }
 size_t up_stored_nr_comments(const struct up_stored *s) { return s->nr_comments; }
+
+const struct up_pprof_mapping *up_stored_mappings(const struct up_stored *s,
+						  size_t *n)
+{
+	*n = s->nr_maps;
+	return s->maps;
+}
 bool up_stored_names_only(const struct up_stored *s) { return s->by_name; }
 
 const char *up_stored_warning(const struct up_stored *s)

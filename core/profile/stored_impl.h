@@ -13,6 +13,7 @@
 #define MAX_VCPUS 4096          /* Xen's own limit is lower */
 #define MAX_DEPTH 4096          /* frames kept per stack; deeper: truncated */
 #define COMMENT_LINE_MAX 4096   /* bytes of one comment line; longer: cut */
+#define MAPPING_STRING_MAX 4096 /* a mapping's file or build-id; longer: refused */
 
 /* What a stored profile may make us do beyond its own bytes (variables so
  * that tests can lower them): frames assembled per file (one pprof
@@ -33,6 +34,14 @@ struct up_stored {
 	double hz;
 	int64_t time_nanos, duration_nanos;
 	char *kernel, *build_id;
+	/* Every file's mappings, each once; their strings live in
+	 * map_strings, map_keys finds an identical one; map_from: the
+	 * input that brought each (index in the files read). */
+	struct up_pprof_mapping *maps;
+	size_t *map_from;
+	size_t nr_maps, maps_cap, map_from_cap;
+	struct strmap *map_strings, *map_keys;
+	size_t input;            /* the file being read */
 	char **comments;
 	size_t nr_comments, comments_cap;
 	size_t comment_bytes;    /* kept, each with its NUL */
@@ -74,6 +83,11 @@ int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
 		     enum up_vcpu_activity act, enum up_trunc trunc,
 		     bool dropped, bool unseen, size_t depth, uint64_t count,
 		     uint64_t t_ns);
+/* Keep a mapping of the file being read (identical ones once); file and
+ * build_id NULL or "" for none. Past UP_STORED_MAX_MAPPINGS the file is
+ * refused. */
+int stored_add_mapping(struct up_stored *s, const char *what,
+		       const struct up_pprof_mapping *m);
 /* Keep comment line C, within stored_limits (past them it and every later
  * line are left out, counted for the warning). */
 int stored_add_comment(struct up_stored *s, const char *c);

@@ -14,6 +14,7 @@
 #include "profile/profile_impl.h"
 #include "profile/stored_impl.h"
 #include "symbols/srcinfo.h"
+#include "uniprof/text.h"
 
 /* Frames: 2 per byte of the largest profile (every frame a file names
  * costs it a byte at least; inlined lines may double that), about a
@@ -142,5 +143,71 @@ int stored_add_comment(struct up_stored *s, const char *c)
 	copy[len] = '\0';
 	s->comments[s->nr_comments++] = copy;
 	s->comment_bytes += len + 1;
+	return 0;
+}
+
+/* A mapping's string as valid UTF-8 (what a pprof string must be, and
+ * what the writer would make of it), kept once however many mappings name
+ * it: *index in map_strings, -1 for none. Past MAPPING_STRING_MAX bytes,
+ * as read or as UTF-8, it is no path or build-id: 1. */
+static int map_string(struct up_stored *s, const char *str, long *index)
+{
+	char *valid;
+
+	*index = -1;
+	if (!str || !*str)
+		return 0;
+	if (strnlen(str, MAPPING_STRING_MAX + 1) > MAPPING_STRING_MAX)
+		return 1;
+	valid = up_text_valid_utf8(str);
+	if (!valid)
+		return up_fail(UP_ENOMEM, "out of memory");
+	if (strlen(valid) > MAPPING_STRING_MAX) {
+		free(valid);
+		return 1;
+	}
+	*index = strmap_intern(s->map_strings, valid);
+	free(valid);
+	return *index < 0 ? up_fail(UP_ENOMEM, "out of memory") : 0;
+}
+
+int stored_add_mapping(struct up_stored *s, const char *what,
+		       const struct up_pprof_mapping *m)
+{
+	char key[96];
+	long file, bid, k;
+	size_t known = strmap_count(s->map_keys);
+	int rc;
+
+	/* Each is read once per mapping that names it: bounded, as no path
+	 * or build-id is longer. */
+	rc = map_string(s, m->file, &file);
+	if (rc == 0)
+		rc = map_string(s, m->build_id, &bid);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return up_fail(UP_EFORMAT, "%s: a mapping's file name or build-id longer than %d bytes (as UTF-8): not a path or a build-id",
+			       what, MAPPING_STRING_MAX);
+	/* Identical: all five fields (the strings by their index). */
+	snprintf(key, sizeof(key), "%" PRIx64 "/%" PRIx64 "/%" PRIx64 "/%ld/%ld",
+		 m->start, m->limit, m->file_offset, file, bid);
+	k = strmap_find(s->map_keys, key);
+	if (k >= 0)
+		return 0;
+	if (known >= UP_STORED_MAX_MAPPINGS)
+		return up_fail(UP_EFORMAT, "%s: more than %d distinct mappings (binaries) in the profiles read: refused rather than rewritten without some of them",
+			       what, UP_STORED_MAX_MAPPINGS);
+	if (strmap_intern(s->map_keys, key) < 0 ||
+	    grow_array(&s->maps, &s->maps_cap, s->nr_maps + 1, sizeof(*s->maps), 8) < 0 ||
+	    grow_array(&s->map_from, &s->map_from_cap, s->nr_maps + 1,
+		       sizeof(*s->map_from), 8) < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	s->maps[s->nr_maps] = (struct up_pprof_mapping){
+		m->start, m->limit, m->file_offset,
+		file < 0 ? NULL : strmap_key(s->map_strings, (size_t)file),
+		bid < 0 ? NULL : strmap_key(s->map_strings, (size_t)bid),
+	};
+	s->map_from[s->nr_maps++] = s->input;
 	return 0;
 }

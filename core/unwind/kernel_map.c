@@ -25,6 +25,8 @@ int up_kernel_map_new(struct up_kernel_map **out)
 
 void up_kernel_map_free(struct up_kernel_map *k)
 {
+	if (k)
+		free(k->image);
 	free(k);
 }
 
@@ -210,6 +212,22 @@ size_t up_kernel_map_entries(const struct up_kernel_map *k)
 	return k->nr_entry;
 }
 
+size_t up_kernel_map_segments(const struct up_kernel_map *k)
+{
+	return k ? k->nr_seg : 0;
+}
+
+const struct up_kernel_segment *up_kernel_map_segment(const struct up_kernel_map *k,
+						      size_t i)
+{
+	return k && i < k->nr_seg ? &k->seg[i] : NULL;
+}
+
+const char *up_kernel_map_image(const struct up_kernel_map *k)
+{
+	return k ? k->image : NULL;
+}
+
 /* A Xen note's value: 4 or 8 bytes, little-endian. */
 static bool note_value(const uint8_t *d, size_t n, uint64_t *v)
 {
@@ -286,10 +304,15 @@ static int parse(struct up_kernel_map *k, Elf *elf, const char *what,
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			continue;
 		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && ph.p_memsz &&
-		    ph.p_vaddr + ph.p_memsz > ph.p_vaddr &&
-		    (rc = up_kernel_map_add_text(k, ph.p_vaddr,
-						  ph.p_vaddr + ph.p_memsz)) < 0)
-			return rc;
+		    ph.p_vaddr + ph.p_memsz > ph.p_vaddr) {
+			rc = up_kernel_map_add_text(k, ph.p_vaddr,
+						    ph.p_vaddr + ph.p_memsz);
+			if (rc < 0)
+				return rc;
+			/* As many as text ranges: add_text refused more. */
+			k->seg[k->nr_seg++] = (struct up_kernel_segment){
+				ph.p_vaddr, ph.p_vaddr + ph.p_memsz, ph.p_offset };
+		}
 		if (ph.p_type == PT_NOTE) {
 			Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
 							   ph.p_filesz, ELF_T_NHDR);
@@ -364,8 +387,10 @@ int up_kernel_map_load_mem(struct up_kernel_map **out, const void *buf,
 	if (elf)
 		elf_end(elf);
 	free(copy);
+	if (rc == 0 && what && !(k->image = strdup(what)))
+		rc = up_fail(UP_ENOMEM, "out of memory");
 	if (rc < 0) {
-		free(k);
+		up_kernel_map_free(k);
 		return rc;
 	}
 	*out = k;

@@ -15,6 +15,10 @@ struct kernel_range {
 struct up_kernel_map {
 	struct kernel_range text[UP_KERNEL_MAX_TEXT];
 	size_t nr_text;
+	/* The image's executable PT_LOADs, for the pprof mappings. */
+	struct up_kernel_segment seg[UP_KERNEL_MAX_TEXT];
+	size_t nr_seg;
+	char *image;            /* the path they were read from, or NULL */
 	struct kernel_range entry[UP_KERNEL_MAX_ENTRIES];
 	size_t nr_entry;
 	uint64_t hypercall_page;

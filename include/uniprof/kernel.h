@@ -89,6 +89,22 @@ size_t up_kernel_map_entries(const struct up_kernel_map *k);
 bool up_kernel_map_text_span(const struct up_kernel_map *k, uint64_t *lo,
 			     uint64_t *hi);
 
+/* An executable PT_LOAD segment of the image the map was read from, as
+ * its program header says: the guest's code at [start, limit) is the
+ * file's from file_offset on (p_vaddr, p_vaddr + p_memsz, p_offset). */
+struct up_kernel_segment {
+	uint64_t start, limit, file_offset;
+};
+
+/* The image's executable PT_LOAD segments, in program-header order: 0
+ * when the map was not read from an ELF image (up_kernel_map_new). */
+size_t up_kernel_map_segments(const struct up_kernel_map *k);
+/* Segment i (0 .. up_kernel_map_segments() - 1), or NULL. */
+const struct up_kernel_segment *up_kernel_map_segment(const struct up_kernel_map *k,
+						      size_t i);
+/* The path of the image the segments were read from, or NULL. */
+const char *up_kernel_map_image(const struct up_kernel_map *k);
+
 /* The name of hypercall nr ("sched_op"), or NULL when it has none. */
 const char *up_hypercall_name(unsigned nr);
 

@@ -16,16 +16,29 @@
 extern "C" {
 #endif
 
+/* A pprof Mapping: where an image's code was in the guest's memory, as
+ * the image's program header says (a PT_LOAD: p_vaddr, p_vaddr +
+ * p_memsz, p_offset). */
+struct up_pprof_mapping {
+	uint64_t start, limit;     /* [start, limit) */
+	uint64_t file_offset;      /* where start's bytes are in the file */
+	const char *file;          /* the image's path, or NULL */
+	const char *build_id;      /* lowercase hex, or NULL */
+};
+
 /* What a pprof file says about the run beyond its stacks. */
 struct up_pprof_meta {
 	double hz;                 /* sampling rate: period = 1 s / hz */
 	int64_t time_nanos;        /* start, wall clock (0: unknown) */
 	int64_t duration_nanos;
-	const char *kernel;        /* the image's path: the mapping's file */
-	const char *build_id;      /* lowercase hex, or NULL */
-	uint64_t text_start, text_end;  /* the kernel's code ([0, 0): none) */
+	/* The image's mappings, one pprof Mapping each in this order (its
+	 * id: index + 1); each location points to the innermost one that
+	 * holds its address, if any. None: no Mapping is written. */
+	const struct up_pprof_mapping *mappings;
+	size_t nr_mappings;
 	bool names_only;           /* frames are names without addresses (read
-				      from folded stacks): addresses written 0 */
+				      from folded stacks): addresses written 0,
+				      no location in a mapping */
 	/* Comment lines, "key: value": uniprof reads back domain, type, vcpus
 	 * (and shows the rest). */
 	const char *const *comments;
@@ -34,7 +47,8 @@ struct up_pprof_meta {
 
 /* Samples with two values, samples/count and cpu/nanoseconds; one
  * Location per distinct address (and function), its Function named as
- * the folded and top writers name it; labels vcpu, state (busy, idle)
+ * the folded and top writers name it, in the mapping that holds its
+ * address (the meta's mappings); labels vcpu, state (busy, idle)
  * and truncated (the reason), a truncated stack ending in a [truncated]
  * root frame, a dropped one a [dropped] frame. */
 int up_profile_write_pprof(const struct up_profile *p,
@@ -71,9 +85,19 @@ int64_t up_stored_time_nanos(const struct up_stored *s);
 int64_t up_stored_duration_nanos(const struct up_stored *s);
 /* Whether frames are names only (folded input, or merged by name). */
 bool up_stored_names_only(const struct up_stored *s);
-/* The mapping's file and build-id, or NULL. */
+/* The first mapping's file and build-id (of those that have one), or NULL. */
 const char *up_stored_kernel(const struct up_stored *s);
 const char *up_stored_build_id(const struct up_stored *s);
+/* Every mapping the files had, all fields as read (strings made valid
+ * UTF-8, as the writer would write them), each once (identical
+ * ones of several files kept once), in the order read: *n of them (at
+ * most UP_STORED_MAX_MAPPINGS; a file past it is refused). Several pprof
+ * files merged by address (resymbolize) whose mappings overlap but differ
+ * (other builds at the same addresses) are refused, one line naming
+ * them. Valid as long as s. */
+#define UP_STORED_MAX_MAPPINGS 4096
+const struct up_pprof_mapping *up_stored_mappings(const struct up_stored *s,
+						  size_t *n);
 /* The value of a "key: value" comment (the first), or NULL; and every
  * comment line in order. */
 const char *up_stored_comment(const struct up_stored *s, const char *key);

@@ -1,8 +1,8 @@
 /* libFuzzer target: reading stored profiles (pprof protobuf or folded
  * stacks, as they are after gunzip). Whatever loads is rendered by every
  * writer, compared with itself by diff, and written back as pprof: that
- * must read back to the same folded stacks (the store loses nothing it
- * took in). */
+ * must read back to the same folded stacks and mappings (the store loses
+ * nothing it took in). */
 #include "config.h"
 
 #include <stdint.h>
@@ -15,6 +15,26 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_gunzip(const void *in, size_t len, uint8_t **out, size_t *out_len);
+
+/* Every mapping read back is one of those written, at the same place in
+ * the file: the strings may differ only where the writer made them valid
+ * UTF-8 (which may make two mappings one). */
+static void same_mappings(const struct up_stored *s, const struct up_stored *back)
+{
+	size_t n, nb;
+	const struct up_pprof_mapping *m = up_stored_mappings(s, &n);
+	const struct up_pprof_mapping *mb = up_stored_mappings(back, &nb);
+
+	if (nb > n)
+		abort();
+	for (size_t i = 0, j = 0; i < nb; i++, j++) {
+		while (j < n && (m[j].start != mb[i].start || m[j].limit != mb[i].limit ||
+				 m[j].file_offset != mb[i].file_offset))
+			j++;
+		if (j == n || !m[j].file != !mb[i].file || !m[j].build_id != !mb[i].build_id)
+			abort();
+	}
+}
 
 static char *folded(const struct up_stored *s)
 {
@@ -85,6 +105,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct up_pprof_meta m = { .hz = up_stored_hz(s),
 					   .names_only = up_stored_names_only(s) };
 
+		m.mappings = up_stored_mappings(s, &m.nr_mappings);
+
 		if (up_profile_write_pprof(up_stored_profile(s), up_stored_symtab(s), &m, f) < 0)
 			abort();
 	}
@@ -102,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(raw);
 	}
+	same_mappings(s, back);
 	a = folded(s);
 	b = folded(back);
 	if (strcmp(a, b) != 0) {

@@ -1,3 +1,4 @@
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,4 +231,37 @@ char *tg_folded(const struct up_profile *p, const struct up_output_opts *opts)
 	up_profile_write_folded(p, NULL, opts, f);
 	fclose(f);
 	return buf;
+}
+
+uint8_t *tg_elf_loads(const struct tg_load *loads, size_t n, size_t *len)
+{
+	size_t size = sizeof(Elf64_Ehdr) + n * sizeof(Elf64_Phdr);
+	Elf64_Ehdr eh = { .e_type = ET_EXEC, .e_machine = EM_X86_64,
+			  .e_version = EV_CURRENT, .e_phoff = sizeof(Elf64_Ehdr),
+			  .e_ehsize = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = (Elf64_Half)n };
+	uint8_t *b;
+
+	for (size_t i = 0; i < n; i++)
+		if (loads[i].offset + loads[i].filesz > size)
+			size = loads[i].offset + loads[i].filesz;
+	b = calloc(1, size);
+	if (!b)
+		abort();
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_entry = n ? loads[0].vaddr : 0;
+	memcpy(b, &eh, sizeof(eh));
+	for (size_t i = 0; i < n; i++) {
+		Elf64_Phdr ph = { .p_type = PT_LOAD, .p_flags = loads[i].flags,
+				  .p_offset = loads[i].offset, .p_vaddr = loads[i].vaddr,
+				  .p_paddr = loads[i].vaddr, .p_filesz = loads[i].filesz,
+				  .p_memsz = loads[i].memsz, .p_align = 0x1000 };
+
+		memcpy(b + sizeof(eh) + i * sizeof(ph), &ph, sizeof(ph));
+	}
+	*len = size;
+	return b;
 }

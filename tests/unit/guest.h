@@ -68,4 +68,13 @@ unsigned long tg_shell_hex(const char *fmt, const char *elf, const char *a,
 /* A symbol's address in an ELF file, from nm (0 if absent). */
 unsigned long tg_elf_symbol(const char *elf, const char *name);
 
+/* A minimal x86_64 ELF executable of program headers only: one PT_LOAD per
+ * load (flags PF_R/PF_W/PF_X), in this order, its file bytes zero; the
+ * file runs to the farthest p_offset + p_filesz. *len bytes, malloc'ed. */
+struct tg_load {
+	uint32_t flags;
+	uint64_t offset, vaddr, filesz, memsz;
+};
+uint8_t *tg_elf_loads(const struct tg_load *loads, size_t n, size_t *len);
+
 #endif

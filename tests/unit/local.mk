@@ -27,6 +27,7 @@ UNIT_TESTS = \
 	tests/unit/test_unwind_budget \
 	tests/unit/test_stored \
 	tests/unit/test_pprof_read \
+	tests/unit/test_pprof_write \
 	tests/unit/test_sample_times \
 	tests/toolkit/test_symbols_find \
 	tests/toolkit/test_debuginfod_fetch \
@@ -53,7 +54,8 @@ tests_unit_libtestguest_la_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_libtestguest_la_LIBADD = core/libuniprof-core.la
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_test_srcinfo_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
-tests_unit_test_pprof_read_LDADD = $(LDADD) $(PROTOBUF_C_LIBS)
+tests_unit_test_pprof_read_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
+tests_unit_test_pprof_write_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
 
 LDADD = tests/unit/libtestguest.la core/libuniprof-core.la
 
@@ -91,6 +93,13 @@ tests_xl_plugin_test_stack_print_SOURCES = tests/xl-plugin/test_stack_print.c \
 tests_xl_plugin_test_stack_print_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/xl-plugin -I$(top_srcdir)/tests/unit
 tests_xl_plugin_test_stack_print_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_xl_plugin_test_stack_print_LDADD = $(LDADD) $(YAJL_LIBS)
+
+# A pprof profile of the test unikernel's image written without Xen as xl
+# profile writes one, for pprof-mappings-go.test (not a test of its own).
+check_PROGRAMS += tests/xl-plugin/guest-pprof
+tests_xl_plugin_guest_pprof_SOURCES = tests/xl-plugin/guest_pprof.c
+tests_xl_plugin_guest_pprof_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_xl_plugin_guest_pprof_LDADD = $(TOOLKIT_LIBS)
 
 # xl profile top's screen: a live run's sends nothing to libdw.
 tests_xl_plugin_test_top_view_SOURCES = tests/xl-plugin/test_top_view.c \

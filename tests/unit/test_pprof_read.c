@@ -1,16 +1,21 @@
 /* Reading pprof profiles that fight back (core/pprof/read.c): a string a
  * file names many times, function ids not 1..n, a long name named by
- * every frame, a location of many lines named by every sample. Each is
+ * every frame, a location of many lines named by every sample, too many
+ * mappings or mapping names too long. Each is
  * read in a child, its CPU time and peak memory measured against a plain
  * profile of the same shape read the same way (a busy machine slows both
  * alike); the old code takes seconds or hundreds of MiB where these take
  * what the plain one takes. With UNIPROF_SEED_DIR set, small copies of the
- * hostile files are written there (tests/fuzz/corpus/fuzz_stored). */
+ * hostile files are written there (tests/fuzz/corpus/fuzz_stored).
+ * And what the reader keeps of the mappings: every field of each, through
+ * a rewrite, of every file merged, and when the addresses cannot keep
+ * them, by name. */
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "pprof/profile.pb-c.h"
 #include "profile/stored_impl.h"
@@ -39,6 +44,9 @@ struct shape {
 	size_t samples, depth;
 	size_t comments, comment_len;
 	bool times;             /* time_ns labels */
+	size_t mappings;        /* more after the first, 64 KiB apart */
+	bool map_named;         /* each mapping's file: function 0's name */
+	uint64_t map_len;       /* the first's length (0: all locations) */
 };
 
 enum { S_EMPTY, S_SAMPLES, S_COUNT, S_VCPUS, S_TIME, S_COMMENT, S_NAMES };
@@ -55,7 +63,8 @@ static uint8_t *make(const struct shape *sh, size_t *len)
 	size_t nlines = sh->lines ? sh->lines : nloc;
 	PbProfile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
 	PbValueType vt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT, *vtp = &vt;
-	PbMapping map = PERFTOOLS__PROFILES__MAPPING__INIT, *mapp = &map;
+	PbMapping *map = calloc(sh->mappings + 1, sizeof(*map));
+	PbMapping **mapp = calloc(sh->mappings + 1, sizeof(*mapp));
 	char **str = calloc(nstr, sizeof(*str));
 	PbFunction *fn = calloc(sh->functions, sizeof(*fn));
 	PbFunction **fnp = calloc(sh->functions, sizeof(*fnp));
@@ -73,7 +82,7 @@ static uint8_t *make(const struct shape *sh, size_t *len)
 	uint8_t *out = NULL;
 
 	if (!str || !fn || !fnp || !loc || !locp || !line || !linep || !sm ||
-	    !smp || !lab || !labp || !ids || !val || !com)
+	    !smp || !lab || !labp || !ids || !val || !com || !map || !mapp)
 		goto done;
 	str[S_EMPTY] = strdup("");
 	str[S_SAMPLES] = strdup("samples");
@@ -143,13 +152,19 @@ static uint8_t *make(const struct shape *sh, size_t *len)
 		com[i] = S_COMMENT;
 	vt.type = S_SAMPLES;
 	vt.unit = S_COUNT;
-	map.id = 1;
-	map.memory_start = 0x1000;
-	map.memory_limit = 0x1000 + 16 * nloc;
+	for (size_t i = 0; i <= sh->mappings; i++) {
+		perftools__profiles__mapping__init(&map[i]);
+		map[i].id = i + 1;
+		map[i].memory_start = 0x1000 + 0x10000 * i;
+		map[i].memory_limit = map[i].memory_start +
+				      (i ? 0x1000 : sh->map_len ? sh->map_len : 16 * nloc);
+		map[i].filename = sh->map_named ? S_NAMES : 0;
+		mapp[i] = &map[i];
+	}
 	pb.n_sample_type = 1;
 	pb.sample_type = &vtp;
-	pb.n_mapping = 1;
-	pb.mapping = &mapp;
+	pb.n_mapping = sh->mappings + 1;
+	pb.mapping = mapp;
 	pb.n_function = sh->functions;
 	pb.function = fnp;
 	pb.n_location = nloc;
@@ -182,6 +197,8 @@ done:
 	free(ids);
 	free(val);
 	free(com);
+	free(map);
+	free(mapp);
 	return out;
 }
 
@@ -421,6 +438,275 @@ static void test_frame_bound(void)
 	up_stored_free(st);
 }
 
+/* Mappings: at most 4,096 distinct ones (each hashed once), a file past
+ * that refused in one line, not rewritten without some; a mapping's name
+ * past 4 KiB is no path and refused too, a 1 MiB one named by every
+ * mapping costing no more than a short one. */
+static void test_mappings_bounded(void)
+{
+	struct shape sh = { .functions = 4, .locations = 64, .samples = 100,
+			    .depth = 4, .mappings = 4095, .map_named = true };
+	struct shape plain = sh;
+	struct up_stored *st = NULL;
+	struct outcome h, p;
+	size_t len = 0, n = 0;
+	uint8_t *buf = make(&sh, &len);
+	char *name = malloc((1 << 20) + 1);
+
+	REQUIRE(buf && name);
+	CHECK(up_stored_load_mem(&st, buf, len, "4096.pb", NULL) == 0);
+	free(buf);
+	if (st) {
+		const struct up_pprof_mapping *m = up_stored_mappings(st, &n);
+
+		CHECK_U64(n, 4096);
+		CHECK(m && m[4095].start == 0x1000 + 0x10000 * 4095ULL);
+		CHECK(!up_stored_names_only(st));
+		up_stored_free(st);
+	}
+	sh.mappings = 4096;
+	h = measure(&sh, 60);
+	CHECK(h.ran && h.rc < 0);
+	CHECK(strstr(h.error, "hostile.pb: more than 4096 distinct mappings") != NULL);
+	/* Every mapping naming a 1 MiB string: refused at the first, at
+	 * once; one of 4 KiB is a name. */
+	memset(name, 'm', 1 << 20);
+	name[1 << 20] = '\0';
+	sh.mappings = 4095;
+	sh.long_name = name;
+	plain.long_name = NULL;
+	p = measure(&plain, 60);
+	h = measure(&sh, 20);
+	fprintf(stderr, "# 4,096 mappings naming a 1 MiB string: %.3f s; plain: %.3f s\n",
+		h.cpu_s, p.cpu_s);
+	CHECK(h.ran && h.rc < 0 && p.ran && p.rc == 0);
+	CHECK(h.cpu_s <= 2 * p.cpu_s + 0.25);
+	CHECK(strstr(h.error, "a mapping's file name or build-id longer than 4096 bytes") != NULL);
+	name[4096] = '\0';
+	h = measure(&sh, 20);
+	CHECK(h.ran && h.rc == 0);
+	sh.mappings = 16;
+	sh.samples = 20;
+	save_seed("hostile-mappings.pb", &sh);
+	free(name);
+}
+
+/* A file whose locations are not in the mapping that holds their address
+ * (one past its mapping's end, mappings that overlap) is read by name: a
+ * rewrite by address would put them in another mapping. */
+static void test_inconsistent_mappings_by_name(void)
+{
+	struct shape sh = { .functions = 4, .locations = 8, .samples = 10,
+			    .depth = 2 };
+	struct up_stored *st = NULL;
+	size_t len = 0, n = 0;
+	uint8_t *buf = make(&sh, &len);
+
+	REQUIRE(buf);
+	REQUIRE(up_stored_load_mem(&st, buf, len, "ok.pb", NULL) == 0);
+	CHECK(!up_stored_names_only(st));
+	up_stored_free(st);
+	free(buf);
+	sh.map_len = 16 * 7;            /* the last location outside */
+	buf = make(&sh, &len);
+	REQUIRE(buf);
+	REQUIRE(up_stored_load_mem(&st, buf, len, "outside.pb", NULL) == 0);
+	CHECK(up_stored_names_only(st));
+	CHECK(up_stored_mappings(st, &n) && n == 1);   /* kept all the same */
+	CHECK_U64(up_profile_samples(up_stored_profile(st)), 10);
+	up_stored_free(st);
+	free(buf);
+	sh.map_len = 0x20000;           /* over the second mapping */
+	sh.mappings = 1;
+	buf = make(&sh, &len);
+	REQUIRE(buf);
+	REQUIRE(up_stored_load_mem(&st, buf, len, "overlap.pb", NULL) == 0);
+	CHECK(up_stored_names_only(st));
+	up_stored_free(st);
+	free(buf);
+}
+
+/* Written by our writer, as xl profile and report do. */
+static int write_file(const char *path, const struct up_profile *p,
+		      const struct up_symtab *s, const struct up_pprof_mapping *m,
+		      size_t nm, bool names_only)
+{
+	struct up_pprof_meta meta = { .hz = 97, .mappings = m, .nr_mappings = nm,
+				      .names_only = names_only };
+	FILE *f = fopen(path, "wb");
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = up_profile_write_pprof(p, s, &meta, f);
+	return fclose(f) != 0 ? -1 : rc;
+}
+
+static PbProfile *unpack_file(const char *path)
+{
+	static uint8_t raw[1 << 20];
+	gzFile g = gzopen(path, "rb");
+	int n;
+
+	if (!g)
+		return NULL;
+	n = gzread(g, raw, sizeof(raw));
+	gzclose(g);
+	return n > 0 ? perftools__profiles__profile__unpack(NULL, (size_t)n, raw) : NULL;
+}
+
+static bool same_mapping(const struct up_pprof_mapping *a, const struct up_pprof_mapping *b)
+{
+	return a->start == b->start && a->limit == b->limit &&
+	       a->file_offset == b->file_offset && !a->file == !b->file &&
+	       (!a->file || strcmp(a->file, b->file) == 0) &&
+	       !a->build_id == !b->build_id &&
+	       (!a->build_id || strcmp(a->build_id, b->build_id) == 0);
+}
+
+static const char names_map[] =
+	"0000000000400000 T f_a\n"
+	"0000000000400100 T f_a2\n"
+	"0000000000800000 T f_b\n"
+	"0000000000900000 T far_away\n";
+
+static const struct up_pprof_mapping two_loads[] = {
+	{ 0x400000, 0x400800, 0x1000, "/boot/k.elf", "aaaa" },
+	{ 0x800000, 0x801000, 0x3000, "/boot/k.elf", "aaaa" },
+};
+
+static struct up_profile *two_load_profile(void)
+{
+	uint64_t s1[] = { 0x400010, 0x800020 }, s2[] = { 0x900000, 0x400104 };
+	struct up_profile *p;
+
+	if (up_profile_new(&p, 1) < 0)
+		return NULL;
+	up_profile_add(p, 0, s1, 2, UP_TRUNC_NONE);
+	up_profile_add(p, 0, s2, 2, UP_TRUNC_NONE);
+	return p;
+}
+
+/* Read and written again as report does: the same mappings, every field,
+ * and every location in the same one. */
+static void test_round_trip_keeps_mappings(void)
+{
+	char a[] = "/tmp/test_pprof_rt_a.XXXXXX", b[] = "/tmp/test_pprof_rt_b.XXXXXX";
+	const char *paths[] = { a };
+	struct up_profile *p = two_load_profile();
+	struct up_symtab *sym;
+	struct up_stored *st;
+	const struct up_pprof_mapping *m;
+	PbProfile *pa, *pb;
+	size_t n = 0;
+
+	REQUIRE(p && mkstemp(a) >= 0 && mkstemp(b) >= 0);
+	REQUIRE(up_symtab_load_mem(&sym, names_map, sizeof(names_map) - 1, "map") == 0);
+	REQUIRE(write_file(a, p, sym, two_loads, 2, false) == 0);
+	REQUIRE(up_stored_load(&st, paths, 1, NULL) == 0);
+	CHECK(!up_stored_names_only(st));
+	m = up_stored_mappings(st, &n);
+	REQUIRE(n == 2);
+	CHECK(same_mapping(&m[0], &two_loads[0]));
+	CHECK(same_mapping(&m[1], &two_loads[1]));
+	REQUIRE(write_file(b, up_stored_profile(st), up_stored_symtab(st), m, n,
+			   up_stored_names_only(st)) == 0);
+	pa = unpack_file(a);
+	pb = unpack_file(b);
+	REQUIRE(pa && pb);
+	REQUIRE(pb->n_mapping == 2);
+	for (size_t i = 0; i < 2; i++) {
+		CHECK_U64(pb->mapping[i]->memory_start, pa->mapping[i]->memory_start);
+		CHECK_U64(pb->mapping[i]->memory_limit, pa->mapping[i]->memory_limit);
+		CHECK_U64(pb->mapping[i]->file_offset, pa->mapping[i]->file_offset);
+		CHECK_STR(pb->string_table[pb->mapping[i]->filename], "/boot/k.elf");
+		CHECK_STR(pb->string_table[pb->mapping[i]->build_id], "aaaa");
+	}
+	CHECK(pa->n_location == pb->n_location);
+	for (size_t i = 0; i < pa->n_location; i++) {
+		const PbLocation *la = pa->location[i];
+		bool found = false;
+
+		for (size_t j = 0; j < pb->n_location; j++)
+			if (pb->location[j]->address == la->address) {
+				CHECK_U64(pb->location[j]->mapping_id, la->mapping_id);
+				found = true;
+			}
+		CHECK(found);
+	}
+	perftools__profiles__profile__free_unpacked(pa, NULL);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	up_stored_free(st);
+	up_symtab_free(sym);
+	up_profile_free(p);
+	unlink(a);
+	unlink(b);
+}
+
+/* Two builds merged (by name): each input's mappings kept, an identical
+ * one once, written again as they were. Merged by address (--symbols)
+ * they hold different code at the same addresses: refused in one line
+ * naming both files; one build twice merges. */
+static void test_merge_keeps_each_build(void)
+{
+	char a[] = "/tmp/test_pprof_mg_a.XXXXXX", b[] = "/tmp/test_pprof_mg_b.XXXXXX";
+	char c[] = "/tmp/test_pprof_mg_c.XXXXXX", out[] = "/tmp/test_pprof_mg_o.XXXXXX";
+	struct up_pprof_mapping other[2];
+	struct up_profile *p = two_load_profile();
+	struct up_symtab *sym;
+	struct up_stored *st = NULL;
+	const struct up_pprof_mapping *m;
+	PbProfile *pm;
+	size_t n = 0;
+	int rc;
+
+	memcpy(other, two_loads, sizeof(other));
+	other[0].build_id = other[1].build_id = "bbbb";
+	other[0].file = other[1].file = "/boot/k2.elf";
+	REQUIRE(p && mkstemp(a) >= 0 && mkstemp(b) >= 0 && mkstemp(c) >= 0 &&
+		mkstemp(out) >= 0);
+	REQUIRE(up_symtab_load_mem(&sym, names_map, sizeof(names_map) - 1, "map") == 0);
+	REQUIRE(write_file(a, p, sym, two_loads, 2, false) == 0);
+	REQUIRE(write_file(b, p, sym, other, 2, false) == 0);
+	REQUIRE(write_file(c, p, sym, two_loads, 2, false) == 0);
+
+	REQUIRE(up_stored_load(&st, (const char *const[]){ a, b, c }, 3, NULL) == 0);
+	CHECK(up_stored_names_only(st));
+	m = up_stored_mappings(st, &n);
+	REQUIRE(n == 4);
+	CHECK(same_mapping(&m[0], &two_loads[0]) && same_mapping(&m[1], &two_loads[1]));
+	CHECK(same_mapping(&m[2], &other[0]) && same_mapping(&m[3], &other[1]));
+	CHECK_U64(up_profile_samples(up_stored_profile(st)), 6);
+	REQUIRE(write_file(out, up_stored_profile(st), up_stored_symtab(st), m, n,
+			   true) == 0);
+	pm = unpack_file(out);
+	REQUIRE(pm && pm->n_mapping == 4);
+	CHECK_STR(pm->string_table[pm->mapping[0]->build_id], "aaaa");
+	CHECK_STR(pm->string_table[pm->mapping[3]->build_id], "bbbb");
+	CHECK_U64(pm->mapping[3]->file_offset, 0x3000);
+	for (size_t i = 0; i < pm->n_location; i++)
+		CHECK(pm->location[i]->mapping_id == 0 && pm->location[i]->address == 0);
+	perftools__profiles__profile__free_unpacked(pm, NULL);
+	up_stored_free(st);
+
+	st = NULL;
+	rc = up_stored_load(&st, (const char *const[]){ a, b }, 2, sym);
+	CHECK(rc == UP_EINVAL && st == NULL);
+	CHECK(strstr(up_error_last(), a) && strstr(up_error_last(), b) &&
+	      strstr(up_error_last(), "aaaa") && strstr(up_error_last(), "bbbb") &&
+	      !strchr(up_error_last(), '\n'));
+	REQUIRE(up_stored_load(&st, (const char *const[]){ a, c }, 2, sym) == 0);
+	CHECK(!up_stored_names_only(st));
+	CHECK(up_stored_mappings(st, &n) && n == 2);
+	up_stored_free(st);
+	up_symtab_free(sym);
+	up_profile_free(p);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	unlink(out);
+}
+
 int main(void)
 {
 	/* The memory test first: the children start from this process's
@@ -430,5 +716,9 @@ int main(void)
 	RUN(test_long_name_hashed_once);
 	RUN(test_inlined_lines_made_once);
 	RUN(test_frame_bound);
+	RUN(test_mappings_bounded);
+	RUN(test_inconsistent_mappings_by_name);
+	RUN(test_round_trip_keeps_mappings);
+	RUN(test_merge_keeps_each_build);
 	TEST_MAIN_END();
 }

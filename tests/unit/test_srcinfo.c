@@ -219,7 +219,9 @@ static const char *fn_name(const Perftools__Profiles__Profile *pb,
 static void test_pprof(void)
 {
 	struct up_pprof_meta meta = { .hz = 97 };
+	struct up_pprof_mapping map[UP_KERNEL_MAX_TEXT];
 	Perftools__Profiles__Profile *pb;
+	struct up_kernel_map *k;
 	struct up_symtab *s;
 	struct up_profile *p;
 	char path[] = "/tmp/test_srcinfo.XXXXXX";
@@ -231,6 +233,17 @@ static void test_pprof(void)
 	REQUIRE(fd >= 0);
 	REQUIRE(up_symtab_load(&s, fixture) == 0);
 	REQUIRE((a = addr_in_mix(s)) != 0);
+	/* The fixture's code segments, as xl profile maps them. */
+	REQUIRE(up_kernel_map_load(&k, fixture, s) == 0);
+	for (size_t i = 0; i < up_kernel_map_segments(k); i++) {
+		const struct up_kernel_segment *seg = up_kernel_map_segment(k, i);
+
+		map[i] = (struct up_pprof_mapping){ seg->start, seg->limit,
+						    seg->file_offset, fixture,
+						    up_symtab_build_id(s) };
+		meta.nr_mappings = i + 1;
+	}
+	meta.mappings = map;
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	REQUIRE(up_profile_add(p, 0, &a, 1, UP_TRUNC_NONE) == 0);
 	/* a + 1 as an IP and as a return address (looked up at a): two
@@ -246,9 +259,11 @@ static void test_pprof(void)
 	fclose(out);
 	pb = read_pprof(path);
 	REQUIRE(pb != NULL);
-	CHECK(pb->n_mapping == 1 && pb->mapping[0]->has_filenames &&
+	CHECK(pb->n_mapping >= 1 && pb->mapping[0]->has_filenames &&
 	      pb->mapping[0]->has_line_numbers &&
 	      pb->mapping[0]->has_inline_frames);
+	for (size_t i = 0; i < pb->n_location; i++)
+		CHECK(pb->location[i]->mapping_id >= 1);
 	{
 		unsigned at_a1 = 0;
 
@@ -337,6 +352,7 @@ static void test_pprof(void)
 	}
 	perftools__profiles__profile__free_unpacked(pb, NULL);
 	up_profile_free(p);
+	up_kernel_map_free(k);
 	up_symtab_free(s);
 }
 

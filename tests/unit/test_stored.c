@@ -81,11 +81,13 @@ static int write_pprof(const char *path, const struct up_profile *p,
 	static const char *const comments[] = {
 		"domain: web1", "type: pvh", "vcpus: 3", "frequency: 97 Hz",
 	};
+	static const struct up_pprof_mapping kernel = {
+		0x1000, 0x9000, 0x1000, "/boot/web1.elf", "0123abcd",
+	};
 	struct up_pprof_meta m = {
 		.hz = 97, .time_nanos = 1700000000000000000LL,
-		.duration_nanos = 30000000000LL, .kernel = "/boot/web1.elf",
-		.build_id = "0123abcd", .text_start = 0x1000, .text_end = 0x9000,
-		.comments = comments, .nr_comments = 4,
+		.duration_nanos = 30000000000LL, .mappings = &kernel,
+		.nr_mappings = 1, .comments = comments, .nr_comments = 4,
 	};
 	FILE *f = fopen(path, "wb");
 	int rc;

@@ -708,6 +708,19 @@ static void test_kernel_map_of_guest(void)
 	CHECK(up_kernel_map_add_entry_symbol(k, s, "tg_main") == 0);
 	CHECK(up_kernel_map_is_entry(k, tg_main + 4));
 	CHECK(up_kernel_map_add_entry_symbol(k, s, "no_such_fn") == UP_ENOENT);
+	/* Its code segment as readelf reads the program header. */
+	REQUIRE(up_kernel_map_segments(k) == 1);
+	CHECK_U64(up_kernel_map_segment(k, 0)->start, tg_shell_hex(
+		"readelf -lW '%s' | awk '$1 == \"LOAD\" && $0 ~ /E +0x[0-9a-f]+$/ { print $3 }'%s%s",
+		guest_nofp, "", ""));
+	CHECK_U64(up_kernel_map_segment(k, 0)->file_offset, tg_shell_hex(
+		"readelf -lW '%s' | awk '$1 == \"LOAD\" && $0 ~ /E +0x[0-9a-f]+$/ { print $2 }'%s%s",
+		guest_nofp, "", ""));
+	CHECK_U64(up_kernel_map_segment(k, 0)->limit - up_kernel_map_segment(k, 0)->start,
+		  tg_shell_hex("readelf -lW '%s' | awk '$1 == \"LOAD\" && $0 ~ /E +0x[0-9a-f]+$/ { print $6 }'%s%s",
+			       guest_nofp, "", ""));
+	CHECK(up_kernel_map_segment(k, 1) == NULL);
+	CHECK_STR(up_kernel_map_image(k), guest_nofp);
 	up_kernel_map_free(k);
 
 	CHECK(up_symtab_name_hypercalls(s, hc) == 0);

@@ -1,0 +1,240 @@
+/* Writing pprof (core/pprof/write.c): the Mappings as the image's
+ * executable PT_LOADs say (read by the kernel map), one per segment, each
+ * Location in the mapping that holds its address; none made up without
+ * an image. What was written is read by libprotobuf-c. */
+#include <elf.h>
+#include <zlib.h>
+
+#include "pprof/profile.pb-c.h"
+#include "uniprof/uniprof.h"
+#include "guest.h"
+#include "test.h"
+
+TEST_GLOBALS;
+
+typedef Perftools__Profiles__Profile PbProfile;
+typedef Perftools__Profiles__Mapping PbMapping;
+typedef Perftools__Profiles__Location PbLocation;
+
+/* Functions in the two code segments of the image below, and one in its
+ * data segment (an address no code mapping holds). */
+static const char nm_map[] =
+	"0000000000400000 T f_a\n"
+	"0000000000400100 T f_a2\n"
+	"0000000000600000 D d_data\n"
+	"0000000000800000 T f_b\n"
+	"0000000000800400 T f_b2\n"
+	"0000000000900000 T far_away\n";
+
+/* p written as pprof with meta, gunzipped and unpacked (NULL: failed). */
+static PbProfile *written(const struct up_profile *p, const struct up_symtab *s,
+			  const struct up_pprof_meta *meta)
+{
+	static uint8_t raw[1 << 20];
+	char path[] = "/tmp/test_pprof_write.XXXXXX";
+	int fd = mkstemp(path), n = -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	gzFile g;
+
+	if (!f)
+		return NULL;
+	if (up_profile_write_pprof(p, s, meta, f) == 0 && fclose(f) == 0 &&
+	    (g = gzopen(path, "rb")) != NULL) {
+		n = gzread(g, raw, sizeof(raw));
+		gzclose(g);
+	}
+	unlink(path);
+	return n > 0 ? perftools__profiles__profile__unpack(NULL, (size_t)n, raw) : NULL;
+}
+
+static const PbLocation *location_at(const PbProfile *pb, uint64_t addr)
+{
+	for (size_t i = 0; i < pb->n_location; i++)
+		if (pb->location[i]->address == addr)
+			return pb->location[i];
+	return NULL;
+}
+
+/* The mapping id of the location at addr; -1 when there is none. */
+static long mapping_at(const PbProfile *pb, uint64_t addr)
+{
+	const PbLocation *l = location_at(pb, addr);
+
+	return l ? (long)l->mapping_id : -1;
+}
+
+static const char *str(const PbProfile *pb, int64_t i)
+{
+	return i >= 0 && (size_t)i < pb->n_string_table ? pb->string_table[i] : "?";
+}
+
+/* The mappings of the segments of kernel map k, as xl profile makes them. */
+static size_t segments_as_mappings(const struct up_kernel_map *k,
+				   struct up_pprof_mapping *out, const char *bid)
+{
+	size_t n = up_kernel_map_segments(k);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct up_kernel_segment *g = up_kernel_map_segment(k, i);
+
+		out[i] = (struct up_pprof_mapping){ g->start, g->limit, g->file_offset,
+						    up_kernel_map_image(k), bid };
+	}
+	return n;
+}
+
+/* An image of two executable PT_LOADs around a data one: two Mappings in
+ * program-header order, every field as the header says (the code's file
+ * offset, not 0; memsz, not filesz), each location in its segment's. */
+static void test_mappings_of_multi_load_image(void)
+{
+	static const struct tg_load loads[] = {
+		{ PF_R | PF_X, 0x1000, 0x400000, 0x800, 0x800 },
+		{ PF_R | PF_W, 0x2000, 0x600000, 0x100, 0x4000 },
+		{ PF_R | PF_X, 0x3000, 0x800000, 0x400, 0x1000 },
+	};
+	struct up_pprof_mapping maps[UP_KERNEL_MAX_TEXT];
+	struct up_pprof_meta meta = { .hz = 97, .mappings = maps };
+	uint64_t s1[] = { 0x400010, 0x800020 }, s2[] = { 0x600010, 0x400104 };
+	uint64_t s3[] = { 0x900000, 0x800404 };
+	struct up_kernel_map *k;
+	struct up_symtab *sym;
+	struct up_profile *p;
+	PbProfile *pb;
+	size_t len;
+	uint8_t *elf = tg_elf_loads(loads, 3, &len);
+
+	REQUIRE(up_kernel_map_load_mem(&k, elf, len, "/boot/multi.elf", NULL) == 0);
+	free(elf);
+	REQUIRE(up_kernel_map_segments(k) == 2);
+	CHECK_U64(up_kernel_map_segment(k, 0)->start, 0x400000);
+	CHECK_U64(up_kernel_map_segment(k, 0)->limit, 0x400800);
+	CHECK_U64(up_kernel_map_segment(k, 0)->file_offset, 0x1000);
+	CHECK_U64(up_kernel_map_segment(k, 1)->start, 0x800000);
+	CHECK_U64(up_kernel_map_segment(k, 1)->limit, 0x801000);
+	CHECK_U64(up_kernel_map_segment(k, 1)->file_offset, 0x3000);
+	CHECK_STR(up_kernel_map_image(k), "/boot/multi.elf");
+	meta.nr_mappings = segments_as_mappings(k, maps, "00112233");
+
+	REQUIRE(up_symtab_load_mem(&sym, nm_map, sizeof(nm_map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	REQUIRE(up_profile_add(p, 0, s1, 2, UP_TRUNC_NONE) == 0);
+	REQUIRE(up_profile_add(p, 1, s2, 2, UP_TRUNC_NONE) == 0);
+	REQUIRE(up_profile_add(p, 1, s3, 2, UP_TRUNC_OUTSIDE_TEXT) == 0);
+	REQUIRE(up_profile_add_unseen(p, 0, 3) == 0);
+	pb = written(p, sym, &meta);
+	REQUIRE(pb != NULL);
+	REQUIRE(pb->n_mapping == 2);
+	for (size_t i = 0; i < 2; i++) {
+		const PbMapping *m = pb->mapping[i];
+
+		CHECK_U64(m->id, i + 1);
+		CHECK_U64(m->memory_start, i ? 0x800000 : 0x400000);
+		CHECK_U64(m->memory_limit, i ? 0x801000 : 0x400800);
+		CHECK_U64(m->file_offset, i ? 0x3000 : 0x1000);
+		CHECK_STR(str(pb, m->filename), "/boot/multi.elf");
+		CHECK_STR(str(pb, m->build_id), "00112233");
+		CHECK(m->has_functions);
+		CHECK(!m->has_line_numbers);        /* no DWARF here */
+	}
+	CHECK(mapping_at(pb, 0x400010) == 1);
+	CHECK(mapping_at(pb, 0x400104) == 1);
+	CHECK(mapping_at(pb, 0x800020) == 2);
+	CHECK(mapping_at(pb, 0x800404) == 2);
+	CHECK(mapping_at(pb, 0x600010) == 0);       /* data: no code mapping */
+	CHECK(mapping_at(pb, 0x900000) == 0);       /* outside the image */
+	/* [unseen] and [truncated]: at 0, in no mapping. */
+	for (size_t i = 0; i < pb->n_location; i++)
+		if (pb->location[i]->address == 0)
+			CHECK(pb->location[i]->mapping_id == 0);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	up_profile_free(p);
+	up_symtab_free(sym);
+	up_kernel_map_free(k);
+}
+
+/* Mappings given by hand may nest: a location is in the innermost that
+ * holds it (the latest start); an empty one holds nothing but is written. */
+static void test_location_in_innermost_mapping(void)
+{
+	static const struct up_pprof_mapping maps[] = {
+		{ 0x1000, 0x9000, 0, "outer", NULL },
+		{ 0x2000, 0x3000, 0x1000, "inner", "beef" },
+		{ 0x5000, 0x5000, 0, "empty", NULL },
+	};
+	const struct up_pprof_meta meta = { .hz = 100, .mappings = maps,
+					    .nr_mappings = 3 };
+	static const uint64_t at[] = { 0x1500, 0x2500, 0x2fff, 0x3000, 0x5000,
+				       0x8fff, 0x9000, 0x500 };
+	static const long want[] = { 1, 2, 2, 1, 1, 1, 0, 0 };
+	struct up_profile *p;
+	PbProfile *pb;
+
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		REQUIRE(up_profile_add(p, 0, &at[i], 1, UP_TRUNC_NONE) == 0);
+	pb = written(p, NULL, &meta);
+	REQUIRE(pb != NULL);
+	REQUIRE(pb->n_mapping == 3);
+	CHECK_STR(str(pb, pb->mapping[2]->filename), "empty");
+	CHECK_STR(str(pb, pb->mapping[1]->build_id), "beef");
+	CHECK_STR(str(pb, pb->mapping[0]->build_id), "");
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		if (mapping_at(pb, at[i]) != want[i])
+			fprintf(stderr, "# %#" PRIx64 ": mapping %ld, want %ld\n",
+				at[i], mapping_at(pb, at[i]), want[i]);
+		CHECK(mapping_at(pb, at[i]) == want[i]);
+	}
+	/* Nothing named: no mapping claims to be symbolized (tools may
+	 * symbolize it from the image). */
+	for (size_t i = 0; i < pb->n_mapping; i++)
+		CHECK(!pb->mapping[i]->has_functions && !pb->mapping[i]->has_filenames);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	up_profile_free(p);
+}
+
+/* Without an image's layout no Mapping is made up: addresses stay, in no
+ * mapping. Names without addresses (folded stacks) are in none either,
+ * whatever mappings the inputs had (those are written as they were). */
+static void test_no_mapping_made_up(void)
+{
+	static const struct up_pprof_mapping kept = { 0x400000, 0x400800, 0x1000,
+						      "/boot/k.elf", "aa" };
+	struct up_pprof_meta meta = { .hz = 97 };
+	uint64_t st[] = { 0x400010, 0x800020 };
+	struct up_symtab *sym;
+	struct up_profile *p;
+	PbProfile *pb;
+
+	REQUIRE(up_symtab_load_mem(&sym, nm_map, sizeof(nm_map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add(p, 0, st, 2, UP_TRUNC_NONE) == 0);
+	pb = written(p, sym, &meta);
+	REQUIRE(pb != NULL);
+	CHECK(pb->n_mapping == 0);
+	CHECK(mapping_at(pb, 0x400010) == 0);
+	CHECK(mapping_at(pb, 0x800020) == 0);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+
+	meta.names_only = true;
+	meta.mappings = &kept;
+	meta.nr_mappings = 1;
+	pb = written(p, sym, &meta);
+	REQUIRE(pb != NULL);
+	REQUIRE(pb->n_mapping == 1);
+	CHECK_U64(pb->mapping[0]->file_offset, 0x1000);
+	CHECK(pb->n_location == 2);
+	for (size_t i = 0; i < pb->n_location; i++)
+		CHECK(pb->location[i]->address == 0 && pb->location[i]->mapping_id == 0);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	up_profile_free(p);
+	up_symtab_free(sym);
+}
+
+int main(void)
+{
+	RUN(test_mappings_of_multi_load_image);
+	RUN(test_location_in_innermost_mapping);
+	RUN(test_no_mapping_made_up);
+	TEST_MAIN_END();
+}
