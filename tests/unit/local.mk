@@ -49,7 +49,8 @@ check_PROGRAMS = $(UNIT_TESTS)
 check_LTLIBRARIES = tests/unit/libtestguest.la
 tests_unit_libtestguest_la_SOURCES = tests/unit/guest.c tests/unit/guest.h \
 	tests/unit/guest_arm64.c tests/unit/guest_arm64.h \
-	tests/unit/xen_core_build.c tests/unit/xen_core_build.h tests/unit/test.h
+	tests/unit/xen_core_build.c tests/unit/xen_core_build.h tests/unit/test.h \
+	tests/unit/pprof_unpack.h
 tests_unit_libtestguest_la_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_libtestguest_la_LIBADD = core/libuniprof-core.la
 tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)

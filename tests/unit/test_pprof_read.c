@@ -20,6 +20,7 @@
 #include "pprof/profile.pb-c.h"
 #include "profile/stored_impl.h"
 #include "uniprof/uniprof.h"
+#include "pprof_unpack.h"
 #include "test.h"
 
 TEST_GLOBALS;
@@ -542,19 +543,6 @@ static int write_file(const char *path, const struct up_profile *p,
 	return fclose(f) != 0 ? -1 : rc;
 }
 
-static PbProfile *unpack_file(const char *path)
-{
-	static uint8_t raw[1 << 20];
-	gzFile g = gzopen(path, "rb");
-	int n;
-
-	if (!g)
-		return NULL;
-	n = gzread(g, raw, sizeof(raw));
-	gzclose(g);
-	return n > 0 ? perftools__profiles__profile__unpack(NULL, (size_t)n, raw) : NULL;
-}
-
 static bool same_mapping(const struct up_pprof_mapping *a, const struct up_pprof_mapping *b)
 {
 	return a->start == b->start && a->limit == b->limit &&
@@ -611,8 +599,8 @@ static void test_round_trip_keeps_mappings(void)
 	CHECK(same_mapping(&m[1], &two_loads[1]));
 	REQUIRE(write_file(b, up_stored_profile(st), up_stored_symtab(st), m, n,
 			   up_stored_names_only(st)) == 0);
-	pa = unpack_file(a);
-	pb = unpack_file(b);
+	pa = test_pprof_unpack(a);
+	pb = test_pprof_unpack(b);
 	REQUIRE(pa && pb);
 	REQUIRE(pb->n_mapping == 2);
 	for (size_t i = 0; i < 2; i++) {
@@ -679,7 +667,7 @@ static void test_merge_keeps_each_build(void)
 	CHECK_U64(up_profile_samples(up_stored_profile(st)), 6);
 	REQUIRE(write_file(out, up_stored_profile(st), up_stored_symtab(st), m, n,
 			   true) == 0);
-	pm = unpack_file(out);
+	pm = test_pprof_unpack(out);
 	REQUIRE(pm && pm->n_mapping == 4);
 	CHECK_STR(pm->string_table[pm->mapping[0]->build_id], "aaaa");
 	CHECK_STR(pm->string_table[pm->mapping[3]->build_id], "bbbb");

@@ -8,6 +8,7 @@
 #include "pprof/profile.pb-c.h"
 #include "uniprof/uniprof.h"
 #include "guest.h"
+#include "pprof_unpack.h"
 #include "test.h"
 
 TEST_GLOBALS;
@@ -30,21 +31,17 @@ static const char nm_map[] =
 static PbProfile *written(const struct up_profile *p, const struct up_symtab *s,
 			  const struct up_pprof_meta *meta)
 {
-	static uint8_t raw[1 << 20];
 	char path[] = "/tmp/test_pprof_write.XXXXXX";
-	int fd = mkstemp(path), n = -1;
+	int fd = mkstemp(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	gzFile g;
+	PbProfile *pb = NULL;
 
 	if (!f)
 		return NULL;
-	if (up_profile_write_pprof(p, s, meta, f) == 0 && fclose(f) == 0 &&
-	    (g = gzopen(path, "rb")) != NULL) {
-		n = gzread(g, raw, sizeof(raw));
-		gzclose(g);
-	}
+	if (up_profile_write_pprof(p, s, meta, f) == 0 && fclose(f) == 0)
+		pb = test_pprof_unpack(path);
 	unlink(path);
-	return n > 0 ? perftools__profiles__profile__unpack(NULL, (size_t)n, raw) : NULL;
+	return pb;
 }
 
 static const PbLocation *location_at(const PbProfile *pb, uint64_t addr)

@@ -15,6 +15,7 @@
 #include "guest.h"
 #include "pprof/profile.pb-c.h"
 #include "uniprof/stored.h"
+#include "pprof_unpack.h"
 #include "test.h"
 #include "output/fold.h"
 #include "symbols/srcinfo.h"
@@ -188,22 +189,6 @@ static void test_writers(void)
 	up_symtab_free(s);
 }
 
-/* The pprof file's bytes, gunzipped and unpacked. */
-static Perftools__Profiles__Profile *read_pprof(const char *path)
-{
-	static uint8_t raw[1 << 20];
-	gzFile g = gzopen(path, "rb");
-	int n;
-
-	if (!g)
-		return NULL;
-	n = gzread(g, raw, sizeof(raw));
-	gzclose(g);
-	if (n <= 0)
-		return NULL;
-	return perftools__profiles__profile__unpack(NULL, (size_t)n, raw);
-}
-
 static const char *fn_name(const Perftools__Profiles__Profile *pb,
 			   uint64_t id)
 {
@@ -257,7 +242,7 @@ static void test_pprof(void)
 	out = fdopen(fd, "w");
 	REQUIRE(out && up_profile_write_pprof(p, s, &meta, out) == 0);
 	fclose(out);
-	pb = read_pprof(path);
+	pb = test_pprof_unpack(path);
 	REQUIRE(pb != NULL);
 	CHECK(pb->n_mapping >= 1 && pb->mapping[0]->has_filenames &&
 	      pb->mapping[0]->has_line_numbers &&
