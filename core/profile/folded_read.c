@@ -138,7 +138,7 @@ static int folded_line(struct up_stored *s, char *line, const char *where,
 	}
 	return rc < 0 ? rc :
 	       stored_add_stack(s, where, 0, act, trunc, dropped, unseen, depth,
-				count, UP_PROFILE_NO_TIME);
+				count, UP_PROFILE_NO_TIME, false);
 }
 
 int stored_load_folded(struct up_stored *s, char *text, size_t n,

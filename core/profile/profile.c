@@ -44,10 +44,12 @@ struct up_profile {
 	struct time_rec *times;
 	size_t nr_times, cap_times, max_times;
 	uint64_t untimed, timed, time_end;
+	uint64_t credited;      /* periods missed, counted as a sample */
 };
 
 /* 16 bytes: id is an entry's index or TIME_DROPPED | its [dropped]
- * record (vCPU * NR_ACTIVITIES + activity). */
+ * record (vCPU * NR_ACTIVITIES + activity), and TIME_CREDITED when the
+ * count is of periods the sampler missed (up_profile_add_credited). */
 struct time_rec {
 	uint64_t t_ns;
 	uint32_t id;
@@ -55,6 +57,8 @@ struct time_rec {
 };
 
 #define TIME_DROPPED 0x80000000u
+#define TIME_CREDITED 0x40000000u
+#define TIME_INDEX (TIME_CREDITED - 1)
 
 #define NR_ACTIVITIES (UP_VCPU_WAITING + 1)
 
@@ -183,7 +187,7 @@ int up_profile_add(struct up_profile *p, unsigned vcpu,
 /* Keep when n samples of stack id were taken; merged with the last
  * record when it is the same stack at the same time. */
 static int add_time(struct up_profile *p, uint64_t t_ns, uint64_t id,
-		    uint64_t n)
+		    uint64_t n, bool credited)
 {
 	struct time_rec *last = p->nr_times ? &p->times[p->nr_times - 1] : NULL;
 	uint32_t rid;
@@ -194,13 +198,15 @@ static int add_time(struct up_profile *p, uint64_t t_ns, uint64_t id,
 		rid = TIME_DROPPED | (uint32_t)(id & ~UP_STACK_ID_DROPPED);
 	else
 		rid = (uint32_t)id;
+	if (credited)
+		rid |= TIME_CREDITED;
 	if (last && last->t_ns == t_ns && last->id == rid &&
 	    last->count <= UINT32_MAX - n) {
 		last->count += (uint32_t)n;
 		p->timed += n;
 		return 0;
 	}
-	if (p->nr_times >= p->max_times || (id >= TIME_DROPPED && !(id & UP_STACK_ID_DROPPED)) ||
+	if (p->nr_times >= p->max_times || (id > TIME_INDEX && !(id & UP_STACK_ID_DROPPED)) ||
 	    grow_array(&p->times, &p->cap_times, p->nr_times + 1,
 		       sizeof(*p->times), 1024) < 0) {
 		p->untimed += n;
@@ -227,10 +233,10 @@ static uint64_t dropped_id(unsigned vcpu, enum up_vcpu_activity act)
 	return UP_STACK_ID_DROPPED | ((uint64_t)vcpu * NR_ACTIVITIES + act);
 }
 
-int up_profile_add_at(struct up_profile *p, unsigned vcpu,
-		      const uint64_t *frames, unsigned depth,
-		      enum up_trunc trunc, enum up_vcpu_activity act,
-		      uint64_t n, uint64_t t_ns)
+static int add_stack(struct up_profile *p, unsigned vcpu,
+		     const uint64_t *frames, unsigned depth,
+		     enum up_trunc trunc, enum up_vcpu_activity act,
+		     uint64_t n, uint64_t t_ns, bool credited)
 {
 	uint64_t h, id;
 	size_t j;
@@ -269,7 +275,8 @@ int up_profile_add_at(struct up_profile *p, unsigned vcpu,
 	p->bytes += stack_cost(depth);
 	id = p->nr_entries - 1;
 counted:
-	add_time(p, t_ns, id, n);
+	add_time(p, t_ns, id, n, credited);
+	p->credited += credited ? n : 0;
 	p->samples += n;
 	p->vcpu_samples[vcpu] += n;
 	p->vcpu_blocked[vcpu] += act == UP_VCPU_BLOCKED ? n : 0;
@@ -281,13 +288,31 @@ counted:
 	return 0;
 }
 
+int up_profile_add_at(struct up_profile *p, unsigned vcpu,
+		      const uint64_t *frames, unsigned depth,
+		      enum up_trunc trunc, enum up_vcpu_activity act,
+		      uint64_t n, uint64_t t_ns)
+{
+	return add_stack(p, vcpu, frames, depth, trunc, act, n, t_ns, false);
+}
+
+int up_profile_add_credited(struct up_profile *p, unsigned vcpu,
+			    const uint64_t *frames, unsigned depth,
+			    enum up_trunc trunc, enum up_vcpu_activity act,
+			    uint64_t n, uint64_t t_ns)
+{
+	return add_stack(p, vcpu, frames, depth, trunc, act, n, t_ns, true);
+}
+
 int profile_add_dropped(struct up_profile *p, unsigned vcpu,
-			enum up_vcpu_activity act, uint64_t n, uint64_t t_ns)
+			enum up_vcpu_activity act, uint64_t n, uint64_t t_ns,
+			bool credited)
 {
 	if (vcpu >= p->nr_vcpus || act > UP_VCPU_WAITING || n == 0 ||
 	    n > UINT32_MAX)
 		return up_fail(UP_EINVAL, "bad dropped count (vCPU %u)", vcpu);
-	add_time(p, t_ns, dropped_id(vcpu, act), n);
+	add_time(p, t_ns, dropped_id(vcpu, act), n, credited);
+	p->credited += credited ? n : 0;
 	p->dropped_by[vcpu * NR_ACTIVITIES + act] += n;
 	p->dropped += n;
 	p->samples += n;
@@ -371,6 +396,11 @@ uint64_t up_profile_truncated_by(const struct up_profile *p, enum up_trunc why)
 uint64_t up_profile_samples(const struct up_profile *p)
 {
 	return p->samples;
+}
+
+uint64_t up_profile_credited(const struct up_profile *p)
+{
+	return p->credited;
 }
 
 uint64_t up_profile_vcpu_samples(const struct up_profile *p, unsigned vcpu)
@@ -464,14 +494,36 @@ uint64_t up_profile_time_end(const struct up_profile *p)
 	return p->time_end;
 }
 
+static struct up_time_record time_record(const struct time_rec *t)
+{
+	uint32_t k = t->id & TIME_INDEX;
+
+	return (struct up_time_record){
+		.t_ns = t->t_ns, .count = t->count,
+		.id = t->id & TIME_DROPPED ? UP_STACK_ID_DROPPED | k : k,
+		.credited = (t->id & TIME_CREDITED) != 0,
+	};
+}
+
 int up_profile_foreach_time(const struct up_profile *p,
 			    up_profile_time_fn fn, void *arg)
 {
 	for (size_t i = 0; i < p->nr_times; i++) {
-		const struct time_rec *t = &p->times[i];
-		uint64_t id = t->id & TIME_DROPPED ?
-			      UP_STACK_ID_DROPPED | (t->id & ~TIME_DROPPED) : t->id;
-		int rc = fn(t->t_ns, id, t->count, arg);
+		struct up_time_record r = time_record(&p->times[i]);
+		int rc = fn(r.t_ns, r.id, r.count, arg);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int up_profile_foreach_time_record(const struct up_profile *p,
+				   up_profile_time_record_fn fn, void *arg)
+{
+	for (size_t i = 0; i < p->nr_times; i++) {
+		struct up_time_record r = time_record(&p->times[i]);
+		int rc = fn(&r, arg);
 
 		if (rc)
 			return rc;
@@ -490,22 +542,21 @@ int up_profile_slice(const struct up_profile *p, uint64_t from_ns,
 	up_profile_set_limits(q, p->max_stacks, p->max_bytes);
 	q->max_times = p->max_times;
 	for (size_t i = 0; rc == 0 && i < p->nr_times; i++) {
-		const struct time_rec *t = &p->times[i];
+		struct up_time_record r = time_record(&p->times[i]);
+		uint64_t k = r.id & ~UP_STACK_ID_DROPPED;
 
-		if (t->t_ns < from_ns || t->t_ns >= to_ns)
+		if (r.t_ns < from_ns || r.t_ns >= to_ns)
 			continue;
-		if (t->id & TIME_DROPPED) {
-			uint32_t k = t->id & ~TIME_DROPPED;
-
+		if (r.id & UP_STACK_ID_DROPPED) {
 			rc = profile_add_dropped(q, (unsigned)(k / NR_ACTIVITIES),
 						 (enum up_vcpu_activity)(k % NR_ACTIVITIES),
-						 t->count, t->t_ns);
-		} else if (t->id < p->nr_entries) {
-			const struct stack_entry *e = &p->entries[t->id];
+						 r.count, r.t_ns, r.credited);
+		} else if (k < p->nr_entries) {
+			const struct stack_entry *e = &p->entries[k];
 
-			rc = up_profile_add_at(q, e->vcpu, p->arena + e->frames,
-					       e->depth, e->trunc, e->activity,
-					       t->count, t->t_ns);
+			rc = add_stack(q, e->vcpu, p->arena + e->frames,
+				       e->depth, e->trunc, e->activity,
+				       r.count, r.t_ns, r.credited);
 		}
 	}
 	if (rc < 0) {

@@ -78,11 +78,11 @@ int stored_point_name(struct up_stored *s, uint64_t addr, bool is_return,
 		      long name_id);
 /* Count s->frames[0..depth) COUNT times (dropped: a pseudo-stack of depth
  * 0, [unseen] if unseen, else [dropped]), taken t_ns after the start
- * (UP_PROFILE_NO_TIME: not known). */
+ * (UP_PROFILE_NO_TIME: not known), credited for missed periods or not. */
 int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
 		     enum up_vcpu_activity act, enum up_trunc trunc,
 		     bool dropped, bool unseen, size_t depth, uint64_t count,
-		     uint64_t t_ns);
+		     uint64_t t_ns, bool credited);
 /* Keep a mapping of the file being read (identical ones once); file and
  * build_id NULL or "" for none. Past UP_STORED_MAX_MAPPINGS the file is
  * refused. */

@@ -81,7 +81,8 @@ int stored_point_source(struct up_stored *s, uint64_t addr, bool is_return,
 int stored_add_stack(struct up_stored *s, const char *what,
 			    unsigned vcpu, enum up_vcpu_activity act,
 			    enum up_trunc trunc, bool dropped, bool unseen,
-			    size_t depth, uint64_t count, uint64_t t_ns)
+			    size_t depth, uint64_t count, uint64_t t_ns,
+			    bool credited)
 {
 	int rc;
 
@@ -96,7 +97,11 @@ int stored_add_stack(struct up_stored *s, const char *what,
 	if (unseen)
 		rc = up_profile_add_unseen(s->profile, vcpu, count);
 	else if (dropped || depth == 0)
-		rc = profile_add_dropped(s->profile, vcpu, act, count, t_ns);
+		rc = profile_add_dropped(s->profile, vcpu, act, count, t_ns,
+					 credited);
+	else if (credited)
+		rc = up_profile_add_credited(s->profile, vcpu, s->frames,
+					     (unsigned)depth, trunc, act, count, t_ns);
 	else
 		rc = up_profile_add_at(s->profile, vcpu, s->frames,
 				       (unsigned)depth, trunc, act, count, t_ns);

@@ -55,19 +55,20 @@ static enum up_stop_reason end_reason(struct up_target *t)
 	}
 }
 
-/* Count the stacks of one sample, n times each, taken at t_ns. */
+/* Count the stacks of one sample, n times each, taken at t_ns (credited:
+ * for periods missed, as the last sample). */
 static int count_stacks(struct up_profile *p, const struct vcpu_sample *vs,
 			unsigned first, unsigned last, uint64_t n,
-			uint64_t t_ns)
+			uint64_t t_ns, bool credited)
 {
 	for (unsigned v = first; v <= last; v++) {
 		int rc;
 
 		if (vs[v].status != VCPU_STACK)
 			continue;
-		rc = up_profile_add_at(p, v, vs[v].stack.frames,
-				       vs[v].stack.depth, vs[v].stack.trunc,
-				       vs[v].activity, n, t_ns);
+		rc = (credited ? up_profile_add_credited : up_profile_add_at)(
+			p, v, vs[v].stack.frames, vs[v].stack.depth,
+			vs[v].stack.trunc, vs[v].activity, n, t_ns);
 		if (rc < 0)
 			return rc;
 	}
@@ -161,7 +162,7 @@ static int credit_missed(struct loop *l, const struct up_sampler_config *c,
 	 * a rate the stall budget lowered, each stands for k asked. */
 	if (credit && (rc = count_stacks(p, l->vs, l->first, l->last,
 					 credit * l->k,
-					 sampler_now_ns() - l->start)) < 0)
+					 sampler_now_ns() - l->start, true)) < 0)
 		return rc;
 	s->covered_periods += credit;
 	s->budget_periods += credit * (l->k - 1);
@@ -219,7 +220,7 @@ static int keep_sample(struct loop *l, struct up_profile *p,
 	/* Taken at the rate the stall budget allowed: it stands for k
 	 * periods of the rate asked. */
 	rc = count_stacks(p, l->vs, l->first, l->last, l->k,
-			  stopped - l->start);
+			  stopped - l->start, false);
 	if (rc == 0)
 		rc = stats_record_pause(s, pause_ns, late, &l->pause_cap,
 					&l->late_cap);

@@ -39,6 +39,17 @@ int up_profile_add_at(struct up_profile *p, unsigned vcpu,
 		      enum up_trunc trunc, enum up_vcpu_activity activity,
 		      uint64_t count, uint64_t t_ns);
 
+/* The same for periods the sampler missed (dom0 short of CPU), counted
+ * as the stack it sampled just before: kept apart from the samples taken,
+ * so that writers can say which counts were credited (pprof: the label
+ * credited=missed) and how many (up_profile_credited). */
+int up_profile_add_credited(struct up_profile *p, unsigned vcpu,
+			    const uint64_t *frames, unsigned depth,
+			    enum up_trunc trunc, enum up_vcpu_activity activity,
+			    uint64_t count, uint64_t t_ns);
+/* Of up_profile_samples, those credited for missed periods. */
+uint64_t up_profile_credited(const struct up_profile *p);
+
 /* Bounds on the distinct stacks a profile keeps, by count and by the
  * memory they take (entry, frames, hash slots); 0 keeps a bound as it is.
  * Once either is reached a new stack is counted in its vCPU's dropped
@@ -129,6 +140,15 @@ typedef int (*up_profile_time_fn)(uint64_t t_ns, uint64_t id, uint64_t count,
 				  void *arg);
 int up_profile_foreach_time(const struct up_profile *p,
 			    up_profile_time_fn fn, void *arg);
+/* The same, saying which counts were credited for missed periods. */
+struct up_time_record {
+	uint64_t t_ns, id, count;
+	bool credited;
+};
+typedef int (*up_profile_time_record_fn)(const struct up_time_record *r,
+					 void *arg);
+int up_profile_foreach_time_record(const struct up_profile *p,
+				   up_profile_time_record_fn fn, void *arg);
 
 /* A new profile of the samples taken in [from_ns, to_ns) (ns since the
  * start), with their times; samples without a time and [unseen] CPU time
