@@ -334,6 +334,9 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 	LINE("frequency: %g Hz", r->opt->hz);
 	LINE("samples: %" PRIu64 " in %.1f s, stopped: %s", s->samples, s->elapsed_s,
 	     up_stop_reason_name(s->stop));
+	if (up_profile_credited(r->profile))
+		LINE("credited: %" PRIu64 " of the %" PRIu64 " counted are periods the sampler missed, counted as the stack it sampled before them (label credited=missed)",
+		     up_profile_credited(r->profile), up_profile_samples(r->profile));
 	LINE("consistency: %s", up_consistency_name(r->opt->consistency));
 	LINE("%s per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us",
 	     r->opt->consistency == UP_CONSISTENCY_RELAXED ?

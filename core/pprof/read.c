@@ -19,6 +19,7 @@
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Label PbLabel;
 typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__Mapping PbMapping;
@@ -87,7 +88,8 @@ struct pp {
 	size_t frames_left;     /* of stored_limits.frames */
 	uint64_t over_frames;   /* stacks past it, counted [dropped] */
 	size_t value_idx;
-	long k_vcpu, k_state, k_trunc, k_time;
+	long k_vcpu, k_state, k_trunc, k_time, k_elapsed, k_credited;
+	long u_ns;              /* "nanoseconds" */
 	uint64_t max_t_ns;      /* a sample time past this is not kept */
 };
 
@@ -283,6 +285,9 @@ static int index_pprof(struct pp *p)
 	p->k_state = find_str(pb, "state");
 	p->k_trunc = find_str(pb, "truncated");
 	p->k_time = find_str(pb, "time_ns");
+	p->k_elapsed = find_str(pb, "elapsed");
+	p->k_credited = find_str(pb, "credited");
+	p->u_ns = find_str(pb, "nanoseconds");
 	return 0;
 }
 
@@ -405,6 +410,46 @@ static int sample_frames(struct up_stored *s, struct pp *p,
 	return 0;
 }
 
+/* When a sample was taken, as time since the start: label elapsed (ns
+ * since time_nanos, ours), or time_ns (ns since 1970, older uniprof); one
+ * from before the start (another profile's, merged) or past the bound on
+ * times is not kept. t_ns: what an earlier label said. */
+static uint64_t label_time(const struct up_stored *s, const struct pp *p,
+			   const PbLabel *lb, uint64_t t_ns)
+{
+	int64_t t = lb->num;
+
+	if (lb->key == p->k_elapsed) {
+		if (lb->num_unit && lb->num_unit != p->u_ns)
+			return t_ns;
+		if (t >= 0 && (uint64_t)t <= p->max_t_ns)
+			return (uint64_t)t;
+	} else if (t >= 0 && s->time_nanos >= 0 && t >= s->time_nanos &&
+		   (uint64_t)t - (uint64_t)s->time_nanos <= p->max_t_ns) {
+		return (uint64_t)t - (uint64_t)s->time_nanos;
+	}
+	return t_ns;
+}
+
+/* The vCPU: a number (ours) or digits (older uniprof). */
+static int label_vcpu(const struct pp *p, const PbLabel *lb, const char *val,
+		      unsigned long *vcpu)
+{
+	char *end;
+
+	if (!val) {
+		if (lb->num < 0 || lb->num >= MAX_VCPUS)
+			return stored_bad(p->what, "a vcpu label that is not a vCPU number (0-4095)");
+		*vcpu = (unsigned long)lb->num;
+		return 0;
+	}
+	errno = 0;
+	*vcpu = strtoul(val, &end, 10);
+	if (*end || errno || !*val || *vcpu >= MAX_VCPUS)
+		return stored_bad(p->what, "a vcpu label that is not a vCPU number (0-4095)");
+	return 0;
+}
+
 static int load_samples(struct up_stored *s, struct pp *p)
 {
 	const PbProfile *pb = p->pb;
@@ -415,7 +460,7 @@ static int load_samples(struct up_stored *s, struct pp *p)
 		enum up_vcpu_activity act = UP_VCPU_UNKNOWN;
 		enum up_trunc trunc = UP_TRUNC_NONE;
 		size_t nloc = sm->n_location_id, depth;
-		bool dropped = false, unseen = false, deep = false;
+		bool dropped = false, unseen = false, deep = false, credited = false;
 		uint64_t t_ns = UP_PROFILE_NO_TIME;
 		int64_t v;
 		int rc;
@@ -426,35 +471,28 @@ static int load_samples(struct up_stored *s, struct pp *p)
 		if (v < 0)
 			return stored_bad(p->what, "a negative sample count");
 		for (size_t j = 0; j < sm->n_label; j++) {
-			const char *val = pstr(p, sm->label[j]->str);
-			int64_t k = sm->label[j]->key;
+			const PbLabel *lb = sm->label[j];
+			const char *val = lb->str ? pstr(p, lb->str) : NULL;
+			int64_t k = lb->key;
 
-			/* When it was taken (ns since 1970, ours): kept as
-			 * time since the start; one from before the start
-			 * (another profile's, merged) is not kept. */
-			if (k == p->k_time && p->k_time >= 0) {
-				int64_t t = sm->label[j]->num;
-
-				if (t >= 0 && s->time_nanos >= 0 && t >= s->time_nanos &&
-				    (uint64_t)t - (uint64_t)s->time_nanos <= p->max_t_ns)
-					t_ns = (uint64_t)t - (uint64_t)s->time_nanos;
+			if (k < 0)
 				continue;
-			}
-			if (!val)
+			if (k == p->k_elapsed || k == p->k_time) {
+				t_ns = label_time(s, p, lb, t_ns);
+			} else if (k == p->k_credited) {
+				credited = val && strcmp(val, "missed") == 0;
+			} else if (k == p->k_vcpu) {
+				rc = label_vcpu(p, lb, val, &vcpu);
+				if (rc < 0)
+					return rc;
+			} else if (!val) {
 				continue;
-			if (k == p->k_vcpu && p->k_vcpu >= 0) {
-				char *end;
-
-				errno = 0;
-				vcpu = strtoul(val, &end, 10);
-				if (*end || errno || !*val || vcpu >= MAX_VCPUS)
-					return stored_bad(p->what, "a vcpu label that is not a vCPU number (0-4095)");
-			} else if (k == p->k_state && p->k_state >= 0) {
+			} else if (k == p->k_state) {
 				act = strcmp(val, "idle") == 0 ? UP_VCPU_BLOCKED :
 				      strcmp(val, "busy") == 0 ? UP_VCPU_BUSY :
 				      strcmp(val, "waiting") == 0 ? UP_VCPU_WAITING :
 				      UP_VCPU_UNKNOWN;
-			} else if (k == p->k_trunc && p->k_trunc >= 0) {
+			} else if (k == p->k_trunc) {
 				trunc = up_trunc_from_name(val);
 				if (trunc == UP_TRUNC_NONE)
 					trunc = UP_TRUNC_UNRECORDED;
@@ -492,7 +530,8 @@ static int load_samples(struct up_stored *s, struct pp *p)
 		}
 		rc = stored_add_stack(s, p->what, (unsigned)vcpu, act, trunc,
 				      dropped, unseen, depth, (uint64_t)v,
-				      unseen ? UP_PROFILE_NO_TIME : t_ns);
+				      unseen ? UP_PROFILE_NO_TIME : t_ns,
+				      credited && !unseen);
 		if (rc < 0)
 			return rc;
 	}

@@ -26,7 +26,7 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-#define MAX_LABELS 4   /* vcpu, state, truncated, time_ns */
+#define MAX_LABELS 5   /* vcpu, state, truncated, elapsed, credited */
 
 /* One sample as collected: its location ids live in the ids arena. */
 struct rec {
@@ -40,10 +40,12 @@ struct rec {
 	bool unseen;
 };
 
-/* count samples of record rec taken t_ns after the start. */
+/* count samples of record rec taken t_ns after the start (credited: for
+ * periods the sampler missed). */
 struct timed {
 	size_t rec;
 	uint64_t t_ns, count;
+	bool credited;
 };
 
 struct loc {
@@ -70,6 +72,8 @@ struct writer {
 	const struct up_symtab *symtab;
 	bool names_only;
 	struct strmap *strings, *locs, *funcs;
+	long *key_loc;       /* per key of locs: its location's index */
+	size_t key_loc_cap;
 	struct loc *loc;
 	size_t nloc, loc_cap;
 	long *func_name;     /* string index of each function's name */
@@ -184,32 +188,72 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 	return 0;
 }
 
-/* The location of a frame: one per address, and per function where one
- * address names two (a return address just past a call that ends its
- * function names the caller, the same address as an IP the next one). */
+/* The key of a frame's location: one per address, and per function where
+ * one address names two (a return address just past a call that ends its
+ * function names the caller, the same address as an IP the next one);
+ * with source lines an IP and a return address at one address are two
+ * keys (the return address is looked up at the call). */
+static void loc_key(char *key, size_t len, uint64_t addr, long f, bool ret)
+{
+	snprintf(key, len, "%" PRIx64 "/%ld%s", addr, f, ret ? "/r" : "");
+}
+
+/* The location of a frame; *made when it is new (its lines to add). */
 static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
-		    const char *name, bool named, bool synthetic)
+		    const char *name, bool named, bool synthetic, bool *made)
 {
 	char key[48];
 	long f = named ? func_idx(w, name) : -1;
 	size_t known;
 	long i;
 
+	*made = false;
 	if (named && f < 0)
 		return -1;
-	/* With source lines an IP and a return address at one address are
-	 * two places (the return address is looked up at the call). */
-	snprintf(key, sizeof(key), "%" PRIx64 "/%ld%s", addr, f,
-		 w->source && is_return ? "/r" : "");
+	loc_key(key, sizeof(key), addr, f, w->source && is_return);
 	known = strmap_count(w->locs);
 	i = strmap_intern(w->locs, key);
-	if (i < 0 || (size_t)i < known)
-		return i;
-	if (grow_array(&w->loc, &w->loc_cap, (size_t)i + 1, sizeof(*w->loc), 256) < 0)
+	if (i < 0)
 		return -1;
-	w->loc[i] = (struct loc){ addr, f, synthetic, 0, 0 };
-	w->nloc = (size_t)i + 1;
-	return i;
+	if ((size_t)i < known)
+		return w->key_loc[i];
+	if (grow_array(&w->key_loc, &w->key_loc_cap, (size_t)i + 1,
+		       sizeof(*w->key_loc), 256) < 0 ||
+	    grow_array(&w->loc, &w->loc_cap, w->nloc + 1, sizeof(*w->loc), 256) < 0)
+		return -1;
+	w->key_loc[i] = (long)w->nloc;
+	w->loc[w->nloc] = (struct loc){ addr, f, synthetic, 0, 0 };
+	*made = true;
+	return (long)w->nloc++;
+}
+
+static bool same_lines(const struct writer *w, const struct loc *a,
+		       const struct loc *b)
+{
+	return a->nlines == b->nlines &&
+	       memcmp(&w->lines[a->lines_off], &w->lines[b->lines_off],
+		      a->nlines * sizeof(*w->lines)) == 0;
+}
+
+/* A location just made (the last) whose address is known as the other
+ * kind (IP or return address) with the very same lines is that one:
+ * pprof tools take two Locations of one address and lines for two
+ * places. Returns the location to use. */
+static long loc_dedup(struct writer *w, long loc, bool is_return)
+{
+	const struct loc *l = &w->loc[loc];
+	char key[48];
+	long other;
+
+	loc_key(key, sizeof(key), l->addr, l->func, !is_return);
+	other = strmap_find(w->locs, key);
+	if (other < 0 || !same_lines(w, &w->loc[w->key_loc[other]], l))
+		return loc;
+	loc_key(key, sizeof(key), l->addr, l->func, is_return);
+	w->key_loc[strmap_find(w->locs, key)] = w->key_loc[other];
+	w->nlines = l->lines_off;
+	w->nloc--;
+	return w->key_loc[other];
 }
 
 static int add_id(struct writer *w, long loc)
@@ -227,27 +271,34 @@ static int visit(const struct up_stack_record *s, void *arg)
 	char name[PROFILE_NAME_MAX];
 	struct rec r = { s->id, 0, w->nids, 0, s->vcpu, s->activity, s->trunc,
 			 s->count, s->unseen };
+	bool made_pseudo;
 	int rc = 0;
 
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
 		bool named = profile_frame_label(w->symtab, s->frames[i], i > 0,
 						 false, name);
 
-		size_t known = w->nloc;
+		bool made;
 		long loc = loc_idx(w, w->names_only ? 0 : s->frames[i], i > 0,
-				   name, named, w->names_only);
+				   name, named, w->names_only, &made);
 
-		if (loc >= 0 && (size_t)loc >= known && named && w->source &&
-		    loc_lines(w, loc, w->loc[loc].func, s->frames[i], i > 0) < 0)
-			loc = -1;
+		if (loc >= 0 && made && named && w->source) {
+			w->loc[loc].lines_off = w->nlines;
+			if (loc_lines(w, loc, w->loc[loc].func, s->frames[i], i > 0) < 0)
+				loc = -1;
+			else
+				loc = loc_dedup(w, loc, i > 0);
+		}
 		rc = add_id(w, loc);
 	}
 	/* The folded writer's pseudo-frames, at the root, as flame graph
 	 * views of pprof files show them. */
 	if (rc == 0 && s->depth == 0)
-		rc = add_id(w, loc_idx(w, 0, false, up_stack_record_pseudo(s), true, true));
+		rc = add_id(w, loc_idx(w, 0, false, up_stack_record_pseudo(s),
+				       true, true, &made_pseudo));
 	else if (rc == 0 && s->trunc != UP_TRUNC_NONE)
-		rc = add_id(w, loc_idx(w, 0, false, "[truncated]", true, true));
+		rc = add_id(w, loc_idx(w, 0, false, "[truncated]", true, true,
+				       &made_pseudo));
 	if (rc == 0 && grow_array(&w->recs, &w->recs_cap, w->nrecs + 1,
 				  sizeof(*w->recs), 256) < 0)
 		rc = UP_ENOMEM;
@@ -263,6 +314,7 @@ static void writer_release(struct writer *w)
 	strmap_free(w->strings);
 	strmap_free(w->locs);
 	strmap_free(w->funcs);
+	free(w->key_loc);
 	free(w->loc);
 	free(w->func_name);
 	free(w->func_src);
@@ -293,17 +345,17 @@ static uint64_t timed_cost(const struct rec *r)
 }
 
 /* Each time the profile kept, by its record: a sample of its own. */
-static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
+static int visit_time(const struct up_time_record *t, void *arg)
 {
 	struct writer *w = arg;
-	const struct rec *found = w->nrecs ? bsearch(&id, w->recs, w->nrecs,
+	const struct rec *found = w->nrecs ? bsearch(&t->id, w->recs, w->nrecs,
 						      sizeof(*w->recs), rec_id_cmp) : NULL;
 	size_t r;
 
 	if (!found)
 		return 0;
 	r = (size_t)(found - w->recs);
-	if (w->recs[r].count - w->recs[r].timed < count)
+	if (w->recs[r].count - w->recs[r].timed < t->count)
 		return 0;
 	w->timed_cost += timed_cost(&w->recs[r]);
 	if (w->timed_cost > TIMED_DECODE_BUDGET)
@@ -311,8 +363,8 @@ static int visit_time(uint64_t t_ns, uint64_t id, uint64_t count, void *arg)
 	if (grow_array(&w->timed, &w->timed_cap, w->ntimed + 1,
 		       sizeof(*w->timed), 1024) < 0)
 		return w->err = up_fail(UP_ENOMEM, "out of memory");
-	w->timed[w->ntimed++] = (struct timed){ r, t_ns, count };
-	w->recs[r].timed += count;
+	w->timed[w->ntimed++] = (struct timed){ r, t->t_ns, t->count, t->credited };
+	w->recs[r].timed += t->count;
 	return 0;
 }
 
@@ -436,6 +488,19 @@ static PbLabel label(struct writer *w, const char *k, const char *v)
 	return l;
 }
 
+/* A number, in unit (NULL: none), which pprof's -tagfocus takes as a
+ * range (vcpu=1, elapsed=2s:5s). */
+static PbLabel num_label(struct writer *w, const char *k, int64_t v,
+			 const char *unit)
+{
+	PbLabel l = PERFTOOLS__PROFILES__LABEL__INIT;
+
+	l.key = str_idx(w, k);
+	l.num = v;
+	l.num_unit = unit ? str_idx(w, unit) : 0;
+	return l;
+}
+
 /* Everything but the string table, which the last strings still grow. */
 static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 {
@@ -536,8 +601,10 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		}
 		b->loc_ptrs[i] = l;
 	}
-	/* The samples with a time first, one each (label time_ns: ns since
-	 * 1970), then what each stack has left without one. */
+	/* The samples with a time first, one each (label elapsed: ns since
+	 * the profile's time_nanos, the run's start; credited=missed on
+	 * periods the sampler missed), then what each stack has left
+	 * without one. */
 	for (size_t i = 0; i < ns; i++) {
 		bool with_time = i < w->ntimed;
 		const struct rec *r = &w->recs[with_time ? w->timed[i].rec :
@@ -545,7 +612,6 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		uint64_t count = with_time ? w->timed[i].count :
 				 r->count - r->timed;
 		PbSample *s = &b->samples[nsamples];
-		char num[16];
 		size_t first = nlabels;
 
 		if (count == 0)
@@ -557,8 +623,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		s->value = &b->values[2 * nsamples];
 		s->value[0] = (int64_t)count;
 		s->value[1] = m->hz > 0 ? (int64_t)llround((double)count * 1e9 / m->hz) : 0;
-		snprintf(num, sizeof(num), "%u", r->vcpu);
-		b->labels[nlabels++] = label(w, "vcpu", num);
+		b->labels[nlabels++] = num_label(w, "vcpu", r->vcpu, "count");
 		if (r->act != UP_VCPU_UNKNOWN)
 			b->labels[nlabels++] = label(w, "state",
 						     r->unseen ? "unseen" :
@@ -567,13 +632,11 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		if (r->trunc != UP_TRUNC_NONE)
 			b->labels[nlabels++] = label(w, "truncated", up_trunc_name(r->trunc));
 		if (with_time) {
-			PbLabel l = PERFTOOLS__PROFILES__LABEL__INIT;
-
-			l.key = str_idx(w, "time_ns");
-			l.num = (m->time_nanos > 0 ? m->time_nanos : 0) +
-				(int64_t)w->timed[i].t_ns;
-			l.num_unit = str_idx(w, "nanoseconds");
-			b->labels[nlabels++] = l;
+			b->labels[nlabels++] = num_label(w, "elapsed",
+						       (int64_t)w->timed[i].t_ns,
+						       "nanoseconds");
+			if (w->timed[i].credited)
+				b->labels[nlabels++] = label(w, "credited", "missed");
 		}
 		for (size_t j = first; j < nlabels; j++)
 			b->label_ptrs[j] = &b->labels[j];
@@ -648,7 +711,7 @@ int up_profile_write_pprof(const struct up_profile *p,
 	if (rc == 0)
 		rc = w.err;
 	if (rc == 0)
-		rc = up_profile_foreach_time(p, visit_time, &w);
+		rc = up_profile_foreach_time_record(p, visit_time, &w);
 	if (rc == 0)
 		rc = w.err;
 	if (rc == 0)

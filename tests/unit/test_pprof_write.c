@@ -16,6 +16,8 @@ TEST_GLOBALS;
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__Location PbLocation;
+typedef Perftools__Profiles__Sample PbSample;
+typedef Perftools__Profiles__Label PbLabel;
 
 /* Functions in the two code segments of the image below, and one in its
  * data segment (an address no code mapping holds). */
@@ -228,8 +230,91 @@ static void test_no_mapping_made_up(void)
 	up_symtab_free(sym);
 }
 
+static const PbLabel *label_of(const PbProfile *pb, const PbSample *sm,
+				const char *key)
+{
+	for (size_t j = 0; j < sm->n_label; j++)
+		if (strcmp(str(pb, sm->label[j]->key), key) == 0)
+			return sm->label[j];
+	return NULL;
+}
+
+/* Labels tools can filter on: vcpu a number (-tagfocus=vcpu=1), elapsed
+ * ns since the start in nanoseconds (-tagfocus=elapsed=2s:5s), and the
+ * periods credited for missed samples marked credited=missed; read back,
+ * the times and the credited count are as they were. */
+static void test_labels(void)
+{
+	struct up_pprof_meta meta = { .hz = 100, .time_nanos = 1700000000000000000LL };
+	uint64_t st[] = { 0x400010, 0x800020 };
+	char path[] = "/tmp/test_pprof_labels.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	uint64_t credited = 0, sampled = 0, in_range = 0;
+	struct up_symtab *sym;
+	struct up_profile *p, *slice;
+	struct up_stored *back;
+	PbProfile *pb;
+
+	REQUIRE(f != NULL);
+	REQUIRE(up_symtab_load_mem(&sym, nm_map, sizeof(nm_map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	REQUIRE(up_profile_add_at(p, 1, st, 2, UP_TRUNC_NONE, UP_VCPU_BUSY, 1,
+				  2500000000ULL) == 0);
+	REQUIRE(up_profile_add_credited(p, 1, st, 2, UP_TRUNC_NONE, UP_VCPU_BUSY,
+					3, 2510000000ULL) == 0);
+	REQUIRE(up_profile_add_at(p, 0, st, 2, UP_TRUNC_NONE, UP_VCPU_BUSY, 1,
+				  7000000000ULL) == 0);
+	CHECK_U64(up_profile_credited(p), 3);
+	REQUIRE(up_profile_write_pprof(p, sym, &meta, f) == 0 && fclose(f) == 0);
+	pb = test_pprof_unpack(path);
+	REQUIRE(pb != NULL);
+	CHECK(pb->n_sample == 3);
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const PbSample *sm = pb->sample[i];
+		const PbLabel *v = label_of(pb, sm, "vcpu");
+		const PbLabel *t = label_of(pb, sm, "elapsed");
+		const PbLabel *c = label_of(pb, sm, "credited");
+
+		REQUIRE(v && t);
+		CHECK(v->str == 0 && (v->num == 0 || v->num == 1));
+		CHECK_STR(str(pb, t->num_unit), "nanoseconds");
+		CHECK(t->num == 2500000000LL || t->num == 2510000000LL ||
+		      t->num == 7000000000LL);
+		CHECK(label_of(pb, sm, "time_ns") == NULL);
+		if (c) {
+			CHECK_STR(str(pb, c->str), "missed");
+			CHECK(t->num == 2510000000LL);
+			credited += (uint64_t)sm->value[0];
+		} else {
+			sampled += (uint64_t)sm->value[0];
+		}
+	}
+	CHECK_U64(credited, 3);
+	CHECK_U64(sampled, 2);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	/* Read back: times since the start, credited ones still credited. */
+	REQUIRE(up_stored_load(&back, (const char *const[]){ path }, 1, NULL) == 0);
+	CHECK_U64(up_profile_samples(up_stored_profile(back)), 5);
+	CHECK_U64(up_profile_credited(up_stored_profile(back)), 3);
+	CHECK_U64(up_profile_timed(up_stored_profile(back)), 5);
+	CHECK_U64(up_profile_time_end(up_stored_profile(back)), 7000000000ULL);
+	REQUIRE(up_profile_slice(up_stored_profile(back), 2000000000ULL,
+				 3000000000ULL, &slice) == 0);
+	in_range = up_profile_samples(slice);
+	CHECK_U64(in_range, 4);
+	CHECK_U64(up_profile_credited(slice), 3);
+	CHECK_U64(up_profile_vcpu_samples(slice, 1), 4);
+	up_profile_free(slice);
+	up_stored_free(back);
+	unlink(path);
+	up_profile_free(p);
+	up_symtab_free(sym);
+}
+
 int main(void)
 {
+	RUN(test_labels);
 	RUN(test_mappings_of_multi_load_image);
 	RUN(test_location_in_innermost_mapping);
 	RUN(test_no_mapping_made_up);

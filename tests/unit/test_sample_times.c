@@ -1,6 +1,6 @@
 /* Sample times: a profile keeps when each sample was taken (bounded),
  * slices a time range into a profile of its own, writes the times to
- * pprof (label time_ns) and reads them back, and draws them as a heat map
+ * pprof (label elapsed) and reads them back, and draws them as a heat map
  * page whose names stay text whatever they are. */
 #include <unistd.h>
 
