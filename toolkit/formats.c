@@ -162,6 +162,70 @@ int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
 	return *formats ? 0 : -1;
 }
 
+/* Append one name to a list in buf: "a, b" then " or c" (last). */
+static void list_add(char *buf, size_t len, size_t *at, const char *name,
+		     bool first, bool last, const char *last_sep)
+{
+	int n;
+
+	if (*at >= len)
+		return;
+	n = snprintf(buf + *at, len - *at, "%s%s",
+		     first ? "" : last ? last_sep : ", ", name);
+	*at += n > 0 ? (size_t)n : 0;
+}
+
+/* The names of the formats in mask, in the table's order. */
+static void names_of(unsigned mask, const char *last_sep, char *buf,
+		     size_t len)
+{
+	size_t at = 0, left = 0;
+
+	for (size_t i = 0; i < xlp_format_count; i++)
+		left += (mask & xlp_format_table[i].bit) != 0;
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0, k = 0; i < xlp_format_count; i++)
+		if (mask & xlp_format_table[i].bit) {
+			list_add(buf, len, &at, xlp_format_table[i].name, k == 0,
+				 k + 1 == left, last_sep);
+			k++;
+		}
+}
+
+void xlp_format_names(unsigned command, const char *last_sep, char *buf,
+		      size_t len)
+{
+	names_of(xlp_formats_of(command), last_sep, buf, len);
+}
+
+void xlp_format_help(unsigned command, const char *default_when, char *buf,
+		     size_t len)
+{
+	char all[128], but[128] = "all";
+	unsigned extra = xlp_formats_of(command) & ~xlp_formats_default(command);
+
+	names_of(xlp_formats_of(command), ", ", all, sizeof(all));
+	if (extra) {
+		memcpy(but, "all but ", 9);
+		names_of(extra, " and ", but + 8, sizeof(but) - 8);
+	}
+	snprintf(buf, len, "%s; repeat or comma-separate (default: %s%s)", all,
+		 default_when ? default_when : "", but);
+}
+
+int xlp_parse_formats_arg(const char *cmd, const char *arg, unsigned command,
+			  unsigned *formats)
+{
+	char names[128];
+
+	if (xlp_parse_formats(arg, xlp_formats_of(command), formats) == 0)
+		return 0;
+	xlp_format_names(command, " or ", names, sizeof(names));
+	fprintf(stderr, "%s: invalid format '%s': use %s\n", cmd, arg, names);
+	return -1;
+}
+
 const char *xlp_format_suffix(unsigned format)
 {
 	const struct xlp_format_row *row = xlp_format_row(format);

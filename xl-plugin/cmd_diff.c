@@ -14,7 +14,7 @@
 
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "svg, txt, json; repeat or comma-separate (default: txt to stdout; with -o, all)" },
+	  "txt to stdout; with -o, " /* then the formats' table's */ },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.svg, STEM.txt, STEM.json (a directory: DIR/AFTER-diff.*); default: stdout, one format" },
 	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
@@ -55,7 +55,7 @@ static void usage(FILE *out)
 		"changed most.\n"
 		"\n"
 		"Options:\n");
-	xlp_print_option_docs(out, docs, NDOCS);
+	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_DIFF);
 }
 
 static const char *side_name(const struct diff *d, int i)
@@ -182,10 +182,9 @@ int xlp_cmd_diff(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_DIFF), &formats) < 0) {
-				fprintf(stderr, "xl profile diff: invalid format '%s': use svg, txt or json\n", optarg);
+			if (xlp_parse_formats_arg("xl profile diff", optarg,
+						  XLP_CMD_DIFF, &formats) < 0)
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);
