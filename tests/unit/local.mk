@@ -36,6 +36,7 @@ UNIT_TESTS = \
 	tests/unit/test_output_names \
 	tests/toolkit/test_report \
 	tests/toolkit/test_formats \
+	tests/toolkit/test_output_files \
 	tests/toolkit/test_sampler_cpu \
 	tests/xl-plugin/test_stack_print \
 	tests/xl-plugin/test_top_view
@@ -119,6 +120,10 @@ tests_toolkit_test_sampler_cpu_LDADD = $(LDADD) $(XENLIGHT_LIBS) $(XENTOOLLOG_LI
 # The output formats' table is consistent (names, suffixes, bits, commands).
 tests_toolkit_test_formats_SOURCES = tests/toolkit/test_formats.c \
 	toolkit/formats.c toolkit/formats.h \
+	toolkit/output_files.c toolkit/output_files.h
+
+# Profile files: written whole, with the mode xl-profile(1) gives.
+tests_toolkit_test_output_files_SOURCES = tests/toolkit/test_output_files.c \
 	toolkit/output_files.c toolkit/output_files.h
 
 # The daemon's parts, tested as the daemon links them.
