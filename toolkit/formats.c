@@ -91,12 +91,18 @@ static int write_heatmap(const struct xlp_source *src, FILE *out)
 						    legend, out));
 }
 
+/* pprof carries inlined calls and lines itself: --no-inline folds the
+ * calls into their callers' lines; lines are there whenever known. */
 static int write_pprof(const struct xlp_source *src, FILE *out)
 {
+	struct up_pprof_meta meta;
+
 	if (!src->pprof)        /* the source said why when it made none */
 		return -1;
+	meta = *src->pprof;
+	meta.no_inline = src->view.no_inline;
 	return failed(src, up_profile_write_pprof(src->profile, src->names,
-						  src->pprof, out));
+						  &meta, out));
 }
 
 #define STORED (XLP_CMD_PROFILE | XLP_CMD_REPORT)

@@ -69,6 +69,7 @@ struct func_src {
 struct writer {
 	const struct up_symtab *symtab;
 	bool names_only;
+	bool no_inline;           /* inlined calls folded into their callers */
 	struct strmap *strings, *locs, *funcs;
 	struct loc *loc;
 	size_t nloc, loc_cap;
@@ -165,7 +166,7 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 		long g = f;
 
 		if (sf->inlined) {
-			if (!sf->function)
+			if (!sf->function || w->no_inline)
 				continue;
 			g = func_idx(w, sf->function);
 			if (g < 0)
@@ -221,6 +222,17 @@ static int add_id(struct writer *w, long loc)
 	return 0;
 }
 
+/* With no_inline, an inlined call read by name folds into its caller, as
+ * in the folded file; the outermost frame stays. */
+static bool inline_folded(const struct writer *w, const char *name,
+			  bool outermost)
+{
+	size_t len = strlen(name), mark = sizeof(PROFILE_INLINED_MARK) - 1;
+
+	return w->no_inline && w->names_only && !outermost && len > mark &&
+	       strcmp(name + len - mark, PROFILE_INLINED_MARK) == 0;
+}
+
 static int visit(const struct up_stack_record *s, void *arg)
 {
 	struct writer *w = arg;
@@ -234,8 +246,12 @@ static int visit(const struct up_stack_record *s, void *arg)
 						 false, name);
 
 		size_t known = w->nloc;
-		long loc = loc_idx(w, w->names_only ? 0 : s->frames[i], i > 0,
-				   name, named, w->names_only);
+		long loc;
+
+		if (inline_folded(w, name, i + 1 == s->depth))
+			continue;
+		loc = loc_idx(w, w->names_only ? 0 : s->frames[i], i > 0,
+			      name, named, w->names_only);
 
 		if (loc >= 0 && (size_t)loc >= known && named && w->source &&
 		    loc_lines(w, loc, w->loc[loc].func, s->frames[i], i > 0) < 0)
@@ -627,7 +643,8 @@ int up_profile_write_pprof(const struct up_profile *p,
 {
 	static const struct up_pprof_meta none;
 	struct writer w = { .symtab = symtab,
-			    .names_only = meta && meta->names_only };
+			    .names_only = meta && meta->names_only,
+			    .no_inline = meta && meta->no_inline };
 
 	/* Stored profiles read back by name have no addresses to look up. */
 	w.source = up_symtab_has_source(symtab) && !w.names_only;
