@@ -16,12 +16,16 @@ static int failed(const struct xlp_source *src, int rc)
 }
 
 /* The folded file is the data: every stack, blocked ones under [idle]. */
+struct up_output_opts xlp_folded_opts(const struct up_output_opts *view)
+{
+	return (struct up_output_opts){ .vcpu = view->vcpu, .with_idle = true,
+					.raw = true, .no_inline = view->no_inline,
+					.lines = view->lines };
+}
+
 static int write_folded(const struct xlp_source *src, FILE *out)
 {
-	const struct up_output_opts all = { .vcpu = src->view.vcpu,
-					    .with_idle = true, .raw = true,
-					    .no_inline = src->view.no_inline,
-					    .lines = src->view.lines };
+	const struct up_output_opts all = xlp_folded_opts(&src->view);
 
 	return failed(src, up_profile_write_folded(src->profile, src->names,
 						   &all, out));

@@ -90,6 +90,11 @@ struct xlp_format_row {
 extern const struct xlp_format_row xlp_format_table[];
 extern const size_t xlp_format_count;
 
+/* The folded file's options for a view: every stack as recorded, blocked
+ * ones under [idle], of the view's vCPU, inlined calls and lines as the
+ * view has them. */
+struct up_output_opts xlp_folded_opts(const struct up_output_opts *view);
+
 /* The row of one format bit, or NULL. */
 const struct xlp_format_row *xlp_format_row(unsigned bit);
 /* The formats a command offers (enum xlp_command). */

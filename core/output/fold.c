@@ -346,6 +346,22 @@ int up_profile_write_folded(const struct up_profile *p,
 	return rc;
 }
 
+int up_profile_folded_count(const struct up_profile *p,
+			    const struct up_symtab *symtab,
+			    const struct up_output_opts *opts, size_t *count)
+{
+	struct strmap *keys;
+	uint64_t *counts;
+	int rc = profile_fold(p, symtab, opts, &keys, &counts);
+
+	if (rc < 0)
+		return rc;
+	*count = strmap_count(keys);
+	free(counts);
+	strmap_free(keys);
+	return 0;
+}
+
 static int top_count(struct agg *a, const char *name, bool leaf,
 		     uint64_t count)
 {

@@ -84,6 +84,8 @@ tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
 tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
 	toolkit/report.c toolkit/report.h \
 	toolkit/summary.c toolkit/summary.h \
+	toolkit/formats.c toolkit/formats.h \
+	toolkit/output_files.c toolkit/output_files.h \
 	toolkit/json_write.c toolkit/json_write.h
 tests_toolkit_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_toolkit_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
