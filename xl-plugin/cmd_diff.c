@@ -41,7 +41,16 @@ struct diff {
 	struct up_diff_entry *e;
 	size_t n;
 	uint64_t kept[2];
+	int inline_only;        /* up_profile_diff_inline: folded when > 0 */
 };
+
+/* Which side alone had inlined calls, folded into their callers on both:
+ * "before", "after", or NULL (compared as they are). */
+static const char *inline_side(const struct diff *d)
+{
+	return d->inline_only == UP_DIFF_INLINE_ONLY_BEFORE ? "before" :
+	       d->inline_only == UP_DIFF_INLINE_ONLY_AFTER ? "after" : NULL;
+}
 
 static void usage(FILE *out)
 {
@@ -96,6 +105,9 @@ static void text(const struct xlp_source *src, FILE *out)
 			fprintf(out, ", %" PRIu64 " of them [unseen]: CPU time no sample saw", u);
 		fputs(")\n", out);
 	}
+	if (inline_side(d))
+		fprintf(out, "inlined calls: only %s has them, folded into their callers on both sides (as --no-inline)\n",
+			d->inline_only == UP_DIFF_INLINE_ONLY_BEFORE ? "BEFORE" : "AFTER");
 	fputc('\n', out);
 }
 
@@ -120,6 +132,9 @@ static int json(const struct xlp_source *src, FILE *out)
 	}
 	xlp_json_key(g, "covers");
 	xlp_json_str(g, d->view.with_idle ? "busy and idle" : "on-cpu");
+	/* The side whose inlined calls were folded: null when none. */
+	xlp_json_key(g, "inlined_folded");
+	xlp_json_str(g, inline_side(d));
 	xlp_json_key(g, "functions");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < d->n && i < d->top; i++) {
@@ -210,7 +225,11 @@ int xlp_cmd_diff(int argc, char **argv)
 		if (!d.s[i])
 			goto out;
 	}
-	if (up_profile_diff(up_stored_profile(d.s[0]), up_stored_symtab(d.s[0]),
+	d.inline_only = up_profile_diff_inline(up_stored_profile(d.s[0]), up_stored_symtab(d.s[0]),
+					       up_stored_profile(d.s[1]), up_stored_symtab(d.s[1]),
+					       &d.view);
+	if (d.inline_only < 0 ||
+	    up_profile_diff(up_stored_profile(d.s[0]), up_stored_symtab(d.s[0]),
 			    up_stored_profile(d.s[1]), up_stored_symtab(d.s[1]),
 			    &d.view, &d.e, &d.n, &d.kept[0], &d.kept[1]) < 0) {
 		fprintf(stderr, "xl profile diff: %s\n", up_error_last());

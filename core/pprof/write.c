@@ -227,10 +227,8 @@ static int add_id(struct writer *w, long loc)
 static bool inline_folded(const struct writer *w, const char *name,
 			  bool outermost)
 {
-	size_t len = strlen(name), mark = sizeof(PROFILE_INLINED_MARK) - 1;
-
-	return w->no_inline && w->names_only && !outermost && len > mark &&
-	       strcmp(name + len - mark, PROFILE_INLINED_MARK) == 0;
+	return w->no_inline && w->names_only && !outermost &&
+	       profile_inlined_label(name);
 }
 
 static int visit(const struct up_stack_record *s, void *arg)

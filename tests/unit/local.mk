@@ -26,6 +26,7 @@ UNIT_TESTS = \
 	tests/unit/test_hypercall_probe \
 	tests/unit/test_unwind_budget \
 	tests/unit/test_stored \
+	tests/unit/test_diff \
 	tests/unit/test_pprof_read \
 	tests/unit/test_pprof_write \
 	tests/unit/test_sample_times \
