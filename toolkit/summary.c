@@ -102,6 +102,7 @@ static void stored_head_text(const struct xlp_summary *s, FILE *out)
 	const char *dom = up_stored_comment(st, "domain");
 	const char *type = up_stored_comment(st, "type");
 	double hz = up_stored_hz(st);
+	long long distinct;
 
 	fputs("profile", out);
 	for (size_t i = 0; i < s->nr_inputs; i++) {
@@ -123,8 +124,9 @@ static void stored_head_text(const struct xlp_summary *s, FILE *out)
 		up_text_print_escaped(out, up_stored_build_id(st) ? up_stored_build_id(st) : "none");
 		fputc('\n', out);
 	}
-	fprintf(out, "%" PRIu64 " samples (%lld distinct stacks)",
-		up_profile_samples(s->profile), folded_stacks(s));
+	fprintf(out, "%" PRIu64 " samples", up_profile_samples(s->profile));
+	if ((distinct = folded_stacks(s)) >= 0)
+		fprintf(out, " (%lld distinct stacks)", distinct);
 	if (hz > 0)
 		fprintf(out, " at %g Hz", hz);
 	if (s->ranged)
