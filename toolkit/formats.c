@@ -16,12 +16,16 @@ static int failed(const struct xlp_source *src, int rc)
 }
 
 /* The folded file is the data: every stack, blocked ones under [idle]. */
+struct up_output_opts xlp_folded_opts(const struct up_output_opts *view)
+{
+	return (struct up_output_opts){ .vcpu = view->vcpu, .with_idle = true,
+					.raw = true, .no_inline = view->no_inline,
+					.lines = view->lines };
+}
+
 static int write_folded(const struct xlp_source *src, FILE *out)
 {
-	const struct up_output_opts all = { .vcpu = src->view.vcpu,
-					    .with_idle = true, .raw = true,
-					    .no_inline = src->view.no_inline,
-					    .lines = src->view.lines };
+	const struct up_output_opts all = xlp_folded_opts(&src->view);
 
 	return failed(src, up_profile_write_folded(src->profile, src->names,
 						   &all, out));
@@ -91,12 +95,18 @@ static int write_heatmap(const struct xlp_source *src, FILE *out)
 						    legend, out));
 }
 
+/* pprof carries inlined calls and lines itself: --no-inline folds the
+ * calls into their callers' lines; lines are there whenever known. */
 static int write_pprof(const struct xlp_source *src, FILE *out)
 {
+	struct up_pprof_meta meta;
+
 	if (!src->pprof)        /* the source said why when it made none */
 		return -1;
+	meta = *src->pprof;
+	meta.no_inline = src->view.no_inline;
 	return failed(src, up_profile_write_pprof(src->profile, src->names,
-						  src->pprof, out));
+						  &meta, out));
 }
 
 #define STORED (XLP_CMD_PROFILE | XLP_CMD_REPORT)
@@ -160,6 +170,70 @@ int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
 		*formats |= xlp_format_table[i].bit;
 	}
 	return *formats ? 0 : -1;
+}
+
+/* Append one name to a list in buf: "a, b" then " or c" (last). */
+static void list_add(char *buf, size_t len, size_t *at, const char *name,
+		     bool first, bool last, const char *last_sep)
+{
+	int n;
+
+	if (*at >= len)
+		return;
+	n = snprintf(buf + *at, len - *at, "%s%s",
+		     first ? "" : last ? last_sep : ", ", name);
+	*at += n > 0 ? (size_t)n : 0;
+}
+
+/* The names of the formats in mask, in the table's order. */
+static void names_of(unsigned mask, const char *last_sep, char *buf,
+		     size_t len)
+{
+	size_t at = 0, left = 0;
+
+	for (size_t i = 0; i < xlp_format_count; i++)
+		left += (mask & xlp_format_table[i].bit) != 0;
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0, k = 0; i < xlp_format_count; i++)
+		if (mask & xlp_format_table[i].bit) {
+			list_add(buf, len, &at, xlp_format_table[i].name, k == 0,
+				 k + 1 == left, last_sep);
+			k++;
+		}
+}
+
+void xlp_format_names(unsigned command, const char *last_sep, char *buf,
+		      size_t len)
+{
+	names_of(xlp_formats_of(command), last_sep, buf, len);
+}
+
+void xlp_format_help(unsigned command, const char *default_when, char *buf,
+		     size_t len)
+{
+	char all[128], but[128] = "all";
+	unsigned extra = xlp_formats_of(command) & ~xlp_formats_default(command);
+
+	names_of(xlp_formats_of(command), ", ", all, sizeof(all));
+	if (extra) {
+		memcpy(but, "all but ", 9);
+		names_of(extra, " and ", but + 8, sizeof(but) - 8);
+	}
+	snprintf(buf, len, "%s; repeat or comma-separate (default: %s%s)", all,
+		 default_when ? default_when : "", but);
+}
+
+int xlp_parse_formats_arg(const char *cmd, const char *arg, unsigned command,
+			  unsigned *formats)
+{
+	char names[128];
+
+	if (xlp_parse_formats(arg, xlp_formats_of(command), formats) == 0)
+		return 0;
+	xlp_format_names(command, " or ", names, sizeof(names));
+	fprintf(stderr, "%s: invalid format '%s': use %s\n", cmd, arg, names);
+	return -1;
 }
 
 const char *xlp_format_suffix(unsigned format)

@@ -90,6 +90,11 @@ struct xlp_format_row {
 extern const struct xlp_format_row xlp_format_table[];
 extern const size_t xlp_format_count;
 
+/* The folded file's options for a view: every stack as recorded, blocked
+ * ones under [idle], of the view's vCPU, inlined calls and lines as the
+ * view has them. */
+struct up_output_opts xlp_folded_opts(const struct up_output_opts *view);
+
 /* The row of one format bit, or NULL. */
 const struct xlp_format_row *xlp_format_row(unsigned bit);
 /* The formats a command offers (enum xlp_command). */
@@ -99,6 +104,19 @@ unsigned xlp_formats_default(unsigned command);
 /* "folded,svg" -> XLP_FORMAT_* bits added to *formats, within allowed;
  * -1 if a name is not one of them. */
 int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats);
+/* The names of the formats a command offers, in the table's order:
+ * "folded, svg, ..., pprof" then last_sep (", " or " or ") and the last. */
+void xlp_format_names(unsigned command, const char *last_sep, char *buf,
+		      size_t len);
+/* -F's help for a command, from the table: "folded, ..., heatmap; repeat
+ * or comma-separate (default: WHEN all but heatmap)", default_when saying
+ * when the default applies ("txt to stdout; with -o, ") or NULL. */
+void xlp_format_help(unsigned command, const char *default_when, char *buf,
+		     size_t len);
+/* -F's argument: xlp_parse_formats within what the command offers; 0, or
+ * -1 after one line "CMD: invalid format 'ARG': use folded, ... or heatmap". */
+int xlp_parse_formats_arg(const char *cmd, const char *arg, unsigned command,
+			  unsigned *formats);
 /* The file name suffix of one format (".pb.gz" for pprof), or "". */
 const char *xlp_format_suffix(unsigned format);
 

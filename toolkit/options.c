@@ -28,7 +28,7 @@ static const struct xlp_option_doc docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "PATH",
 	  "directory, or file name stem, for the profile (default: " XEN_LOG_DIR "/profile/NAME-TIME)" },
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "output: folded, svg, json, txt, pprof; repeat or comma-separate (default: all)" },
+	  "" /* then the formats' table's (xlp_format_help) */ },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
 	  "symbols: an ELF image (may be gzip-compressed) or an nm/System.map text map" },
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
@@ -90,24 +90,33 @@ void xlp_print_usage(FILE *out)
 		"       xl profile report [options] FILE...\n"
 		"       xl profile diff [options] BEFORE AFTER\n"
 		"       xl profile core [options] FILE   (also: xl profile --core FILE)\n"
+		"       xl profile top [options] <Domain>\n"
 		"\n"
 		"Profile a running domain's vCPU stacks from dom0, without changing the guest.\n"
 		"<Domain> is a domain name or id. Writes a flame graph (SVG), folded stacks,\n"
 		"a JSON summary, a top list of functions and a pprof profile.\n"
 		"'report' renders a stored profile again, 'diff' compares two, 'core' prints\n"
-		"the stacks in a Xen core file (xl dump-core, on_crash = \"coredump-destroy\");\n"
+		"the stacks in a Xen core file (xl dump-core, on_crash = \"coredump-destroy\"),\n"
+		"'top' shows the hottest functions live, as xentop does;\n"
 		"see xl profile SUBCOMMAND --help. A domain so named: xl profile -- report.\n"
 		"\n"
 		"Options:\n");
-	xlp_print_option_docs(out, docs, NDOCS);
+	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_PROFILE);
 }
 
 void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *table,
 			   size_t n)
 {
+	xlp_print_option_docs_for(out, table, n, 0);
+}
+
+void xlp_print_option_docs_for(FILE *out, const struct xlp_option_doc *table,
+			       size_t n, unsigned command)
+{
 	for (size_t i = 0; i < n; i++) {
-		char left[64];
+		char left[64], formats[320];
 		const struct xlp_option_doc *d = &table[i];
+		const char *help = d->help;
 
 		if (d->key < 256)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", d->key,
@@ -116,7 +125,11 @@ void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *table,
 		else
 			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name,
 				 d->arg ? " " : "", d->arg ? d->arg : "");
-		fprintf(out, "  %-28s %s\n", left, d->help);
+		if (command && d->key == 'F') {
+			xlp_format_help(command, d->help, formats, sizeof(formats));
+			help = formats;
+		}
+		fprintf(out, "  %-28s %s\n", left, help);
 	}
 }
 
@@ -243,9 +256,9 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->output = optarg;
 			break;
 		case 'F':
-			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_PROFILE),
-					      &o->formats) < 0)
-				return bad("format", optarg, "use folded, svg, json, txt or pprof");
+			if (xlp_parse_formats_arg("xl profile", optarg, XLP_CMD_PROFILE,
+						  &o->formats) < 0)
+				return 2;
 			break;
 		case 's':
 			o->symbols = optarg;

@@ -63,6 +63,11 @@ void xlp_getopt_tables(const struct xlp_option_doc *docs, size_t n,
 		       struct option *longopts, char *shortopts);
 void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *docs,
 			   size_t n);
+/* The same for a command that writes formats (enum xlp_command): -F's
+ * help is made from the formats' table (xlp_format_help), its doc's help
+ * saying only when the default applies ("txt to stdout; with -o, "). */
+void xlp_print_option_docs_for(FILE *out, const struct xlp_option_doc *docs,
+			       size_t n, unsigned command);
 /* auto, cfi, libunwind, fp: 0, or -1 for another name. */
 int xlp_parse_unwinder(const char *s, enum up_unwinder *out);
 /* --entry's comma-separated names (arg is split in place) into

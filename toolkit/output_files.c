@@ -60,6 +60,18 @@ char *xlp_output_stem(const char *output, const char *domain_name)
 	return stem;
 }
 
+/* Profiles show a guest's code layout and what it runs: owner and group
+ * may read them, others never (perf writes perf.data 0600), and a
+ * stricter umask is honoured. Read without a lasting change: xl profile
+ * writes its files from one thread. */
+static mode_t file_mode(void)
+{
+	mode_t mask = umask(0077);
+
+	umask(mask);
+	return XLP_FILE_MODE & ~mask;
+}
+
 int xlp_file_open(struct xlp_file *out, const char *stem, const char *suffix)
 {
 	size_t n = strlen(stem) + strlen(suffix) + 16;
@@ -75,11 +87,12 @@ int xlp_file_open(struct xlp_file *out, const char *stem, const char *suffix)
 	fd = mkstemp(out->tmp);
 	if (fd < 0)
 		goto fail;
-	fchmod(fd, 0640);
-	out->f = fdopen(fd, "w");
-	if (!out->f) {
+	if (fchmod(fd, file_mode()) < 0 || !(out->f = fdopen(fd, "w"))) {
+		int e = errno;
+
 		close(fd);
 		unlink(out->tmp);
+		errno = e;
 		goto fail;
 	}
 	return 0;

@@ -18,7 +18,12 @@ struct xlp_file {
 	char *path;
 };
 
-/* Open stem+suffix for writing through a temporary file. */
+/* A profile file's mode, less the umask: owner and group read, never
+ * others (xl-profile(1), FILES, says why). */
+#define XLP_FILE_MODE 0640
+
+/* Open stem+suffix for writing through a temporary file (mode
+ * XLP_FILE_MODE & ~umask). 0, or -1 after one error line. */
 int xlp_file_open(struct xlp_file *out, const char *stem, const char *suffix);
 
 /* Close and rename into place; on error removes the temporary file. */

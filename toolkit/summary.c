@@ -3,7 +3,9 @@
  * it has them. */
 #include "config.h"
 
+#include <ctype.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
@@ -82,6 +84,17 @@ static const char *stored_format(const struct up_stored *st)
 	return up_stored_format_of(st) == UP_STORED_PPROF ? "pprof" : "folded";
 }
 
+/* The folded file's lines: the distinct stacks it shows (-1: out of
+ * memory). */
+static long long folded_stacks(const struct xlp_summary *s)
+{
+	const struct up_output_opts o = xlp_folded_opts(&s->view);
+	size_t n;
+
+	return up_profile_folded_count(s->profile, s->names, &o, &n) < 0 ?
+	       -1 : (long long)n;
+}
+
 /* Stored profiles: the files, and the domain and kernel they recorded. */
 static void stored_head_text(const struct xlp_summary *s, FILE *out)
 {
@@ -89,6 +102,7 @@ static void stored_head_text(const struct xlp_summary *s, FILE *out)
 	const char *dom = up_stored_comment(st, "domain");
 	const char *type = up_stored_comment(st, "type");
 	double hz = up_stored_hz(st);
+	long long distinct;
 
 	fputs("profile", out);
 	for (size_t i = 0; i < s->nr_inputs; i++) {
@@ -110,8 +124,9 @@ static void stored_head_text(const struct xlp_summary *s, FILE *out)
 		up_text_print_escaped(out, up_stored_build_id(st) ? up_stored_build_id(st) : "none");
 		fputc('\n', out);
 	}
-	fprintf(out, "%" PRIu64 " samples (%zu distinct stacks)",
-		up_profile_samples(s->profile), up_profile_unique_stacks(s->profile));
+	fprintf(out, "%" PRIu64 " samples", up_profile_samples(s->profile));
+	if ((distinct = folded_stacks(s)) >= 0)
+		fprintf(out, " (%lld distinct stacks)", distinct);
 	if (hz > 0)
 		fprintf(out, " at %g Hz", hz);
 	if (s->ranged)
@@ -274,8 +289,20 @@ static void domain_json(yajl_gen g, const struct xlp_summary *s)
 		key(g, "arch"); str(g, up_arch_name(s->run->arch));
 		key(g, "kernel"); str(g, s->run->dom->kernel);
 	} else {
+		const char *id = up_stored_comment(s->stored, "domain id");
+		char *end = NULL;
+		unsigned long domid = id && isdigit((unsigned char)id[0]) ?
+				      strtoul(id, &end, 10) : 0;   /* a domid_t */
+
 		key(g, "name"); str(g, up_stored_comment(s->stored, "domain"));
+		/* As recorded in the pprof's comments; null when not. */
+		key(g, "id");
+		if (end && !*end && domid <= 0xffff)
+			yajl_gen_integer(g, (long long)domid);
+		else
+			yajl_gen_null(g);
 		key(g, "type"); str(g, up_stored_comment(s->stored, "type"));
+		key(g, "arch"); str(g, up_stored_comment(s->stored, "arch"));
 		key(g, "kernel"); str(g, up_stored_kernel(s->stored));
 	}
 	yajl_gen_map_close(g);
@@ -371,6 +398,7 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 {
 	const struct up_profile *p = s->profile;
 	double hz = s->run ? s->run->opt->hz : up_stored_hz(s->stored);
+	long long distinct;
 
 	key(g, "frequency_hz");
 	if (hz > 0)
@@ -398,6 +426,12 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 	} else {
 		key(g, "samples"); yajl_gen_integer(g, (long long)up_profile_samples(p));
 	}
+	/* The folded file's lines, as the text summary counts them. */
+	key(g, "distinct_stacks");
+	if ((distinct = folded_stacks(s)) >= 0)
+		yajl_gen_integer(g, distinct);
+	else
+		yajl_gen_null(g);
 	key(g, "truncated_stacks"); yajl_gen_integer(g, (long long)up_profile_truncated(p));
 	key(g, "dropped_stacks"); yajl_gen_integer(g, (long long)up_profile_dropped(p));
 	key(g, "truncated_by");

@@ -14,7 +14,7 @@
 
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "svg, txt, json; repeat or comma-separate (default: txt to stdout; with -o, all)" },
+	  "txt to stdout; with -o, " /* then the formats' table's */ },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.svg, STEM.txt, STEM.json (a directory: DIR/AFTER-diff.*); default: stdout, one format" },
 	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
@@ -41,7 +41,16 @@ struct diff {
 	struct up_diff_entry *e;
 	size_t n;
 	uint64_t kept[2];
+	int inline_only;        /* up_profile_diff_inline: folded when > 0 */
 };
+
+/* Which side alone had inlined calls, folded into their callers on both:
+ * "before", "after", or NULL (compared as they are). */
+static const char *inline_side(const struct diff *d)
+{
+	return d->inline_only == UP_DIFF_INLINE_ONLY_BEFORE ? "before" :
+	       d->inline_only == UP_DIFF_INLINE_ONLY_AFTER ? "after" : NULL;
+}
 
 static void usage(FILE *out)
 {
@@ -55,7 +64,7 @@ static void usage(FILE *out)
 		"changed most.\n"
 		"\n"
 		"Options:\n");
-	xlp_print_option_docs(out, docs, NDOCS);
+	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_DIFF);
 }
 
 static const char *side_name(const struct diff *d, int i)
@@ -96,6 +105,9 @@ static void text(const struct xlp_source *src, FILE *out)
 			fprintf(out, ", %" PRIu64 " of them [unseen]: CPU time no sample saw", u);
 		fputs(")\n", out);
 	}
+	if (inline_side(d))
+		fprintf(out, "inlined calls: only %s has them, folded into their callers on both sides (as --no-inline)\n",
+			d->inline_only == UP_DIFF_INLINE_ONLY_BEFORE ? "BEFORE" : "AFTER");
 	fputc('\n', out);
 }
 
@@ -120,6 +132,9 @@ static int json(const struct xlp_source *src, FILE *out)
 	}
 	xlp_json_key(g, "covers");
 	xlp_json_str(g, d->view.with_idle ? "busy and idle" : "on-cpu");
+	/* The side whose inlined calls were folded: null when none. */
+	xlp_json_key(g, "inlined_folded");
+	xlp_json_str(g, inline_side(d));
 	xlp_json_key(g, "functions");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < d->n && i < d->top; i++) {
@@ -182,10 +197,9 @@ int xlp_cmd_diff(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_DIFF), &formats) < 0) {
-				fprintf(stderr, "xl profile diff: invalid format '%s': use svg, txt or json\n", optarg);
+			if (xlp_parse_formats_arg("xl profile diff", optarg,
+						  XLP_CMD_DIFF, &formats) < 0)
 				return 2;
-			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -211,7 +225,11 @@ int xlp_cmd_diff(int argc, char **argv)
 		if (!d.s[i])
 			goto out;
 	}
-	if (up_profile_diff(up_stored_profile(d.s[0]), up_stored_symtab(d.s[0]),
+	d.inline_only = up_profile_diff_inline(up_stored_profile(d.s[0]), up_stored_symtab(d.s[0]),
+					       up_stored_profile(d.s[1]), up_stored_symtab(d.s[1]),
+					       &d.view);
+	if (d.inline_only < 0 ||
+	    up_profile_diff(up_stored_profile(d.s[0]), up_stored_symtab(d.s[0]),
 			    up_stored_profile(d.s[1]), up_stored_symtab(d.s[1]),
 			    &d.view, &d.e, &d.n, &d.kept[0], &d.kept[1]) < 0) {
 		fprintf(stderr, "xl profile diff: %s\n", up_error_last());

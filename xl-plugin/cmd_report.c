@@ -17,7 +17,7 @@
 
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "folded, svg, txt, json, pprof, heatmap; repeat or comma-separate (default: txt to stdout; with -o, all but heatmap)" },
+	  "txt to stdout; with -o, " /* then the formats' table's */ },
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.folded, STEM.svg, ... (a directory: DIR/NAME-report.*); default: stdout, one format" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
@@ -66,7 +66,7 @@ static void usage(FILE *out)
 		"merged by function name.\n"
 		"\n"
 		"Options:\n");
-	xlp_print_option_docs(out, docs, NDOCS);
+	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_REPORT);
 }
 
 /* The live run's title when the profile says its domain, type and rate. */
@@ -226,10 +226,9 @@ int xlp_cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
-			if (xlp_parse_formats(optarg, xlp_formats_of(XLP_CMD_REPORT), &formats) < 0) {
-				fprintf(stderr, "xl profile report: invalid format '%s': use folded, svg, txt, json, pprof or heatmap\n", optarg);
+			if (xlp_parse_formats_arg("xl profile report", optarg,
+						  XLP_CMD_REPORT, &formats) < 0)
 				return 2;
-			}
 			break;
 		case 's': symbols = optarg; break;
 		case XLP_OPT_FORCE_SYMBOLS: force = true; break;

@@ -436,18 +436,27 @@ int up_profile_write_diff_svg(const struct up_profile *before,
 			      const struct up_output_opts *opts, const char *title,
 			      FILE *out)
 {
-	struct tree a, b;
+	struct tree a = { 0 }, b = { 0 };
 	struct emit e = { .t = &a, .out = out, .before = &b };
-	char legend[320];
-	int rc = build_tree(after, after_symtab, opts, &a);
+	struct up_output_opts o = opts ? *opts : (struct up_output_opts){ .vcpu = -1 };
+	char legend[400];
+	/* Inlined calls only one side has fold on both, as in the table. */
+	int only = up_profile_diff_inline(before, before_symtab, after,
+					  after_symtab, &o);
+	int rc = only < 0 ? only : 0;
 
+	o.no_inline = o.no_inline || only > 0;
 	if (rc == 0)
-		rc = build_tree(before, before_symtab, opts, &b);
+		rc = build_tree(after, after_symtab, &o, &a);
+	if (rc == 0)
+		rc = build_tree(before, before_symtab, &o, &b);
 	if (rc == 0) {
 		e.before_total = b.nodes[0].count;
 		snprintf(legend, sizeof(legend),
-			 "widths: AFTER (%" PRIu64 " samples); colour: change of each frame's share of all samples since BEFORE (%" PRIu64 " samples), red grew, blue shrank",
-			 a.nodes[0].count, b.nodes[0].count);
+			 "widths: AFTER (%" PRIu64 " samples); colour: change of each frame's share of all samples since BEFORE (%" PRIu64 " samples), red grew, blue shrank%s",
+			 a.nodes[0].count, b.nodes[0].count,
+			 only == UP_DIFF_INLINE_ONLY_BEFORE ? "; inlined calls folded into their callers: only BEFORE has them" :
+			 only == UP_DIFF_INLINE_ONLY_AFTER ? "; inlined calls folded into their callers: only AFTER has them" : "");
 		rc = write_svg(&e, title, legend);
 	}
 	tree_release(&a);

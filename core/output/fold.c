@@ -49,9 +49,7 @@ static void frame_name(const struct up_symtab *s, uint64_t addr,
 }
 
 
-/* Whether a label is an inlined call (ours, or a stored profile's read
- * by name). */
-static bool is_inlined_label(const char *b)
+bool profile_inlined_label(const char *b)
 {
 	size_t n = strlen(b), m = sizeof(PROFILE_INLINED_MARK) - 1;
 
@@ -79,7 +77,7 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 	/* A stored profile's inlined frame (read by name: a table of names),
 	 * folded back into its caller. */
 	if (opts->no_inline && up_symtab_format_of(s) == UP_SYMTAB_NM &&
-	    is_inlined_label(names[0]))
+	    profile_inlined_label(names[0]))
 		return 0;
 	if (up_symtab_has_source(s) && (!opts->no_inline || (opts->lines && leaf)))
 		nsrc = up_symtab_source(s, addr, is_return, src,
@@ -344,6 +342,22 @@ int up_profile_write_folded(const struct up_profile *p,
 	free(counts);
 	strmap_free(keys);
 	return rc;
+}
+
+int up_profile_folded_count(const struct up_profile *p,
+			    const struct up_symtab *symtab,
+			    const struct up_output_opts *opts, size_t *count)
+{
+	struct strmap *keys;
+	uint64_t *counts;
+	int rc = profile_fold(p, symtab, opts, &keys, &counts);
+
+	if (rc < 0)
+		return rc;
+	*count = strmap_count(keys);
+	free(counts);
+	strmap_free(keys);
+	return 0;
 }
 
 static int top_count(struct agg *a, const char *name, bool leaf,

@@ -23,6 +23,9 @@ bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
  * Returns how many (1 .. UP_SRC_MAX_FRAMES; 0 for a stored profile's
  * inlined frame, read by name, when opts say no_inline). */
 #define PROFILE_INLINED_MARK " (inlined)"
+/* Whether a label is an inlined call's (ours, or a stored profile's read
+ * by name): it ends in PROFILE_INLINED_MARK. */
+bool profile_inlined_label(const char *label);
 unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 			      bool is_return, bool leaf,
 			      const struct up_output_opts *opts,

@@ -5,7 +5,9 @@
  * self-contained HTML file: its data a JSON document in the page, its
  * script drawing from it; names reach the page only as text nodes, so no
  * name can be markup, and are keys only of objects without a prototype
- * (a frame named __proto__ is a frame). At most MAX_SECONDS columns. A link can open a view: FILE.html#range=FROM-TO
+ * (a frame named __proto__ is a frame). At most MAX_SECONDS columns; the
+ * whole run's range ends just past its last sample (cells after it grey),
+ * not at the end of that second's column. A link can open a view: FILE.html#range=FROM-TO
  * (seconds since the start) and #search=TEXT (cells coloured by the
  * samples with a frame holding TEXT; ^ and $ anchor it, and only what is
  * typed in the page is a regular expression), joined by '&'. */
@@ -167,10 +169,11 @@ static const char script[] =
 "  var v = re ? hits : cells, max = 0, j;\n"
 "  for (j = 0; j < v.length; j++) if (v[j] > max) max = v[j];\n"
 "  for (j = 0; j < rects.length; j++) {\n"
-"    var f = max ? v[j] / max : 0;\n"
-"    rects[j].setAttribute('fill', 'rgb(255,' + Math.round(255 - 200 * f) + ',' + Math.round(255 - 255 * f) + ')');\n"
+"    var f = max ? v[j] / max : 0, after = cellStart(j) > D.end_ms;\n"
+"    rects[j].setAttribute('fill', after ? '#e4e4e4' :\n"
+"      'rgb(255,' + Math.round(255 - 200 * f) + ',' + Math.round(255 - 255 * f) + ')');\n"
 "    tips[j].textContent = Math.floor(j / ROWS) + ' s + ' + Math.round((j % ROWS) * STEP) + ' ms: ' +\n"
-"      cells[j] + ' samples' + (re ? ', ' + hits[j] + ' matching' : '');\n"
+"      (after ? 'after the last sample' : cells[j] + ' samples' + (re ? ', ' + hits[j] + ' matching' : ''));\n"
 "  }\n"
 "  var secs = document.getElementById('seconds');\n"
 "  while (secs.firstChild) secs.removeChild(secs.firstChild);\n"
@@ -315,7 +318,7 @@ static const char script[] =
 "  if (bad) text('note', 'The link\\'s search is not valid %-escaped text: ignored');\n"
 "  var m = /range=([0-9.]+)-([0-9.]+)/.exec(location.hash);\n"
 "  if (m) show(Math.round(parseFloat(m[1]) * 1000), Math.round(parseFloat(m[2]) * 1000));\n"
-"  else show(0, cols * 1000, true);\n"
+"  else show(0, D.end_ms + 1, true);\n"
 "}\n"
 "document.getElementById('search').addEventListener('change', function (ev) {\n"
 "  search(ev.target.value, false);\n"

@@ -71,6 +71,7 @@ struct func_src {
 struct writer {
 	const struct up_symtab *symtab;
 	bool names_only;
+	bool no_inline;           /* inlined calls folded into their callers */
 	struct strmap *strings, *locs, *funcs;
 	long *key_loc;       /* per key of locs: its location's index */
 	size_t key_loc_cap;
@@ -169,7 +170,7 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 		long g = f;
 
 		if (sf->inlined) {
-			if (!sf->function)
+			if (!sf->function || w->no_inline)
 				continue;
 			g = func_idx(w, sf->function);
 			if (g < 0)
@@ -265,6 +266,15 @@ static int add_id(struct writer *w, long loc)
 	return 0;
 }
 
+/* With no_inline, an inlined call read by name folds into its caller, as
+ * in the folded file; the outermost frame stays. */
+static bool inline_folded(const struct writer *w, const char *name,
+			  bool outermost)
+{
+	return w->no_inline && w->names_only && !outermost &&
+	       profile_inlined_label(name);
+}
+
 static int visit(const struct up_stack_record *s, void *arg)
 {
 	struct writer *w = arg;
@@ -277,10 +287,13 @@ static int visit(const struct up_stack_record *s, void *arg)
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
 		bool named = profile_frame_label(w->symtab, s->frames[i], i > 0,
 						 false, name);
-
 		bool made;
-		long loc = loc_idx(w, w->names_only ? 0 : s->frames[i], i > 0,
-				   name, named, w->names_only, &made);
+		long loc;
+
+		if (inline_folded(w, name, i + 1 == s->depth))
+			continue;
+		loc = loc_idx(w, w->names_only ? 0 : s->frames[i], i > 0,
+			      name, named, w->names_only, &made);
 
 		if (loc >= 0 && made && named && w->source) {
 			w->loc[loc].lines_off = w->nlines;
@@ -690,7 +703,8 @@ int up_profile_write_pprof(const struct up_profile *p,
 {
 	static const struct up_pprof_meta none;
 	struct writer w = { .symtab = symtab,
-			    .names_only = meta && meta->names_only };
+			    .names_only = meta && meta->names_only,
+			    .no_inline = meta && meta->no_inline };
 
 	/* Stored profiles read back by name have no addresses to look up. */
 	w.source = up_symtab_has_source(symtab) && !w.names_only;

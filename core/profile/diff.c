@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/fold.h"
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "util/strmap.h"
@@ -28,6 +29,59 @@ static int by_change(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+struct inline_seen {
+	const struct up_symtab *symtab;
+	char (*names)[PROFILE_NAME_MAX];
+};
+
+/* 1 at the first inlined call: a frame with calls inlined at its address,
+ * or one read by name as an inlined call. */
+static int visit_inline(const struct up_stack_record *s, void *arg)
+{
+	const struct inline_seen *in = arg;
+	const struct up_output_opts o = { .vcpu = -1 };
+
+	for (unsigned i = 0; i < s->depth; i++) {
+		unsigned n = profile_frame_labels(in->symtab, s->frames[i], i > 0,
+						  i == 0, &o, in->names);
+
+		if (n > 1 || (n == 1 && profile_inlined_label(in->names[0])))
+			return 1;
+	}
+	return 0;
+}
+
+static int has_inline(const struct up_profile *p, const struct up_symtab *symtab,
+		      char (*names)[PROFILE_NAME_MAX])
+{
+	struct inline_seen in = { symtab, names };
+
+	return up_profile_foreach(p, visit_inline, &in);
+}
+
+int up_profile_diff_inline(const struct up_profile *before,
+			   const struct up_symtab *before_symtab,
+			   const struct up_profile *after,
+			   const struct up_symtab *after_symtab,
+			   const struct up_output_opts *opts)
+{
+	char (*names)[PROFILE_NAME_MAX];
+	int b, a;
+
+	if (opts && opts->no_inline)
+		return UP_DIFF_INLINE_ALIKE;
+	names = malloc(UP_SRC_MAX_FRAMES * sizeof(*names));
+	if (!names)
+		return up_fail(UP_ENOMEM, "out of memory");
+	b = has_inline(before, before_symtab, names);
+	a = b < 0 ? b : has_inline(after, after_symtab, names);
+	free(names);
+	if (b < 0 || a < 0)
+		return b < 0 ? b : a;
+	return b == a ? UP_DIFF_INLINE_ALIKE :
+	       b ? UP_DIFF_INLINE_ONLY_BEFORE : UP_DIFF_INLINE_ONLY_AFTER;
+}
+
 int up_profile_diff(const struct up_profile *before,
 		    const struct up_symtab *before_symtab,
 		    const struct up_profile *after,
@@ -40,14 +94,19 @@ int up_profile_diff(const struct up_profile *before,
 	size_t ntop[2] = { 0, 0 }, cap = 0;
 	struct up_diff_entry *d = NULL;
 	struct strmap *names = NULL;
+	struct up_output_opts o = opts ? *opts : (struct up_output_opts){ .vcpu = -1 };
 	uint64_t kept[2];
-	int rc;
+	int rc = up_profile_diff_inline(before, before_symtab, after,
+					after_symtab, &o);
 
-	kept[0] = up_profile_kept_samples(before, opts);
-	kept[1] = up_profile_kept_samples(after, opts);
-	rc = up_profile_top(before, before_symtab, opts, &top[0], &ntop[0]);
+	if (rc < 0)
+		return rc;
+	o.no_inline = o.no_inline || rc != UP_DIFF_INLINE_ALIKE;
+	kept[0] = up_profile_kept_samples(before, &o);
+	kept[1] = up_profile_kept_samples(after, &o);
+	rc = up_profile_top(before, before_symtab, &o, &top[0], &ntop[0]);
 	if (rc == 0)
-		rc = up_profile_top(after, after_symtab, opts, &top[1], &ntop[1]);
+		rc = up_profile_top(after, after_symtab, &o, &top[1], &ntop[1]);
 	if (rc == 0 && strmap_new(&names) < 0)
 		rc = UP_ENOMEM;
 	for (int side = 0; rc == 0 && side < 2; side++) {

@@ -21,8 +21,26 @@ struct up_diff_entry {
 	double delta;                        /* self, after - before, points */
 };
 
+/* Whether one profile has inlined calls (frames "NAME (inlined)", from
+ * DWARF or read by name) and the other none, as a build with debug
+ * information and one without: the comparisons below then fold inlined
+ * calls into their callers on both sides (as --no-inline), since a frame
+ * one side cannot have is no change of path. With opts->no_inline, or
+ * both alike: UP_DIFF_INLINE_ALIKE. Negative on error. */
+enum up_diff_inline {
+	UP_DIFF_INLINE_ALIKE,
+	UP_DIFF_INLINE_ONLY_BEFORE,
+	UP_DIFF_INLINE_ONLY_AFTER,
+};
+int up_profile_diff_inline(const struct up_profile *before,
+			   const struct up_symtab *before_symtab,
+			   const struct up_profile *after,
+			   const struct up_symtab *after_symtab,
+			   const struct up_output_opts *opts);
+
 /* Every function of either profile, by |delta| (largest first), then name.
- * *kept_before / *kept_after: the samples the options keep in each. */
+ * *kept_before / *kept_after: the samples the options keep in each.
+ * Inlined calls only one side has are folded (up_profile_diff_inline). */
 int up_profile_diff(const struct up_profile *before,
 		    const struct up_symtab *before_symtab,
 		    const struct up_profile *after,
@@ -39,7 +57,9 @@ int up_diff_write_table(const struct up_diff_entry *entries, size_t count,
 
 /* A differential flame graph: frame widths from AFTER, each frame coloured
  * by the change of its share of all samples since BEFORE (red grew, blue
- * shrank; a legend says so). Frames found only in BEFORE are not drawn. */
+ * shrank; a legend says so). Frames found only in BEFORE are not drawn.
+ * Inlined calls only one side has are folded, as up_profile_diff folds
+ * them, and the legend says so. */
 int up_profile_write_diff_svg(const struct up_profile *before,
 			      const struct up_symtab *before_symtab,
 			      const struct up_profile *after,

@@ -182,6 +182,13 @@ int up_profile_write_folded(const struct up_profile *p,
 			    const struct up_symtab *symtab,
 			    const struct up_output_opts *opts, FILE *out);
 
+/* How many stacks up_profile_write_folded writes with these options (its
+ * lines): stacks as named, address stacks that name alike counted once.
+ * 0, or an error. */
+int up_profile_folded_count(const struct up_profile *p,
+			    const struct up_symtab *symtab,
+			    const struct up_output_opts *opts, size_t *count);
+
 /* An interactive flame graph (SVG with its own script: click to zoom,
  * search, tooltips), readable offline in any browser. */
 int up_profile_write_svg(const struct up_profile *p,

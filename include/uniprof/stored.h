@@ -39,6 +39,9 @@ struct up_pprof_meta {
 	bool names_only;           /* frames are names without addresses (read
 				      from folded stacks): addresses written 0,
 				      no location in a mapping */
+	bool no_inline;            /* --no-inline: each location's line is its
+				      function's only, inlined calls folded
+				      into it (frames read by name too) */
 	/* Comment lines, "key: value": uniprof reads back domain, type, vcpus
 	 * (and shows the rest). */
 	const char *const *comments;

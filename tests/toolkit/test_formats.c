@@ -69,10 +69,55 @@ static void test_lookups(void)
 	CHECK_STR(xlp_format_suffix(1u << 30), "");
 }
 
+/* The texts that name formats (-F's help, the "invalid format" line) are
+ * made from the table: each names exactly the formats its command offers,
+ * and the default says which are written only when asked. */
+static void test_texts_from_table(void)
+{
+	char buf[512], want[64];
+
+	for (unsigned cmd = 1; cmd & XLP_CMD_ALL; cmd <<= 1) {
+		unsigned offered = xlp_formats_of(cmd);
+
+		xlp_format_help(cmd, "WHEN ", buf, sizeof(buf));
+		for (size_t i = 0; i < xlp_format_count; i++) {
+			const struct xlp_format_row *r = &xlp_format_table[i];
+
+			snprintf(want, sizeof(want), "%s", r->name);
+			CHECK(!(offered & r->bit) == !strstr(buf, want));
+		}
+		CHECK(strstr(buf, "(default: WHEN all") != NULL);
+	}
+	xlp_format_help(XLP_CMD_PROFILE, NULL, buf, sizeof(buf));
+	CHECK_STR(buf, "folded, svg, json, txt, pprof, heatmap; repeat or comma-separate (default: all but heatmap)");
+	xlp_format_help(XLP_CMD_DIFF, "txt to stdout; with -o, ", buf, sizeof(buf));
+	CHECK_STR(buf, "svg, json, txt; repeat or comma-separate (default: txt to stdout; with -o, all)");
+	xlp_format_names(XLP_CMD_REPORT, " or ", buf, sizeof(buf));
+	CHECK_STR(buf, "folded, svg, json, txt, pprof or heatmap");
+	xlp_format_names(XLP_CMD_DAEMON, " or ", buf, sizeof(buf));
+	CHECK_STR(buf, "pprof");
+	/* Cut short, still a string. */
+	xlp_format_names(XLP_CMD_REPORT, " or ", buf, 8);
+	CHECK_STR(buf, "folded,");
+}
+
+static void test_parse_arg(void)
+{
+	unsigned f = 0;
+
+	CHECK(xlp_parse_formats_arg("test", "heatmap,svg", XLP_CMD_PROFILE, &f) == 0);
+	CHECK_U64(f, XLP_FORMAT_HEATMAP | XLP_FORMAT_SVG);
+	f = 0;
+	CHECK(xlp_parse_formats_arg("test", "heatmap", XLP_CMD_DIFF, &f) < 0);
+	CHECK(xlp_parse_formats_arg("test", "", XLP_CMD_DIFF, &f) < 0);
+}
+
 int main(void)
 {
 	RUN(test_rows_unique);
 	RUN(test_commands_name_rows);
 	RUN(test_lookups);
+	RUN(test_texts_from_table);
+	RUN(test_parse_arg);
 	TEST_MAIN_END();
 }

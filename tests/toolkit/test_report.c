@@ -1,6 +1,8 @@
 /* The JSON summary parses whatever bytes the names hold: function names
  * from a hostile kernel image, a domain name and paths that are not
- * UTF-8. Checked by python3's json module (strict UTF-8). */
+ * UTF-8. Checked by python3's json module (strict UTF-8). A stored
+ * profile's JSON says what the pprof recorded. The text summaries'
+ * checks of busy shares, waiting vCPUs and the stall budget. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,8 @@
 
 #include "../unit/test.h"
 #include "toolkit/report.h"
+#include "toolkit/summary.h"
+#include "uniprof/uniprof.h"
 
 TEST_GLOBALS;
 
@@ -34,11 +38,15 @@ static const char check_json[] =
 	"assert \"quote\\\"back\\\\slash\" in names, names\n"
 	"assert \"nonchar\\ufffdend\" in names, names\n"
 	"assert d[\"domain\"][\"name\"] == \"dom\\ufffd\", d[\"domain\"]\n"
-	"assert d[\"dropped_stacks\"] == 2, d[\"dropped_stacks\"]\n";
+	"assert d[\"dropped_stacks\"] == 2, d[\"dropped_stacks\"]\n"
+	/* the folded file's lines: six named stacks and [dropped] */
+	"assert d[\"distinct_stacks\"] == 7, d[\"distinct_stacks\"]\n";
 
-/* The report's JSON, written to a file and read by a Python checker (a
- * JSON reader nobody here wrote): true when the checker exits 0. */
-static bool json_passes(const struct xlp_report *r, const char *checker)
+/* A JSON document, written to a file by write (from arg) and read by a
+ * Python checker (a JSON reader nobody here wrote): true when the checker
+ * exits 0. */
+static bool json_file_passes(int (*write_json)(const void *arg, FILE *out),
+			     const void *arg, const char *checker)
 {
 	char script[] = "/tmp/uniprof-json-py-XXXXXX";
 	char json[] = "/tmp/uniprof-json-XXXXXX";
@@ -49,7 +57,7 @@ static bool json_passes(const struct xlp_report *r, const char *checker)
 
 	if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
 		return false;
-	if (xlp_report_json(r, f) == 0 && fclose(f) == 0 &&
+	if (write_json(arg, f) == 0 && fclose(f) == 0 &&
 	    (sfd = mkstemp(script)) >= 0) {
 		ok = write(sfd, checker, strlen(checker)) == (ssize_t)strlen(checker);
 		close(sfd);
@@ -59,6 +67,22 @@ static bool json_passes(const struct xlp_report *r, const char *checker)
 	}
 	unlink(json);
 	return ok;
+}
+
+static int report_json(const void *r, FILE *out)
+{
+	return xlp_report_json(r, out);
+}
+
+static int summary_json(const void *s, FILE *out)
+{
+	return xlp_summary_json(s, out);
+}
+
+/* The report's JSON, read by the Python checker. */
+static bool json_passes(const struct xlp_report *r, const char *checker)
+{
+	return json_file_passes(report_json, r, checker);
 }
 
 static void test_json_hostile_names(void)
@@ -302,11 +326,54 @@ static void test_stall_budget_summary(void)
 	CHECK(strstr(line, "stall budget: none") != NULL);
 }
 
+/* report -F json of a stored pprof: the domain's id and arch as the
+ * pprof's comments recorded them (as a live run's JSON has them), and
+ * distinct_stacks the folded file's lines, which the stored profile's
+ * address stacks outnumber (stacks that name alike are one line). */
+static void test_stored_json(void)
+{
+	const char *top = getenv("top_srcdir");
+	char path[512], checker[512], *folded = NULL, *in[1] = { path };
+	size_t len = 0, lines = 0;
+	struct up_stored *st = NULL;
+	struct xlp_summary s = { .cmd = "test", .tool = "test", .top = 20,
+				 .view = { .vcpu = -1 }, .inputs = in,
+				 .nr_inputs = 1 };
+	const char *paths[1] = { path };
+	struct up_output_opts o;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/fuzz_stored/tg-times.pb",
+		 top ? top : ".");
+	REQUIRE(up_stored_load(&st, paths, 1, NULL) == 0);
+	s.stored = st;
+	s.profile = up_stored_profile(st);
+	s.names = up_stored_symtab(st);
+	o = xlp_folded_opts(&s.view);
+	f = open_memstream(&folded, &len);
+	REQUIRE(f);
+	CHECK(up_profile_write_folded(s.profile, s.names, &o, f) == 0);
+	fclose(f);
+	for (size_t i = 0; i < len; i++)
+		lines += folded[i] == '\n';
+	free(folded);
+	CHECK(lines > 0 && lines < up_profile_unique_stacks(s.profile));
+	snprintf(checker, sizeof(checker),
+		 "import json, sys\n"
+		 "d = json.load(open(sys.argv[1]))\n"
+		 "assert d[\"domain\"] == {\"name\": \"tg-time\", \"id\": 5, \"type\": \"pv\", "
+		 "\"arch\": \"x86_64\", \"kernel\": \"/guests/tg-fp.elf\"}, d[\"domain\"]\n"
+		 "assert d[\"distinct_stacks\"] == %zu, d[\"distinct_stacks\"]\n", lines);
+	CHECK(json_file_passes(summary_json, &s, checker));
+	up_stored_free(st);
+}
+
 int main(void)
 {
 	RUN(test_json_hostile_names);
 	RUN(test_busy_check);
 	RUN(test_waiting);
 	RUN(test_stall_budget_summary);
+	RUN(test_stored_json);
 	TEST_MAIN_END();
 }

@@ -26,6 +26,7 @@ UNIT_TESTS = \
 	tests/unit/test_hypercall_probe \
 	tests/unit/test_unwind_budget \
 	tests/unit/test_stored \
+	tests/unit/test_diff \
 	tests/unit/test_pprof_read \
 	tests/unit/test_pprof_write \
 	tests/unit/test_sample_times \
@@ -36,6 +37,7 @@ UNIT_TESTS = \
 	tests/unit/test_output_names \
 	tests/toolkit/test_report \
 	tests/toolkit/test_formats \
+	tests/toolkit/test_output_files \
 	tests/toolkit/test_sampler_cpu \
 	tests/xl-plugin/test_stack_print \
 	tests/xl-plugin/test_top_view
@@ -83,6 +85,8 @@ tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
 tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
 	toolkit/report.c toolkit/report.h \
 	toolkit/summary.c toolkit/summary.h \
+	toolkit/formats.c toolkit/formats.h \
+	toolkit/output_files.c toolkit/output_files.h \
 	toolkit/json_write.c toolkit/json_write.h
 tests_toolkit_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_toolkit_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
@@ -119,6 +123,10 @@ tests_toolkit_test_sampler_cpu_LDADD = $(LDADD) $(XENLIGHT_LIBS) $(XENTOOLLOG_LI
 # The output formats' table is consistent (names, suffixes, bits, commands).
 tests_toolkit_test_formats_SOURCES = tests/toolkit/test_formats.c \
 	toolkit/formats.c toolkit/formats.h \
+	toolkit/output_files.c toolkit/output_files.h
+
+# Profile files: written whole, with the mode xl-profile(1) gives.
+tests_toolkit_test_output_files_SOURCES = tests/toolkit/test_output_files.c \
 	toolkit/output_files.c toolkit/output_files.h
 
 # The daemon's parts, tested as the daemon links them.
