@@ -1,0 +1,10 @@
+# The checks of what the real-Xen run wrote by tools nobody here wrote
+# (included by the top Makefile.am), host side, installed by
+# scripts/install-deps.sh from Debian and npm: they read the run's files,
+# so they run after it, and before the production host, which boots with
+# the machine to itself.
+THIRDPARTY_TESTS = tests/thirdparty/pprof-standalone.test
+TESTS += $(THIRDPARTY_TESTS)
+$(THIRDPARTY_TESTS:.test=.log): tests/xen-vm/xen-scenarios.log
+tests/xen-vm/xen-production.log: $(THIRDPARTY_TESTS:.test=.log)
+EXTRA_DIST += tests/thirdparty
