@@ -3,7 +3,8 @@
 # scripts/install-deps.sh from Debian and npm: they read the run's files,
 # so they run after it, and before the production host, which boots with
 # the machine to itself.
-THIRDPARTY_TESTS = tests/thirdparty/pprof-standalone.test tests/thirdparty/pprof-invariants.test
+THIRDPARTY_TESTS = tests/thirdparty/pprof-standalone.test tests/thirdparty/pprof-invariants.test \
+	tests/thirdparty/speedscope-chromium.test
 TESTS += $(THIRDPARTY_TESTS)
 $(THIRDPARTY_TESTS:.test=.log): tests/xen-vm/xen-scenarios.log
 tests/xen-vm/xen-production.log: $(THIRDPARTY_TESTS:.test=.log)
