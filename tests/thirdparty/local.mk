@@ -4,7 +4,7 @@
 # so they run after it, and before the production host, which boots with
 # the machine to itself.
 THIRDPARTY_TESTS = tests/thirdparty/pprof-standalone.test tests/thirdparty/pprof-invariants.test \
-	tests/thirdparty/speedscope-chromium.test
+	tests/thirdparty/speedscope-chromium.test tests/thirdparty/flamegraph-pl.test
 TESTS += $(THIRDPARTY_TESTS)
 $(THIRDPARTY_TESTS:.test=.log): tests/xen-vm/xen-scenarios.log
 tests/xen-vm/xen-production.log: $(THIRDPARTY_TESTS:.test=.log)
