@@ -9,3 +9,6 @@ TESTS += $(THIRDPARTY_TESTS)
 $(THIRDPARTY_TESTS:.test=.log): tests/xen-vm/xen-scenarios.log
 tests/xen-vm/xen-production.log: $(THIRDPARTY_TESTS:.test=.log)
 EXTRA_DIST += tests/thirdparty
+# The same rules without Xen, in the unit tests' part: the checker tried
+# on broken profiles, then our writer's profiles of the test unikernel.
+TESTS += tests/thirdparty/pprof-invariants-noxen.test
