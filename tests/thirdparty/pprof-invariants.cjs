@@ -7,10 +7,11 @@
 // Prints one TAP result per invariant (numbered from N + 1), over all the
 // files, and for each file that breaks it a diagnostic line with the count
 // and the first instances. --image: SYMS is `nm -S --defined-only` of the
-// image with that build-id; the last line of a location in its mapping must
-// name the function that holds the address (for a caller, the address
-// before it). A FILE.folded beside FILE.pb.gz (the same run's folded
-// output) must hold the stacks the samples give, inlined frames and all.
+// image with that build-id; in a location of its mapping with inlined
+// frames, the last line must name the function that holds the address (for
+// a caller, the address before it), the others not. A FILE.folded beside
+// FILE.pb.gz (the same run's folded output) must hold the stacks the
+// samples give, inlined frames and all; without either, those rules skip.
 'use strict'
 const fs = require('fs')
 const zlib = require('zlib')
@@ -90,7 +91,7 @@ for (const file of files) {
 		fail('decode', file, 1, `error: ${e.message}`)
 		continue
 	}
-	if (p.sample.length === 0) fail('decode', file, 0, 'samples')
+	if (p.sample.length === 0) fail('decode', file, 'no', 'samples')
 	const st = p.stringTable ? p.stringTable.strings : []
 	const str = (i) => (num(i) < st.length ? st[num(i)] : `<string ${i}?>`)
 
