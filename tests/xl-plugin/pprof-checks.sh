@@ -1,7 +1,12 @@
 # Checks of a pprof profile of the test unikernel by google/pprof (Go's
 # go tool pprof), shared by pprof-go.test (the real-Xen run's profile) and
-# pprof-mappings-go.test (profiles written here without Xen). Sourced; each
-# check prints one TAP line and counts on from $n.
+# pprof-mappings-go.test (profiles written here without Xen), and by
+# tests/thirdparty/pprof-standalone.test with google/pprof's standalone
+# command (PPROF=pprof, built from Debian's source by install-deps.sh).
+# Sourced; each check prints one TAP line and counts on from $n.
+
+# The pprof command: Go's by default.
+PPROF=${PPROF:-go tool pprof}
 
 # Every node: by default pprof drops those under 0.5% of the samples.
 PPROF_ALL="-nodecount=1000 -nodefraction=0 -edgefraction=0"
@@ -39,7 +44,7 @@ elf_build_id() {
 
 # The mappings go tool pprof -raw shows (no symbolization), one a line.
 pprof_mappings() {
-	go tool pprof -raw -symbolize=none "$1" 2>/dev/null | sed -n '/^Mappings/,$p' | sed 1d
+	$PPROF -raw -symbolize=none "$1" 2>/dev/null | sed -n '/^Mappings/,$p' | sed 1d
 }
 
 # check_disasm IMAGE PROFILE WHAT: -disasm tg_chain_10 finds the function
@@ -47,7 +52,7 @@ pprof_mappings() {
 # instructions (their flat counts add up to the routine's).
 check_disasm() {
 	n=$((n + 1))
-	go tool pprof -disasm tg_chain_10 "$1" "$2" > "$out/$3.disasm" 2>&1
+	$PPROF -disasm tg_chain_10 "$1" "$2" > "$out/$3.disasm" 2>&1
 	set -- "$@" $(awk '/^ROUTINE/ { r = 1; next }
 		r == 1 && /\(flat, cum\)/ { flat = $1; r = 2; next }
 		r == 2 && $3 ~ /^[0-9a-f]+:$/ && $1 != "." { sum += $1 }
@@ -66,8 +71,8 @@ check_disasm() {
 # profile has no names (pprof_top_list).
 check_symbolize() {
 	n=$((n + 1))
-	go tool pprof -top $PPROF_ALL "$3" > "$out/$4.own.txt" 2>&1
-	go tool pprof -symbolize=force -top $PPROF_ALL "$1" "$2" > "$out/$4.forced.txt" 2>&1
+	$PPROF -top $PPROF_ALL "$3" > "$out/$4.own.txt" 2>&1
+	$PPROF -symbolize=force -top $PPROF_ALL "$1" "$2" > "$out/$4.forced.txt" 2>&1
 	pprof_top_list "$out/$4.own.txt" "${5:-}" > "$out/$4.own"
 	pprof_top_list "$out/$4.forced.txt" > "$out/$4.forced"
 	if [ -s "$out/$4.own" ] && cmp -s "$out/$4.own" "$out/$4.forced"; then

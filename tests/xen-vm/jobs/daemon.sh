@@ -128,6 +128,8 @@ daemon_stop() {
 	wait $RECV_PID 2>/dev/null
 	send_file /tmp/uniprofd.log daemon.log
 	send_file /tmp/ingest.log daemon-ingest.log
+	# A pushed body, for the host's pprof checks (tests/thirdparty).
+	send_file /tmp/ingest/tg-da-1.pb.gz daemon-push.pb.gz
 	stop_guest tg-da
 	stop_guest tg-db
 }
