@@ -430,13 +430,13 @@ static int load_samples(struct up_stored *s, struct pp *p)
 			int64_t k = sm->label[j]->key;
 
 			/* When it was taken (ns since 1970, ours): kept as
-			 * time since the start; one from before the start
-			 * (another profile's, merged) is not kept. */
+			 * time since the (merged) run's start when within
+			 * this file's run; one before its start is not kept. */
 			if (k == p->k_time && p->k_time >= 0) {
 				int64_t t = sm->label[j]->num;
 
-				if (t >= 0 && s->time_nanos >= 0 && t >= s->time_nanos &&
-				    (uint64_t)t - (uint64_t)s->time_nanos <= p->max_t_ns)
+				if (s->file_start > 0 && t >= s->file_start &&
+				    (uint64_t)t - (uint64_t)s->file_start <= p->max_t_ns)
 					t_ns = (uint64_t)t - (uint64_t)s->time_nanos;
 				continue;
 			}
@@ -504,11 +504,12 @@ static int load_header(struct up_stored *s, const struct pp *p)
 	const PbProfile *pb = p->pb;
 	const char *ns = pb->period_type ? pstr(p, pb->period_type->unit) : NULL;
 
-	if (pb->period > 0 && ns && strcmp(ns, "nanoseconds") == 0 && !s->hz)
-		s->hz = 1e9 / (double)pb->period;
-	if (!s->time_nanos)
-		s->time_nanos = pb->time_nanos;
-	s->duration_nanos += pb->duration_nanos > 0 ? pb->duration_nanos : 0;
+	s->file_hz = pb->period > 0 && ns && strcmp(ns, "nanoseconds") == 0 ?
+		     1e9 / (double)pb->period : 0;
+	if (!s->clock_set) {
+		s->file_start = s->time_nanos = pb->time_nanos > 0 ? pb->time_nanos : 0;
+		s->duration_nanos = pb->duration_nanos > 0 ? pb->duration_nanos : 0;
+	}
 	for (size_t i = 0; i < pb->n_mapping; i++) {
 		const PbMapping *pm = pb->mapping[i];
 		const struct up_pprof_mapping m = {
@@ -627,6 +628,52 @@ static bool addresses_consistent(const struct pp *p)
 	return ok;
 }
 
+/* One varint at *at (at most 10 bytes, within n); false past the end. */
+static bool varint(const uint8_t *d, size_t n, size_t *at, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; shift < 64 && *at < n; shift += 7) {
+		uint8_t b = d[(*at)++];
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+void stored_pprof_clock(const uint8_t *d, size_t n, int64_t *start,
+			int64_t *duration)
+{
+	size_t at = 0;
+	uint64_t key, v;
+
+	*start = *duration = 0;
+	/* Each field moves at past a byte at least: linear in n. */
+	while (at < n) {
+		bool ok = varint(d, n, &at, &key);
+
+		if (ok && (key & 7) == 0) {             /* a varint */
+			ok = varint(d, n, &at, &v);
+			if (key >> 3 == 9)
+				*start = (int64_t)v;
+			else if (key >> 3 == 10)
+				*duration = (int64_t)v;
+			v = 0;
+		} else if (ok && (key & 7) == 2) {      /* length, bytes */
+			ok = varint(d, n, &at, &v);
+		} else {                                /* 64 or 32 bits */
+			ok = ok && ((key & 7) == 1 || (key & 7) == 5);
+			v = (key & 7) == 1 ? 8 : 4;
+		}
+		if (!ok || v > n - at) {
+			*start = *duration = 0;         /* not a profile */
+			return;
+		}
+		at += (size_t)v;
+	}
+}
+
 int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 		      const char *what, bool decide_mode)
 {
@@ -651,7 +698,7 @@ int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 	 * duration: a hostile time would make a heat map of 1e8 columns. */
 	p.max_t_ns = pb->duration_nanos > 0 ?
 		     (uint64_t)pb->duration_nanos + 60000000000ULL :
-		     7ULL * 86400 * 1000000000ULL;
+		     STORED_MAX_SPAN_NS;
 	if (rc == 0)
 		rc = load_samples(s, &p);
 	if (rc == 0 && p.over_frames)

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,8 @@ static int finish(struct up_stored *s, const struct up_symtab *resym)
 	if (s->comments_cut)
 		stored_warn(s, "%zu comment lines cut at %d bytes", s->comments_cut,
 			    COMMENT_LINE_MAX);
+	if (s->vcpus_said > n && s->vcpus_said <= MAX_VCPUS)
+		n = s->vcpus_said;      /* several files: the most any said */
 	rc = profile_set_nr_vcpus(s->profile, n);
 	if (rc == 0 && !resym)
 		rc = build_symtab(s);
@@ -183,22 +186,278 @@ int up_stored_load_mem(struct up_stored **out, const void *buf, size_t len,
 		memcpy(copy, buf, len);
 	copy[len] = '\0';
 	rc = load_one(s, copy, len, what, 1, resymbolize, true);
+	s->hz = s->file_hz;
 	free(copy);
 	return done(s, rc, resymbolize, out);
+}
+
+/* What merging needs of each input: its pprof header's start and
+ * duration (0: none), its first comment line, its samples and how many
+ * of them had a time. */
+struct input {
+	int64_t start, duration;
+	size_t comment_first;
+	uint64_t samples, timed;
+};
+
+/* Several files on one clock: each pprof's start (time_nanos) read first,
+ * the earliest the merged run's start, the latest end its end; each
+ * file's sample times then count from the earliest start. Starts further
+ * apart than STORED_MAX_SPAN_NS are not one run's (or a file lies): every
+ * sample is kept without a time, said in one line. Without starts the
+ * durations add up, as of runs one after the other. */
+static int merged_clock(struct up_stored *s, const char *const *paths,
+			size_t n, struct input *in)
+{
+	size_t first = SIZE_MAX, last = SIZE_MAX;
+	uint64_t sum = 0, end = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *d = NULL;
+		size_t len = 0;
+		int rc = file_read(paths[i], &profile_caps, &d, &len);
+
+		if (rc < 0)
+			return rc;
+		if (len && !stored_looks_folded(d, len))
+			stored_pprof_clock(d, len, &in[i].start, &in[i].duration);
+		free(d);
+		if (in[i].start < 0)
+			in[i].start = 0;
+		if (in[i].duration < 0)
+			in[i].duration = 0;
+		sum += (uint64_t)in[i].duration;
+		if (sum > INT64_MAX)
+			sum = INT64_MAX;
+		if (!in[i].start)
+			continue;
+		if (first == SIZE_MAX || in[i].start < in[first].start)
+			first = i;
+		if (last == SIZE_MAX || in[i].start > in[last].start)
+			last = i;
+	}
+	s->clock_set = true;
+	s->duration_nanos = (int64_t)sum;
+	if (first == SIZE_MAX)
+		return 0;
+	if ((uint64_t)in[last].start - (uint64_t)in[first].start > STORED_MAX_SPAN_NS) {
+		stored_warn(s, "%s starts %.0f days after %s (their time_nanos): not one run's profiles; every sample kept without a time (no --from/--to, no heat map)",
+			    paths[last], (double)((uint64_t)in[last].start -
+						  (uint64_t)in[first].start) / 864e11,
+			    paths[first]);
+		for (size_t i = 0; i < n; i++)
+			in[i].start = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = (uint64_t)in[i].start - (uint64_t)in[first].start +
+			     (uint64_t)in[i].duration;
+
+		if (in[i].start && e > end)
+			end = e;
+	}
+	s->time_nanos = in[first].start;
+	s->duration_nanos = end > INT64_MAX ? INT64_MAX : (int64_t)end;
+	return 0;
+}
+
+/* Several files' rate: the one they share. A sample stands for 1/rate of
+ * CPU time: two rates that differ would weigh merged counts wrong, so they
+ * are refused, naming both files; a file without a rate (folded stacks)
+ * makes the merged one unknown (counts of samples, no CPU time). known,
+ * unknown: the first file with a rate and without one (SIZE_MAX: none). */
+static int merge_rate(struct up_stored *s, const char *const *paths, size_t i,
+		      size_t *known, size_t *unknown)
+{
+	if (s->file_hz <= 0) {
+		if (*unknown == SIZE_MAX)
+			*unknown = i;
+	} else if (*known == SIZE_MAX) {
+		*known = i;
+		s->hz = s->file_hz;
+	} else if (s->file_hz != s->hz) {
+		return up_fail(UP_EINVAL, "%s was sampled at %g Hz and %s at %g Hz: a sample is %.3g ms of CPU time in one and %.3g ms in the other, and merged counts would weigh them alike; merge profiles taken at one rate (xl profile diff compares two)",
+			       paths[*known], s->hz, paths[i], s->file_hz,
+			       1e3 / s->hz, 1e3 / s->file_hz);
+	}
+	return 0;
+}
+
+/* Files among timed ones whose samples have no time: named in one line. */
+static void untimed_warning(struct up_stored *s, const char *const *paths,
+			    size_t n, const struct input *in)
+{
+	char names[320] = "";
+	size_t files = 0, named = 0, at = 0;
+	uint64_t samples = 0;
+	bool timed = false;
+
+	for (size_t i = 0; i < n; i++)
+		timed |= in[i].timed > 0;
+	for (size_t i = 0; timed && i < n; i++) {
+		int w;
+
+		if (in[i].timed || !in[i].samples)
+			continue;
+		files++;
+		samples += in[i].samples;
+		w = snprintf(names + at, sizeof(names) - at, "%s%s",
+			     named ? ", " : "", paths[i]);
+		if (w > 0 && (size_t)w < sizeof(names) - at - 16) {
+			at += (size_t)w;
+			named++;
+		} else {
+			names[at] = '\0';
+		}
+	}
+	if (!files)
+		return;
+	if (named < files)
+		snprintf(names + at, sizeof(names) - at, " and %zu more", files - named);
+	stored_warn(s, "%s %s no sample times (folded stacks, or a pprof without time_nanos or time_ns labels): %" PRIu64 " samples kept without a time, in no --from/--to range or heat map",
+		    names, files > 1 ? "have" : "has", samples);
+}
+
+/* The identity of a run: after a merge, one line each saying every value
+ * the files gave. */
+static const char *const merged_keys[] = {
+	"domain", "domain id", "type", "arch", "vcpus", "frequency",
+};
+
+/* The value of the first "KEY: value" of lines [from, to), or NULL. */
+static const char *comment_in(char *const *lines, size_t from, size_t to,
+			      const char *key)
+{
+	size_t k = strlen(key);
+
+	for (size_t i = from; i < to; i++)
+		if (strncmp(lines[i], key, k) == 0 && lines[i][k] == ':' &&
+		    lines[i][k + 1] == ' ')
+			return lines[i] + k + 2;
+	return NULL;
+}
+
+/* "KEY: V" when every file says V; else "KEY: V1, V2 (N files merged,
+ * M without it)", the values in the order read, as many as a line holds. */
+static int merged_line(struct up_stored *s, char *const *old, size_t n,
+		       const struct input *in, const char *key)
+{
+	char line[COMMENT_LINE_MAX + 1];
+	struct strmap *seen;
+	size_t without = 0, more = 0, at;
+	int rc = 0;
+
+	if (strmap_new(&seen) < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	at = (size_t)snprintf(line, sizeof(line), "%s:", key);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const char *v = comment_in(old, in[i].comment_first,
+					   in[i + 1].comment_first, key);
+		size_t known = strmap_count(seen);
+		long k;
+
+		if (!v) {
+			without++;
+			continue;
+		}
+		if (strcmp(key, "vcpus") == 0) {
+			unsigned long said = strtoul(v, NULL, 10);
+
+			if (said > s->vcpus_said && said <= MAX_VCPUS)
+				s->vcpus_said = (unsigned)said;
+		}
+		k = strmap_intern(seen, v);
+		if (k < 0)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+		else if ((size_t)k < known)
+			continue;
+		else if (strlen(v) + 2 < sizeof(line) - at - 96)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s",
+					       known ? "," : "", v);
+		else
+			more++;
+	}
+	if (more)
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+				       " and %zu more", more);
+	if (strmap_count(seen) > 1 || (strmap_count(seen) && without))
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+				       " (%zu files merged", n);
+	if (strmap_count(seen) && without)
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+				       ", %zu without it", without);
+	if (strmap_count(seen) > 1 || (strmap_count(seen) && without))
+		snprintf(line + at, sizeof(line) - at, ")");
+	if (rc == 0 && strmap_count(seen))
+		rc = stored_add_comment(s, line);
+	strmap_free(seen);
+	return rc;
+}
+
+/* Several files' comments: what they merged, the run's identity as every
+ * file gave it (merged_keys: what report reads back finds these), then
+ * each file's own lines, indented under its name. */
+static int merge_comments(struct up_stored *s, const char *const *paths,
+			  size_t n, const struct input *in)
+{
+	char **old = s->comments, *line;
+	size_t nold = s->nr_comments, left_out = s->comments_left_out;
+	int rc = 0;
+
+	s->comments = NULL;
+	s->nr_comments = s->comments_cap = s->comment_bytes = 0;
+	s->comments_left_out = 0;
+	if (asprintf(&line, "merged: %zu files, by %s", n,
+		     s->by_name ? "function name" : "address") < 0)
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	else
+		rc = stored_add_comment(s, line);
+	free(line);
+	for (size_t k = 0; rc == 0 && k < sizeof(merged_keys) / sizeof(*merged_keys); k++)
+		rc = merged_line(s, old, n, in, merged_keys[k]);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (asprintf(&line, "input %zu: %s", i + 1, paths[i]) < 0)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+		else
+			rc = stored_add_comment(s, line);
+		free(line);
+		for (size_t j = in[i].comment_first; rc == 0 && j < in[i + 1].comment_first; j++) {
+			if (asprintf(&line, "  %s", old[j]) < 0)
+				rc = up_fail(UP_ENOMEM, "out of memory");
+			else
+				rc = stored_add_comment(s, line);
+			free(line);
+		}
+	}
+	s->comments_left_out += left_out;
+	for (size_t i = 0; i < nold; i++)
+		free(old[i]);
+	free(old);
+	return rc;
 }
 
 int up_stored_load(struct up_stored **out, const char *const *paths,
 		   size_t n, const struct up_symtab *resymbolize)
 {
 	struct up_stored *s = NULL;
+	struct input *in;
+	size_t known = SIZE_MAX, unknown = SIZE_MAX;
 	int rc;
 
 	if (n == 0)
 		return up_fail(UP_EINVAL, "no profile to read");
 	rc = stored_new(&s);
+	if (rc < 0)
+		return rc;
+	in = calloc(n + 1, sizeof(*in));
+	if (!in)
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	if (rc == 0 && n > 1)
+		rc = merged_clock(s, paths, n, in);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		uint8_t *d = NULL, *z;
 		size_t len = 0;
+		uint64_t before = up_profile_samples(s->profile);
 
 		rc = file_read(paths[i], &profile_caps, &d, &len);
 		if (rc < 0)
@@ -211,11 +470,30 @@ int up_stored_load(struct up_stored **out, const char *const *paths,
 		}
 		z[len] = '\0';
 		s->input = i;
+		s->file_start = in[i].start;
+		s->file_hz = 0;
+		s->file_timed = 0;
+		in[i].comment_first = s->nr_comments;
 		rc = load_one(s, z, len, paths[i], n, resymbolize, i == 0);
 		free(z);
+		in[i].samples = up_profile_samples(s->profile) - before;
+		in[i].timed = s->file_timed;
+		if (rc == 0)
+			rc = merge_rate(s, paths, i, &known, &unknown);
+	}
+	if (rc == 0 && n > 1) {
+		in[n].comment_first = s->nr_comments;
+		if (known != SIZE_MAX && unknown != SIZE_MAX) {
+			stored_warn(s, "%s has no sampling rate (folded stacks, or a pprof without a period), %s has %g Hz: the merged profile counts samples, with no CPU time",
+				    paths[unknown], paths[known], s->hz);
+			s->hz = 0;
+		}
+		untimed_warning(s, paths, n, in);
+		rc = merge_comments(s, paths, n, in);
 	}
 	if (rc == 0 && !s->by_name && n > 1)
 		rc = mappings_disjoint(s, paths);
+	free(in);
 	return done(s, rc, resymbolize, out);
 }
 
@@ -272,11 +550,5 @@ const char *up_stored_comment_line(const struct up_stored *s, size_t i)
 
 const char *up_stored_comment(const struct up_stored *s, const char *key)
 {
-	size_t k = strlen(key);
-
-	for (size_t i = 0; i < s->nr_comments; i++)
-		if (strncmp(s->comments[i], key, k) == 0 &&
-		    s->comments[i][k] == ':' && s->comments[i][k + 1] == ' ')
-			return s->comments[i] + k + 2;
-	return NULL;
+	return comment_in(s->comments, 0, s->nr_comments, key);
 }

@@ -100,7 +100,11 @@ int stored_add_stack(struct up_stored *s, const char *what,
 	else
 		rc = up_profile_add_at(s->profile, vcpu, s->frames,
 				       (unsigned)depth, trunc, act, count, t_ns);
-	return rc < 0 ? up_fail(rc, "%s: %s", what, up_error_last()) : 0;
+	if (rc < 0)
+		return up_fail(rc, "%s: %s", what, up_error_last());
+	if (t_ns != UP_PROFILE_NO_TIME)
+		s->file_timed += count;
+	return 0;
 }
 
 void stored_warn(struct up_stored *s, const char *fmt, ...)
