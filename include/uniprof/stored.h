@@ -45,7 +45,8 @@ struct up_pprof_meta {
 	size_t nr_comments;
 };
 
-/* Samples with two values, samples/count and cpu/nanoseconds; one
+/* Samples with two values, samples/count and cpu/nanoseconds (with no
+ * rate, meta->hz 0: samples/count only, no period); one
  * Location per distinct address (and function), its Function named as
  * the folded and top writers name it, in the mapping that holds its
  * address (the meta's mappings); labels vcpu, state (busy, idle)
