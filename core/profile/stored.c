@@ -396,7 +396,9 @@ static int merged_line(struct up_stored *s, char *const *old, size_t n,
 
 /* Several files' comments: what they merged, the run's identity as every
  * file gave it (merged_keys: what report reads back finds these), then
- * each file's own lines, indented under its name. */
+ * each file's own lines under its name, indented (no lookup finds them)
+ * and numbered (tools that drop repeated comments, as Go's pprof does,
+ * keep each file's). */
 static int merge_comments(struct up_stored *s, const char *const *paths,
 			  size_t n, const struct input *in)
 {
@@ -422,7 +424,7 @@ static int merge_comments(struct up_stored *s, const char *const *paths,
 			rc = stored_add_comment(s, line);
 		free(line);
 		for (size_t j = in[i].comment_first; rc == 0 && j < in[i + 1].comment_first; j++) {
-			if (asprintf(&line, "  %s", old[j]) < 0)
+			if (asprintf(&line, "  [%zu] %s", i + 1, old[j]) < 0)
 				rc = up_fail(UP_ENOMEM, "out of memory");
 			else
 				rc = stored_add_comment(s, line);
