@@ -261,26 +261,46 @@ static int merged_clock(struct up_stored *s, const char *const *paths,
 	return 0;
 }
 
-/* Several files' rate: the one they share. A sample stands for 1/rate of
- * CPU time: two rates that differ would weigh merged counts wrong, so they
- * are refused, naming both files; a file without a rate (folded stacks)
- * makes the merged one unknown (counts of samples, no CPU time). known,
- * unknown: the first file with a rate and without one (SIZE_MAX: none). */
-static int merge_rate(struct up_stored *s, const char *const *paths, size_t i,
-		      size_t *known, size_t *unknown)
+/* Several files' rate: the first file with one, and the first with
+ * another or none (SIZE_MAX: none yet). */
+struct rates {
+	size_t known, other, unknown;
+	double hz, other_hz;
+};
+
+static void merge_rate(const struct up_stored *s, size_t i, struct rates *r)
 {
 	if (s->file_hz <= 0) {
-		if (*unknown == SIZE_MAX)
-			*unknown = i;
-	} else if (*known == SIZE_MAX) {
-		*known = i;
-		s->hz = s->file_hz;
-	} else if (s->file_hz != s->hz) {
-		return up_fail(UP_EINVAL, "%s was sampled at %g Hz and %s at %g Hz: a sample is %.3g ms of CPU time in one and %.3g ms in the other, and merged counts would weigh them alike; merge profiles taken at one rate (xl profile diff compares two)",
-			       paths[*known], s->hz, paths[i], s->file_hz,
-			       1e3 / s->hz, 1e3 / s->file_hz);
+		if (r->unknown == SIZE_MAX)
+			r->unknown = i;
+	} else if (r->known == SIZE_MAX) {
+		r->known = i;
+		r->hz = s->file_hz;
+	} else if (s->file_hz != r->hz && r->other == SIZE_MAX) {
+		r->other = i;
+		r->other_hz = s->file_hz;
 	}
-	return 0;
+}
+
+/* The merged rate: the files' one. A sample stands for 1/rate of CPU
+ * time, so files of different rates (uniprofd lowers its rate under its
+ * CPU budget) have no one period: the merge counts samples, with no CPU
+ * time (a pprof of samples/count alone), said in one line naming two
+ * files and their rates; so does a file without a rate (folded). */
+static void rate_of_merge(struct up_stored *s, const char *const *paths,
+			  const struct rates *r)
+{
+	s->hz = r->known == SIZE_MAX ? 0 : r->hz;
+	if (r->known == SIZE_MAX || (r->other == SIZE_MAX && r->unknown == SIZE_MAX))
+		return;
+	if (r->other != SIZE_MAX)
+		stored_warn(s, "%s was sampled at %g Hz and %s at %g Hz (a sample is %.3g ms and %.3g ms of CPU time): the merged profile counts samples, each file's as many as its rate took, with no CPU time",
+			    paths[r->known], r->hz, paths[r->other], r->other_hz,
+			    1e3 / r->hz, 1e3 / r->other_hz);
+	else
+		stored_warn(s, "%s has no sampling rate (folded stacks, or a pprof without a period), %s has %g Hz: the merged profile counts samples, with no CPU time",
+			    paths[r->unknown], paths[r->known], r->hz);
+	s->hz = 0;
 }
 
 /* Files among timed ones whose samples have no time: named in one line. */
@@ -443,7 +463,7 @@ int up_stored_load(struct up_stored **out, const char *const *paths,
 {
 	struct up_stored *s = NULL;
 	struct input *in;
-	size_t known = SIZE_MAX, unknown = SIZE_MAX;
+	struct rates rates = { SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0 };
 	int rc;
 
 	if (n == 0)
@@ -480,16 +500,12 @@ int up_stored_load(struct up_stored **out, const char *const *paths,
 		free(z);
 		in[i].samples = up_profile_samples(s->profile) - before;
 		in[i].timed = s->file_timed;
-		if (rc == 0)
-			rc = merge_rate(s, paths, i, &known, &unknown);
+		merge_rate(s, i, &rates);
 	}
+	if (rc == 0)
+		rate_of_merge(s, paths, &rates);
 	if (rc == 0 && n > 1) {
 		in[n].comment_first = s->nr_comments;
-		if (known != SIZE_MAX && unknown != SIZE_MAX) {
-			stored_warn(s, "%s has no sampling rate (folded stacks, or a pprof without a period), %s has %g Hz: the merged profile counts samples, with no CPU time",
-				    paths[unknown], paths[known], s->hz);
-			s->hz = 0;
-		}
 		untimed_warning(s, paths, n, in);
 		rc = merge_comments(s, paths, n, in);
 	}
