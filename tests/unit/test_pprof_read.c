@@ -695,6 +695,54 @@ static void test_merge_keeps_each_build(void)
 	unlink(out);
 }
 
+/* Two builds at addresses apart, merged by address (-s): each keeps its
+ * mappings, and the rewrite puts each location in its own build's. */
+static void test_merge_by_address_keeps_builds(void)
+{
+	char a[] = "/tmp/test_pprof_ba_a.XXXXXX", b[] = "/tmp/test_pprof_ba_b.XXXXXX";
+	char out[] = "/tmp/test_pprof_ba_o.XXXXXX";
+	const struct up_pprof_mapping far = { 0x900000, 0x901000, 0x5000, "/boot/m.elf", "cccc" };
+	uint64_t s3[] = { 0x900010 };
+	struct up_profile *p = two_load_profile(), *q;
+	struct up_symtab *sym;
+	struct up_stored *st = NULL;
+	const struct up_pprof_mapping *m;
+	PbProfile *pm;
+	size_t n = 0;
+
+	REQUIRE(p && up_profile_new(&q, 1) == 0 && up_profile_add(q, 0, s3, 1, UP_TRUNC_NONE) == 0);
+	REQUIRE(mkstemp(a) >= 0 && mkstemp(b) >= 0 && mkstemp(out) >= 0);
+	REQUIRE(up_symtab_load_mem(&sym, names_map, sizeof(names_map) - 1, "map") == 0);
+	REQUIRE(write_file(a, p, sym, two_loads, 2, false) == 0);
+	REQUIRE(write_file(b, q, sym, &far, 1, false) == 0);
+	REQUIRE(up_stored_load(&st, (const char *const[]){ a, b }, 2, sym) == 0);
+	CHECK(!up_stored_names_only(st));
+	m = up_stored_mappings(st, &n);
+	REQUIRE(n == 3);
+	CHECK(same_mapping(&m[2], &far));
+	REQUIRE(write_file(out, up_stored_profile(st), up_stored_symtab(st), m, n,
+			   false) == 0);
+	pm = test_pprof_unpack(out);
+	REQUIRE(pm && pm->n_mapping == 3);
+	CHECK_STR(pm->string_table[pm->mapping[2]->build_id], "cccc");
+	for (size_t i = 0; i < pm->n_location; i++) {
+		uint64_t addr = pm->location[i]->address;
+
+		if (addr >= 0x900000 && addr < 0x901000)
+			CHECK_U64(pm->location[i]->mapping_id, 3);
+		else if (addr >= 0x400000 && addr < 0x400800)
+			CHECK_U64(pm->location[i]->mapping_id, 1);
+	}
+	perftools__profiles__profile__free_unpacked(pm, NULL);
+	up_stored_free(st);
+	up_symtab_free(sym);
+	up_profile_free(p);
+	up_profile_free(q);
+	unlink(a);
+	unlink(b);
+	unlink(out);
+}
+
 /* --- several files on one clock ----------------------------------------- */
 
 #define SEC 1000000000LL
@@ -974,6 +1022,7 @@ int main(void)
 	RUN(test_inconsistent_mappings_by_name);
 	RUN(test_round_trip_keeps_mappings);
 	RUN(test_merge_keeps_each_build);
+	RUN(test_merge_by_address_keeps_builds);
 	RUN(test_merge_on_one_clock);
 	RUN(test_merge_clock_and_rate_bounds);
 	RUN(test_folded_written_without_rate);
