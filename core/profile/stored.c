@@ -338,84 +338,39 @@ static void untimed_warning(struct up_stored *s, const char *const *paths,
 		    names, files > 1 ? "have" : "has", samples);
 }
 
-/* The identity of a run: after a merge, one line each saying every value
- * the files gave. */
-static const char *const merged_keys[] = {
-	"domain", "domain id", "type", "arch", "vcpus", "frequency",
-};
-
-/* The value of the first "KEY: value" of lines [from, to), or NULL. */
-static const char *comment_in(char *const *lines, size_t from, size_t to,
-			      const char *key)
+/* Merged key K: "KEY: V" when every file says V; else "KEY: V1, V2 (N
+ * files merged, M without it)", the values in the order read, as many as
+ * a line holds. */
+static int merged_line(struct up_stored *s, size_t n, size_t k)
 {
-	size_t k = strlen(key);
-
-	for (size_t i = from; i < to; i++)
-		if (strncmp(lines[i], key, k) == 0 && lines[i][k] == ':' &&
-		    lines[i][k + 1] == ' ')
-			return lines[i] + k + 2;
-	return NULL;
-}
-
-/* "KEY: V" when every file says V; else "KEY: V1, V2 (N files merged,
- * M without it)", the values in the order read, as many as a line holds. */
-static int merged_line(struct up_stored *s, char *const *old, size_t n,
-		       const struct input *in, const char *key)
-{
+	const struct strmap *vals = s->key_values[k];
+	size_t nv = strmap_count(vals), without = s->key_without[k], at, i;
 	char line[COMMENT_LINE_MAX + 1];
-	struct strmap *seen;
-	size_t without = 0, more = 0, at;
-	int rc = 0;
 
-	if (strmap_new(&seen) < 0)
-		return up_fail(UP_ENOMEM, "out of memory");
-	at = (size_t)snprintf(line, sizeof(line), "%s:", key);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		const char *v = comment_in(old, in[i].comment_first,
-					   in[i + 1].comment_first, key);
-		size_t known = strmap_count(seen);
-		long k;
+	if (!nv)
+		return 0;
+	at = (size_t)snprintf(line, sizeof(line), "%s:", stored_merged_keys[k]);
+	for (i = 0; i < nv; i++) {
+		const char *v = strmap_key(vals, i);
 
-		if (!v) {
-			without++;
-			continue;
-		}
-		if (strcmp(key, "vcpus") == 0) {
-			unsigned long said = strtoul(v, NULL, 10);
-
-			if (said > s->vcpus_said && said <= MAX_VCPUS)
-				s->vcpus_said = (unsigned)said;
-		}
-		k = strmap_intern(seen, v);
-		if (k < 0)
-			rc = up_fail(UP_ENOMEM, "out of memory");
-		else if ((size_t)k < known)
-			continue;
-		else if (strlen(v) + 2 < sizeof(line) - at - 96)
-			at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s",
-					       known ? "," : "", v);
-		else
-			more++;
+		if (strlen(v) + 2 >= sizeof(line) - at - 96)
+			break;
+		at += (size_t)snprintf(line + at, sizeof(line) - at, "%s %s",
+				       i ? "," : "", v);
 	}
-	if (more)
+	if (i < nv)
 		at += (size_t)snprintf(line + at, sizeof(line) - at,
-				       " and %zu more", more);
-	if (strmap_count(seen) > 1 || (strmap_count(seen) && without))
-		at += (size_t)snprintf(line + at, sizeof(line) - at,
-				       " (%zu files merged", n);
-	if (strmap_count(seen) && without)
-		at += (size_t)snprintf(line + at, sizeof(line) - at,
-				       ", %zu without it", without);
-	if (strmap_count(seen) > 1 || (strmap_count(seen) && without))
-		snprintf(line + at, sizeof(line) - at, ")");
-	if (rc == 0 && strmap_count(seen))
-		rc = stored_add_comment(s, line);
-	strmap_free(seen);
-	return rc;
+				       " and %zu more", nv - i);
+	if (nv > 1 && !without)
+		snprintf(line + at, sizeof(line) - at, " (%zu files merged)", n);
+	else if (without)
+		snprintf(line + at, sizeof(line) - at,
+			 " (%zu files merged, %zu without it)", n, without);
+	return stored_add_comment(s, line);
 }
 
 /* Several files' comments: what they merged, the run's identity as every
- * file gave it (merged_keys: what report reads back finds these), then
+ * file gave it (stored_merged_keys: what report reads back finds these), then
  * each file's own lines under its name, indented (no lookup finds them)
  * and numbered (tools that drop repeated comments, as Go's pprof does,
  * keep each file's). */
@@ -435,8 +390,9 @@ static int merge_comments(struct up_stored *s, const char *const *paths,
 	else
 		rc = stored_add_comment(s, line);
 	free(line);
-	for (size_t k = 0; rc == 0 && k < sizeof(merged_keys) / sizeof(*merged_keys); k++)
-		rc = merged_line(s, old, n, in, merged_keys[k]);
+	s->merging = false;
+	for (size_t k = 0; rc == 0 && k < STORED_MERGED_KEYS; k++)
+		rc = merged_line(s, n, k);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (asprintf(&line, "input %zu: %s", i + 1, paths[i]) < 0)
 			rc = up_fail(UP_ENOMEM, "out of memory");
@@ -474,6 +430,10 @@ int up_stored_load(struct up_stored **out, const char *const *paths,
 	in = calloc(n + 1, sizeof(*in));
 	if (!in)
 		rc = up_fail(UP_ENOMEM, "out of memory");
+	for (size_t k = 0; rc == 0 && n > 1 && k < STORED_MERGED_KEYS; k++)
+		if (strmap_new(&s->key_values[k]) < 0)
+			rc = up_fail(UP_ENOMEM, "out of memory");
+	s->merging = n > 1;
 	if (rc == 0 && n > 1)
 		rc = merged_clock(s, paths, n, in);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -498,6 +458,9 @@ int up_stored_load(struct up_stored **out, const char *const *paths,
 		in[i].comment_first = s->nr_comments;
 		rc = load_one(s, z, len, paths[i], n, resymbolize, i == 0);
 		free(z);
+		for (size_t k = 0; k < STORED_MERGED_KEYS; k++)
+			s->key_without[k] += !(s->keys_seen & (1u << k));
+		s->keys_seen = 0;
 		in[i].samples = up_profile_samples(s->profile) - before;
 		in[i].timed = s->file_timed;
 		merge_rate(s, i, &rates);
@@ -532,6 +495,8 @@ void up_stored_free(struct up_stored *s)
 	free(s->map_from);
 	strmap_free(s->map_strings);
 	strmap_free(s->map_keys);
+	for (size_t k = 0; k < STORED_MERGED_KEYS; k++)
+		strmap_free(s->key_values[k]);
 	for (size_t i = 0; i < s->nr_comments; i++)
 		free(s->comments[i]);
 	free(s->comments);
@@ -568,5 +533,11 @@ const char *up_stored_comment_line(const struct up_stored *s, size_t i)
 
 const char *up_stored_comment(const struct up_stored *s, const char *key)
 {
-	return comment_in(s->comments, 0, s->nr_comments, key);
+	size_t k = strlen(key);
+
+	for (size_t i = 0; i < s->nr_comments; i++)
+		if (strncmp(s->comments[i], key, k) == 0 &&
+		    s->comments[i][k] == ':' && s->comments[i][k + 1] == ' ')
+			return s->comments[i] + k + 2;
+	return NULL;
 }

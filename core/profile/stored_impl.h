@@ -30,6 +30,12 @@ struct stored_limits {
 };
 extern struct stored_limits stored_limits;
 
+/* Several files: the run's identity, each key's values as the files gave
+ * them (the first line of each key per file, kept whatever the bounds on
+ * comments leave out), for the merged header. */
+#define STORED_MERGED_KEYS 6
+extern const char *const stored_merged_keys[STORED_MERGED_KEYS];
+
 struct up_stored {
 	struct up_profile *profile;
 	struct up_symtab *symtab;       /* ours, or NULL with resymbolize */
@@ -58,6 +64,12 @@ struct up_stored {
 	double file_hz;
 	uint64_t file_timed;
 	bool clock_set;
+	/* Several files: each merged key's distinct values in the order
+	 * read, how many files gave none, which the file being read gave. */
+	bool merging;
+	struct strmap *key_values[STORED_MERGED_KEYS];
+	size_t key_without[STORED_MERGED_KEYS];
+	unsigned keys_seen;
 	char warning[1024];      /* bounds hit while reading: one line */
 	unsigned max_vcpu_seen, vcpus_said;
 	bool by_name;            /* frames are name ids, not addresses */
@@ -101,7 +113,8 @@ int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
 int stored_add_mapping(struct up_stored *s, const char *what,
 		       const struct up_pprof_mapping *m);
 /* Keep comment line C, within stored_limits (past them it and every later
- * line are left out, counted for the warning). */
+ * line are left out, counted for the warning); merging, note it first if
+ * it gives one of the merged keys. */
 int stored_add_comment(struct up_stored *s, const char *c);
 /* By address: the source frames the live run gave ADDR (innermost first,
  * its function last), for the symbol table to give them again. */

@@ -863,6 +863,21 @@ static void test_merge_on_one_clock(void)
 	CHECK_STR(up_stored_comment_line(st, line + 1), "  [2] domain: web1");
 	CHECK_STR(up_stored_comment_line(st, line + 5), "  [2] samples: 5");
 
+	/* However few comment lines the bounds keep, the merged lines are
+	 * every file's word. */
+	{
+		struct stored_limits saved = stored_limits;
+		struct up_stored *few = NULL;
+
+		stored_limits.comment_lines = 2;
+		REQUIRE(up_stored_load(&few, (const char *const[]){ b, a }, 2, NULL) == 0);
+		stored_limits = saved;
+		CHECK_STR(up_stored_comment(few, "domain"), "web2, web1 (2 files merged)");
+		CHECK_U64(up_profile_nr_vcpus(up_stored_profile(few)), 2);
+		CHECK(up_stored_warning(few) && strstr(up_stored_warning(few), "left out"));
+		up_stored_free(few);
+	}
+
 	/* Written again (as report -F pprof does), read back: the same. */
 	{
 		const char *lines[64];
