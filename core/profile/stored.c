@@ -384,13 +384,13 @@ static int merge_comments(struct up_stored *s, const char *const *paths,
 	s->comments = NULL;
 	s->nr_comments = s->comments_cap = s->comment_bytes = 0;
 	s->comments_left_out = 0;
+	s->merging = false;     /* the keys are noted */
 	if (asprintf(&line, "merged: %zu files, by %s", n,
 		     s->by_name ? "function name" : "address") < 0)
 		rc = up_fail(UP_ENOMEM, "out of memory");
 	else
 		rc = stored_add_comment(s, line);
 	free(line);
-	s->merging = false;
 	for (size_t k = 0; rc == 0 && k < STORED_MERGED_KEYS; k++)
 		rc = merged_line(s, n, k);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
