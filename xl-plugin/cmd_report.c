@@ -186,9 +186,10 @@ static int take_range(struct report *r, bool from_set, bool to_set,
 	double end_s = (double)up_profile_time_end(p) / 1e9;
 
 	if (!up_profile_has_times(p)) {
-		fprintf(stderr, "xl profile report: %s%s sample times (folded stacks, or a pprof from an older uniprof): --from/--to need a pprof written by xl profile or uniprofd\n",
+		fprintf(stderr, "xl profile report: %s%s sample times (folded stacks, or a pprof from an older uniprof%s): --from/--to need a pprof written by xl profile or uniprofd\n",
 			r->nr_files > 1 ? "none of the files merged has" : r->files[0],
-			r->nr_files > 1 ? "" : " has no");
+			r->nr_files > 1 ? "" : " has no",
+			r->nr_files > 1 ? ", or starts too far apart: see above" : "");
 		return 1;
 	}
 	if (from_set && r->from_s > end_s) {
