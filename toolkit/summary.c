@@ -95,6 +95,47 @@ static long long folded_stacks(const struct xlp_summary *s)
 	       -1 : (long long)n;
 }
 
+/* Whether mapping i is the first with its file and build-id: each build
+ * of several files merged named once. */
+static bool first_build(const struct up_pprof_mapping *m, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!m[j].file == !m[i].file && !m[j].build_id == !m[i].build_id &&
+		    (!m[i].file || strcmp(m[j].file, m[i].file) == 0) &&
+		    (!m[i].build_id || strcmp(m[j].build_id, m[i].build_id) == 0))
+			return false;
+	return m[i].file || m[i].build_id;
+}
+
+/* Several files merged: each merged line as it reads (they say when the
+ * files differ), and every build they were taken of. */
+static void merged_head_text(const struct up_stored *st, FILE *out)
+{
+	static const char *const keys[] = { "domain", "type" };
+	const struct up_pprof_mapping *m;
+	size_t n;
+
+	for (size_t k = 0; k < 2; k++) {
+		const char *v = up_stored_comment(st, keys[k]);
+
+		if (!v)
+			continue;
+		fprintf(out, "%s ", keys[k]);
+		up_text_print_escaped(out, v);
+		fputc('\n', out);
+	}
+	m = up_stored_mappings(st, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!first_build(m, i))
+			continue;
+		fputs("kernel ", out);
+		up_text_print_escaped(out, m[i].file ? m[i].file : "(no name)");
+		fputs(", build-id ", out);
+		up_text_print_escaped(out, m[i].build_id ? m[i].build_id : "none");
+		fputc('\n', out);
+	}
+}
+
 /* Stored profiles: the files, and the domain and kernel they recorded. */
 static void stored_head_text(const struct xlp_summary *s, FILE *out)
 {
@@ -109,15 +150,21 @@ static void stored_head_text(const struct xlp_summary *s, FILE *out)
 		fputs(i ? ", " : " ", out);
 		up_text_print_escaped(out, s->inputs[i]);
 	}
-	fprintf(out, " (%s)\n", stored_format(st));
-	if (dom) {
+	if (s->nr_inputs > 1) {
+		fprintf(out, " (%zu files merged by %s)\n", s->nr_inputs,
+			up_stored_names_only(st) ? "function name" : "address");
+		merged_head_text(st, out);
+	} else {
+		fprintf(out, " (%s)\n", stored_format(st));
+	}
+	if (s->nr_inputs == 1 && dom) {
 		fputs("domain ", out);
 		up_text_print_escaped(out, dom);
 		fputs(" (", out);
 		up_text_print_escaped(out, type ? type : "?");
 		fputs(")\n", out);
 	}
-	if (up_stored_kernel(st)) {
+	if (s->nr_inputs == 1 && up_stored_kernel(st)) {
 		fputs("kernel ", out);
 		up_text_print_escaped(out, up_stored_kernel(st));
 		fputs(", build-id ", out);
@@ -528,6 +575,25 @@ static void strings_json(yajl_gen g, const char *k, const char *const *v,
 	yajl_gen_array_close(g);
 }
 
+/* Every build the files were taken of (several when merged), once. */
+static void builds_json(yajl_gen g, const struct up_stored *st)
+{
+	size_t n;
+	const struct up_pprof_mapping *m = up_stored_mappings(st, &n);
+
+	key(g, "builds");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < n; i++) {
+		if (!first_build(m, i))
+			continue;
+		yajl_gen_map_open(g);
+		key(g, "file"); str(g, m[i].file);
+		key(g, "build_id"); str(g, m[i].build_id);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
 int xlp_summary_json(const struct xlp_summary *s, FILE *out)
 {
 	uint64_t kept = up_profile_kept_samples(s->profile, &s->view);
@@ -553,6 +619,7 @@ int xlp_summary_json(const struct xlp_summary *s, FILE *out)
 		run_setup_json(g, s->run);
 	else {
 		key(g, "build_id"); str(g, up_stored_build_id(s->stored));
+		builds_json(g, s->stored);
 	}
 	counts_json(g, s);
 	key(g, "vcpus");

@@ -89,22 +89,31 @@ static void svg_title(const struct report *r, char *buf, size_t len)
 	if (dom)
 		snprintf(buf, len, "%s (%s): %" PRIu64 " %s stacks%s%s", dom,
 			 type ? type : "?", kept, what, rate, range);
+	else if (r->nr_files > 1)
+		snprintf(buf, len, "%s and %zu more merged: %" PRIu64 " %s stacks%s%s",
+			 r->files[0], r->nr_files - 1, kept, what, rate, range);
 	else
 		snprintf(buf, len, "%s: %" PRIu64 " %s stacks%s%s", r->files[0],
 			 kept, what, rate, range);
 }
 
-/* The pprof header: the stored one, comments and all; NULL when out of
- * memory (the pprof file then fails). */
+/* The pprof header: the stored one, comments and all, saying when its
+ * frames have no addresses; NULL when out of memory (the pprof file then
+ * fails). */
 static const char **pprof_header(const struct report *r, struct up_pprof_meta *m)
 {
 	size_t n = up_stored_nr_comments(r->s);
-	const char **lines = calloc(n + 1, sizeof(*lines));
+	const char **lines = calloc(n + 2, sizeof(*lines));
 
 	if (!lines)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		lines[i] = up_stored_comment_line(r->s, i);
+	if (up_stored_names_only(r->s) && !up_stored_comment(r->s, "addresses"))
+		lines[n++] = r->nr_files > 1 ? "addresses: none (files merged by function name)" :
+			     up_stored_format_of(r->s) == UP_STORED_FOLDED ?
+			     "addresses: none (read from folded stacks)" :
+			     "addresses: none (frames read by function name)";
 	*m = (struct up_pprof_meta){
 		.hz = up_stored_hz(r->s), .time_nanos = up_stored_time_nanos(r->s),
 		.duration_nanos = up_stored_duration_nanos(r->s),
@@ -177,8 +186,10 @@ static int take_range(struct report *r, bool from_set, bool to_set,
 	double end_s = (double)up_profile_time_end(p) / 1e9;
 
 	if (!up_profile_has_times(p)) {
-		fprintf(stderr, "xl profile report: %s has no sample times (folded stacks, or a pprof from an older uniprof): --from/--to need a pprof written by xl profile or uniprofd\n",
-			r->files[0]);
+		fprintf(stderr, "xl profile report: %s%s sample times (folded stacks, or a pprof from an older uniprof%s): --from/--to need a pprof written by xl profile or uniprofd\n",
+			r->nr_files > 1 ? "none of the files merged has" : r->files[0],
+			r->nr_files > 1 ? "" : " has no",
+			r->nr_files > 1 ? ", or starts too far apart: see above" : "");
 		return 1;
 	}
 	if (from_set && r->from_s > end_s) {

@@ -410,23 +410,32 @@ static int sample_frames(struct up_stored *s, struct pp *p,
 	return 0;
 }
 
-/* When a sample was taken, as time since the start: label elapsed (ns
- * since time_nanos, ours), or time_ns (ns since 1970, older uniprof); one
- * from before the start (another profile's, merged) or past the bound on
- * times is not kept. t_ns: what an earlier label said. */
+/* When a sample was taken, as time since the (merged) run's start:
+ * label elapsed (ns since this file's time_nanos, ours) or time_ns (ns
+ * since 1970, older uniprof), put on the merged clock by this file's
+ * start. One before the file's start, past the bound on times, or of a
+ * merged file without a start is not kept. t_ns: what an earlier label
+ * said. */
 static uint64_t label_time(const struct up_stored *s, const struct pp *p,
 			   const PbLabel *lb, uint64_t t_ns)
 {
 	int64_t t = lb->num;
+	uint64_t shift = 0;     /* the file's start past the run's */
 
+	if (s->file_start > 0 && s->file_start >= s->time_nanos)
+		shift = (uint64_t)s->file_start - (uint64_t)s->time_nanos;
+	else if (s->merging || lb->key == p->k_time)
+		return t_ns;
+	if (t < 0)
+		return t_ns;
 	if (lb->key == p->k_elapsed) {
 		if (lb->num_unit && lb->num_unit != p->u_ns)
 			return t_ns;
-		if (t >= 0 && (uint64_t)t <= p->max_t_ns)
-			return (uint64_t)t;
-	} else if (t >= 0 && s->time_nanos >= 0 && t >= s->time_nanos &&
-		   (uint64_t)t - (uint64_t)s->time_nanos <= p->max_t_ns) {
-		return (uint64_t)t - (uint64_t)s->time_nanos;
+		if ((uint64_t)t <= p->max_t_ns)
+			return (uint64_t)t + shift;
+	} else if (t >= s->file_start &&
+		   (uint64_t)t - (uint64_t)s->file_start <= p->max_t_ns) {
+		return (uint64_t)t - (uint64_t)s->file_start + shift;
 	}
 	return t_ns;
 }
@@ -543,11 +552,12 @@ static int load_header(struct up_stored *s, const struct pp *p)
 	const PbProfile *pb = p->pb;
 	const char *ns = pb->period_type ? pstr(p, pb->period_type->unit) : NULL;
 
-	if (pb->period > 0 && ns && strcmp(ns, "nanoseconds") == 0 && !s->hz)
-		s->hz = 1e9 / (double)pb->period;
-	if (!s->time_nanos)
-		s->time_nanos = pb->time_nanos;
-	s->duration_nanos += pb->duration_nanos > 0 ? pb->duration_nanos : 0;
+	s->file_hz = pb->period > 0 && ns && strcmp(ns, "nanoseconds") == 0 ?
+		     1e9 / (double)pb->period : 0;
+	if (!s->clock_set) {
+		s->file_start = s->time_nanos = pb->time_nanos > 0 ? pb->time_nanos : 0;
+		s->duration_nanos = pb->duration_nanos > 0 ? pb->duration_nanos : 0;
+	}
 	for (size_t i = 0; i < pb->n_mapping; i++) {
 		const PbMapping *pm = pb->mapping[i];
 		const struct up_pprof_mapping m = {
@@ -666,6 +676,52 @@ static bool addresses_consistent(const struct pp *p)
 	return ok;
 }
 
+/* One varint at *at (at most 10 bytes, within n); false past the end. */
+static bool varint(const uint8_t *d, size_t n, size_t *at, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; shift < 64 && *at < n; shift += 7) {
+		uint8_t b = d[(*at)++];
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+void stored_pprof_clock(const uint8_t *d, size_t n, int64_t *start,
+			int64_t *duration)
+{
+	size_t at = 0;
+	uint64_t key, v;
+
+	*start = *duration = 0;
+	/* Each field moves at past a byte at least: linear in n. */
+	while (at < n) {
+		bool ok = varint(d, n, &at, &key);
+
+		if (ok && (key & 7) == 0) {             /* a varint */
+			ok = varint(d, n, &at, &v);
+			if (key >> 3 == 9)
+				*start = (int64_t)v;
+			else if (key >> 3 == 10)
+				*duration = (int64_t)v;
+			v = 0;
+		} else if (ok && (key & 7) == 2) {      /* length, bytes */
+			ok = varint(d, n, &at, &v);
+		} else {                                /* 64 or 32 bits */
+			ok = ok && ((key & 7) == 1 || (key & 7) == 5);
+			v = (key & 7) == 1 ? 8 : 4;
+		}
+		if (!ok || v > n - at) {
+			*start = *duration = 0;         /* not a profile */
+			return;
+		}
+		at += (size_t)v;
+	}
+}
+
 int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 		      const char *what, bool decide_mode)
 {
@@ -690,7 +746,7 @@ int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 	 * duration: a hostile time would make a heat map of 1e8 columns. */
 	p.max_t_ns = pb->duration_nanos > 0 ?
 		     (uint64_t)pb->duration_nanos + 60000000000ULL :
-		     7ULL * 86400 * 1000000000ULL;
+		     STORED_MAX_SPAN_NS;
 	if (rc == 0)
 		rc = load_samples(s, &p);
 	if (rc == 0 && p.over_frames)

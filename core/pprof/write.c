@@ -632,7 +632,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		perftools__profiles__sample__init(s);
 		s->n_location_id = r->nids;
 		s->location_id = w->ids + r->ids_off;
-		s->n_value = 2;
+		s->n_value = m->hz > 0 ? 2 : 1;    /* no rate: no CPU time */
 		s->value = &b->values[2 * nsamples];
 		s->value[0] = (int64_t)count;
 		s->value[1] = m->hz > 0 ? (int64_t)llround((double)count * 1e9 / m->hz) : 0;
@@ -664,8 +664,10 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	}
 	b->types[0].type = str_idx(w, "samples");
 	b->types[0].unit = str_idx(w, "count");
-	b->types[1].type = str_idx(w, "cpu");
-	b->types[1].unit = str_idx(w, "nanoseconds");
+	if (m->hz > 0) {
+		b->types[1].type = str_idx(w, "cpu");
+		b->types[1].unit = str_idx(w, "nanoseconds");
+	}
 	perftools__profiles__value_type__init(&b->period_type);
 	b->period_type.type = b->types[1].type;
 	b->period_type.unit = b->types[1].unit;
@@ -677,7 +679,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		b->comments[i] = text_idx(w, m->comments[i]);
 
 	perftools__profiles__profile__init(&b->prof);
-	b->prof.n_sample_type = 2;
+	b->prof.n_sample_type = m->hz > 0 ? 2 : 1;
 	b->prof.sample_type = b->type_ptrs;
 	b->prof.n_sample = nsamples;
 	b->prof.sample = b->sample_ptrs;
@@ -689,7 +691,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	b->prof.function = b->func_ptrs;
 	b->prof.time_nanos = m->time_nanos;
 	b->prof.duration_nanos = m->duration_nanos;
-	b->prof.period_type = &b->period_type;
+	b->prof.period_type = m->hz > 0 ? &b->period_type : NULL;
 	b->prof.period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
 	b->prof.n_comment = m->nr_comments;
 	b->prof.comment = b->comments;

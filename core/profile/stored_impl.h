@@ -14,6 +14,10 @@
 #define MAX_DEPTH 4096          /* frames kept per stack; deeper: truncated */
 #define COMMENT_LINE_MAX 4096   /* bytes of one comment line; longer: cut */
 #define MAPPING_STRING_MAX 4096 /* a mapping's file or build-id; longer: refused */
+/* The most a run's sample times may span without a duration, and the most
+ * the starts of files merged on one clock may lie apart: a hostile time
+ * would make a heat map or a slice of 1e8 columns. */
+#define STORED_MAX_SPAN_NS (7ULL * 86400 * 1000000000ULL)
 
 /* What a stored profile may make us do beyond its own bytes (variables so
  * that tests can lower them): frames assembled per file (one pprof
@@ -25,6 +29,12 @@ struct stored_limits {
 	size_t comment_bytes;
 };
 extern struct stored_limits stored_limits;
+
+/* Several files: the run's identity, each key's values as the files gave
+ * them (the first line of each key per file, kept whatever the bounds on
+ * comments leave out), for the merged header. */
+#define STORED_MERGED_KEYS 6
+extern const char *const stored_merged_keys[STORED_MERGED_KEYS];
 
 struct up_stored {
 	struct up_profile *profile;
@@ -46,7 +56,21 @@ struct up_stored {
 	size_t nr_comments, comments_cap;
 	size_t comment_bytes;    /* kept, each with its NUL */
 	size_t comments_left_out, comments_cut;
-	char warning[256];       /* bounds hit while reading: one line */
+	/* The file being read: its start on the merged clock (ns since
+	 * 1970; 0: its samples are kept without a time), its rate (0:
+	 * unknown) and the samples it gave a time. clock_set: time_nanos
+	 * and duration_nanos are several files' run, set before reading. */
+	int64_t file_start;
+	double file_hz;
+	uint64_t file_timed;
+	bool clock_set;
+	/* Several files: each merged key's distinct values in the order
+	 * read, how many files gave none, which the file being read gave. */
+	bool merging;
+	struct strmap *key_values[STORED_MERGED_KEYS];
+	size_t key_without[STORED_MERGED_KEYS];
+	unsigned keys_seen;
+	char warning[1024];      /* bounds hit while reading: one line */
 	unsigned max_vcpu_seen, vcpus_said;
 	bool by_name;            /* frames are name ids, not addresses */
 	bool resym;              /* addresses named by the caller's table */
@@ -89,7 +113,8 @@ int stored_add_stack(struct up_stored *s, const char *what, unsigned vcpu,
 int stored_add_mapping(struct up_stored *s, const char *what,
 		       const struct up_pprof_mapping *m);
 /* Keep comment line C, within stored_limits (past them it and every later
- * line are left out, counted for the warning). */
+ * line are left out, counted for the warning); merging, note it first if
+ * it gives one of the merged keys. */
 int stored_add_comment(struct up_stored *s, const char *c);
 /* By address: the source frames the live run gave ADDR (innermost first,
  * its function last), for the symbol table to give them again. */
@@ -100,7 +125,15 @@ int stored_point_source(struct up_stored *s, uint64_t addr, bool is_return,
 bool stored_looks_folded(const uint8_t *d, size_t n);
 int stored_load_folded(struct up_stored *s, char *text, size_t n,
 		       const char *what);
-/* decide_mode: by name unless the addresses are consistent. */
+/* A pprof file's time_nanos and duration_nanos (0 when it has none or
+ * is not a profile) from its top-level fields, without decoding the rest:
+ * several files' clock is known before their samples are read. */
+void stored_pprof_clock(const uint8_t *d, size_t n, int64_t *start,
+			int64_t *duration);
+/* decide_mode: by name unless the addresses are consistent. Sample times
+ * (time_ns labels) are kept relative to s->time_nanos when at or after
+ * s->file_start, within the run; the file's rate in s->file_hz; without
+ * clock_set its header gives time_nanos and duration_nanos. */
 int stored_load_pprof(struct up_stored *s, const uint8_t *d, size_t n,
 		      const char *what, bool decide_mode);
 

@@ -105,7 +105,11 @@ int stored_add_stack(struct up_stored *s, const char *what,
 	else
 		rc = up_profile_add_at(s->profile, vcpu, s->frames,
 				       (unsigned)depth, trunc, act, count, t_ns);
-	return rc < 0 ? up_fail(rc, "%s: %s", what, up_error_last()) : 0;
+	if (rc < 0)
+		return up_fail(rc, "%s: %s", what, up_error_last());
+	if (t_ns != UP_PROFILE_NO_TIME)
+		s->file_timed += count;
+	return 0;
 }
 
 void stored_warn(struct up_stored *s, const char *fmt, ...)
@@ -117,10 +121,52 @@ void stored_warn(struct up_stored *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *const stored_merged_keys[STORED_MERGED_KEYS] = {
+	"domain", "domain id", "type", "arch", "vcpus", "frequency",
+};
+
+/* Merging: the value of C if it is the file's first line of a merged key
+ * (cut at COMMENT_LINE_MAX, before a character that straddles it). */
+static int note_key(struct up_stored *s, const char *c)
+{
+	char v[COMMENT_LINE_MAX + 1];
+
+	for (size_t k = 0; k < STORED_MERGED_KEYS; k++) {
+		const char *key = stored_merged_keys[k];
+		size_t n = strlen(key), len;
+
+		if ((s->keys_seen & (1u << k)) || strncmp(c, key, n) != 0 ||
+		    c[n] != ':' || c[n + 1] != ' ')
+			continue;
+		s->keys_seen |= 1u << k;
+		len = strnlen(c + n + 2, COMMENT_LINE_MAX + 1);
+		if (len > COMMENT_LINE_MAX) {
+			len = COMMENT_LINE_MAX;
+			while (len && ((unsigned char)c[n + 2 + len] & 0xc0) == 0x80)
+				len--;
+		}
+		memcpy(v, c + n + 2, len);
+		v[len] = '\0';
+		if (strcmp(key, "vcpus") == 0) {
+			unsigned long said = strtoul(v, NULL, 10);
+
+			if (said > s->vcpus_said && said <= MAX_VCPUS)
+				s->vcpus_said = (unsigned)said;
+		}
+		return strmap_intern(s->key_values[k], v) < 0 ?
+		       up_fail(UP_ENOMEM, "out of memory") : 0;
+	}
+	return 0;
+}
+
 int stored_add_comment(struct up_stored *s, const char *c)
 {
 	size_t len;
 	char *copy;
+	int rc;
+
+	if (s->merging && (rc = note_key(s, c)) < 0)
+		return rc;
 
 	/* Once one line is left out, so is every later one: a long string
 	 * that a file names a million times is measured once at most. */

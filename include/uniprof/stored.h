@@ -48,7 +48,8 @@ struct up_pprof_meta {
 	size_t nr_comments;
 };
 
-/* Samples with two values, samples/count and cpu/nanoseconds; one
+/* Samples with two values, samples/count and cpu/nanoseconds (with no
+ * rate, meta->hz 0: samples/count only, no period); one
  * Location per distinct address (and function), its Function named as
  * the folded and top writers name it, in the mapping that holds its
  * address (the meta's mappings); labels vcpu, state (busy, idle)
@@ -65,7 +66,15 @@ struct up_stored;
 /* Read stored profiles and merge them. A single pprof keeps its addresses
  * (frames named as recorded, or by resymbolize when given: a symbol table
  * for raw addresses); folded files, or several files, are merged by
- * function name. Inputs are untrusted: bounded in size (128 MiB after
+ * function name. Several files are one run on one clock: sample times
+ * count from the earliest file's start (time_nanos), the duration reaches
+ * the latest end; a file without times keeps its samples untimed, starts
+ * more than seven days apart keep none (each said in the warning). Their
+ * rate is the one they share, else unknown (0: counts of samples, said in
+ * the warning). Their comments: "merged: N files, by ...", the domain,
+ * domain id, type, arch, vcpus and frequency with every value the files
+ * gave ("domain: web1, web2 (2 files merged)"), then each file's lines
+ * under "input I: PATH", as "  [I] line". Inputs are untrusted: bounded in size (128 MiB after
  * gunzip), decoding memory, stacks, depth, frames, names and comments (the
  * bounds: xl-profile(1), LIMITS); an unreadable file is one error line
  * naming it, a bound met one line in up_stored_warning(). */
@@ -81,8 +90,9 @@ const struct up_profile *up_stored_profile(const struct up_stored *s);
 /* Frames named as recorded (or the resymbolize table). */
 const struct up_symtab *up_stored_symtab(const struct up_stored *s);
 enum up_stored_format up_stored_format_of(const struct up_stored *s);
-/* The sampling rate (0: unknown, as in folded files) and the pprof
- * header's times (0: unknown). */
+/* The sampling rate (0: unknown, as in folded files, or files of
+ * different rates merged) and the pprof header's times (0: unknown; of
+ * several files, the merged run's). */
 double up_stored_hz(const struct up_stored *s);
 int64_t up_stored_time_nanos(const struct up_stored *s);
 int64_t up_stored_duration_nanos(const struct up_stored *s);

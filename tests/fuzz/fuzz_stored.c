@@ -2,7 +2,8 @@
  * stacks, as they are after gunzip). Whatever loads is rendered by every
  * writer, compared with itself by diff, and written back as pprof: that
  * must read back to the same folded stacks and mappings (the store loses
- * nothing it took in). */
+ * nothing it took in). The start and duration a merge skims from a pprof
+ * before decoding it are the decoder's. */
 #include "config.h"
 
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "profile/stored_impl.h"
 #include "uniprof/uniprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,6 +67,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (up_stored_load_mem(&s, data, size, "fuzz", NULL) < 0)
 		return 0;
+	/* What a merge reads of each file before decoding it: the start and
+	 * duration the decoder read. */
+	if (up_stored_format_of(s) == UP_STORED_PPROF) {
+		int64_t start, duration;
+
+		stored_pprof_clock(data, size, &start, &duration);
+		if ((start > 0 ? start : 0) != up_stored_time_nanos(s) ||
+		    (duration > 0 ? duration : 0) != up_stored_duration_nanos(s))
+			abort();
+	}
 	f = fopen("/dev/null", "w");
 	if (!f)
 		abort();

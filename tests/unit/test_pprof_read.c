@@ -695,6 +695,335 @@ static void test_merge_keeps_each_build(void)
 	unlink(out);
 }
 
+/* Two builds at addresses apart, merged by address (-s): each keeps its
+ * mappings, and the rewrite puts each location in its own build's. */
+static void test_merge_by_address_keeps_builds(void)
+{
+	char a[] = "/tmp/test_pprof_ba_a.XXXXXX", b[] = "/tmp/test_pprof_ba_b.XXXXXX";
+	char out[] = "/tmp/test_pprof_ba_o.XXXXXX";
+	const struct up_pprof_mapping far = { 0x900000, 0x901000, 0x5000, "/boot/m.elf", "cccc" };
+	uint64_t s3[] = { 0x900010 };
+	struct up_profile *p = two_load_profile(), *q;
+	struct up_symtab *sym;
+	struct up_stored *st = NULL;
+	const struct up_pprof_mapping *m;
+	PbProfile *pm;
+	size_t n = 0;
+
+	REQUIRE(p && up_profile_new(&q, 1) == 0 && up_profile_add(q, 0, s3, 1, UP_TRUNC_NONE) == 0);
+	REQUIRE(mkstemp(a) >= 0 && mkstemp(b) >= 0 && mkstemp(out) >= 0);
+	REQUIRE(up_symtab_load_mem(&sym, names_map, sizeof(names_map) - 1, "map") == 0);
+	REQUIRE(write_file(a, p, sym, two_loads, 2, false) == 0);
+	REQUIRE(write_file(b, q, sym, &far, 1, false) == 0);
+	REQUIRE(up_stored_load(&st, (const char *const[]){ a, b }, 2, sym) == 0);
+	CHECK(!up_stored_names_only(st));
+	m = up_stored_mappings(st, &n);
+	REQUIRE(n == 3);
+	CHECK(same_mapping(&m[2], &far));
+	REQUIRE(write_file(out, up_stored_profile(st), up_stored_symtab(st), m, n,
+			   false) == 0);
+	pm = test_pprof_unpack(out);
+	REQUIRE(pm && pm->n_mapping == 3);
+	CHECK_STR(pm->string_table[pm->mapping[2]->build_id], "cccc");
+	for (size_t i = 0; i < pm->n_location; i++) {
+		uint64_t addr = pm->location[i]->address;
+
+		if (addr >= 0x900000 && addr < 0x901000)
+			CHECK_U64(pm->location[i]->mapping_id, 3);
+		else if (addr >= 0x400000 && addr < 0x400800)
+			CHECK_U64(pm->location[i]->mapping_id, 1);
+	}
+	perftools__profiles__profile__free_unpacked(pm, NULL);
+	up_stored_free(st);
+	up_symtab_free(sym);
+	up_profile_free(p);
+	up_profile_free(q);
+	unlink(a);
+	unlink(b);
+	unlink(out);
+}
+
+/* --- several files on one clock ----------------------------------------- */
+
+#define SEC 1000000000LL
+#define T0 1700000000000000000LL
+
+/* A run of one domain: stack a (f_a <- f_b) at 0.5 s, stack b at 1.5 s,
+ * counted na and nb times; written at rate hz, starting at start (0: no
+ * time_nanos), with comments and one mapping of that build-id. */
+struct run {
+	int64_t start;
+	double hz;
+	unsigned na, nb;
+	const char *const *comments;
+	size_t nr_comments;
+	const char *build_id;
+};
+
+static int write_run(const char *path, const struct run *r,
+		     const struct up_symtab *sym)
+{
+	uint64_t a[] = { 0x400010, 0x800020 }, b[] = { 0x400104, 0x800020 };
+	struct up_pprof_mapping m[] = {
+		{ 0x400000, 0x400800, 0x1000, "/boot/k.elf", r->build_id },
+		{ 0x800000, 0x801000, 0x3000, "/boot/k.elf", r->build_id },
+	};
+	struct up_pprof_meta meta = {
+		.hz = r->hz, .time_nanos = r->start, .duration_nanos = 2 * SEC,
+		.mappings = m, .nr_mappings = 2,
+		.comments = r->comments, .nr_comments = r->nr_comments,
+	};
+	struct up_profile *p;
+	FILE *f;
+	int rc;
+
+	if (up_profile_new(&p, 1) < 0)
+		return -1;
+	up_profile_add_at(p, 0, a, 2, UP_TRUNC_NONE, UP_VCPU_BUSY, r->na, SEC / 2);
+	up_profile_add_at(p, 0, b, 2, UP_TRUNC_NONE, UP_VCPU_BUSY, r->nb, 3 * SEC / 2);
+	f = fopen(path, "wb");
+	rc = f ? up_profile_write_pprof(p, sym, &meta, f) : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	up_profile_free(p);
+	return rc;
+}
+
+/* Samples taken in [from_s, to_s) of the merged run. */
+static uint64_t in_range(const struct up_stored *st, double from_s, double to_s)
+{
+	struct up_profile *q;
+	uint64_t n;
+
+	if (up_profile_slice(up_stored_profile(st), (uint64_t)(from_s * 1e9),
+			     (uint64_t)(to_s * 1e9), &q) < 0)
+		return UINT64_MAX;
+	n = up_profile_samples(q);
+	up_profile_free(q);
+	return n;
+}
+
+static const char *const web1[] = {
+	"domain: web1", "type: pvh", "vcpus: 1", "frequency: 97 Hz", "samples: 5",
+};
+static const char *const web2[] = {
+	"domain: web2", "vcpus: 2", "frequency: 97 Hz", "samples: 5",
+};
+
+/* Consecutive runs merged, the later given first: each file's times on
+ * the earliest start's clock, so a range across files counts the samples
+ * of both; the start the earliest, the duration to the latest end; every
+ * build kept and written again, with the times; the header says both
+ * domains, every file's own lines under its name. */
+static void test_merge_on_one_clock(void)
+{
+	char a[] = "/tmp/test_pprof_ck_a.XXXXXX", b[] = "/tmp/test_pprof_ck_b.XXXXXX";
+	char out[] = "/tmp/test_pprof_ck_o.XXXXXX";
+	const struct run ra = { T0, 97, 3, 2, web1, 5, "aaaa" };
+	const struct run rb = { T0 + 10 * SEC, 97, 4, 1, web2, 4, "bbbb" };
+	struct up_symtab *sym;
+	struct up_stored *st = NULL, *again = NULL;
+	const struct up_pprof_mapping *m;
+	const char *text;
+	PbProfile *pm;
+	size_t n = 0, line;
+
+	REQUIRE(mkstemp(a) >= 0 && mkstemp(b) >= 0 && mkstemp(out) >= 0);
+	REQUIRE(up_symtab_load_mem(&sym, names_map, sizeof(names_map) - 1, "map") == 0);
+	REQUIRE(write_run(a, &ra, sym) == 0 && write_run(b, &rb, sym) == 0);
+	REQUIRE(up_stored_load(&st, (const char *const[]){ b, a }, 2, NULL) == 0);
+	CHECK(up_stored_warning(st) == NULL);
+	CHECK(up_stored_time_nanos(st) == T0);
+	CHECK(up_stored_duration_nanos(st) == 12 * SEC);
+	CHECK(up_stored_hz(st) > 96.999 && up_stored_hz(st) < 97.001);
+	CHECK_U64(up_profile_samples(up_stored_profile(st)), 10);
+	CHECK_U64(up_profile_timed(up_stored_profile(st)), 10);
+	CHECK_U64(up_profile_time_end(up_stored_profile(st)), 11 * SEC + SEC / 2);
+	CHECK_U64(in_range(st, 0, 2), 5);
+	CHECK_U64(in_range(st, 10, 12), 5);
+	CHECK_U64(in_range(st, 1, 11), 2 + 4);
+	CHECK_U64(in_range(st, 2, 10), 0);
+	/* Both builds, both domains, each file's lines. */
+	m = up_stored_mappings(st, &n);
+	REQUIRE(n == 4);
+	CHECK_STR(m[0].build_id, "bbbb");
+	CHECK_STR(m[2].build_id, "aaaa");
+	CHECK_STR(up_stored_comment(st, "merged"), "2 files, by function name");
+	CHECK_STR(up_stored_comment(st, "domain"), "web2, web1 (2 files merged)");
+	CHECK_STR(up_stored_comment(st, "vcpus"), "2, 1 (2 files merged)");
+	CHECK_STR(up_stored_comment(st, "type"), "pvh (2 files merged, 1 without it)");
+	CHECK_STR(up_stored_comment(st, "frequency"), "97 Hz");
+	CHECK(up_stored_comment(st, "samples") == NULL);
+	CHECK_U64(up_profile_nr_vcpus(up_stored_profile(st)), 2);
+	for (line = 0; (text = up_stored_comment_line(st, line)); line++)
+		if (strncmp(text, "input 2: ", 9) == 0)
+			break;
+	REQUIRE(text);
+	CHECK_STR(text + 9, a);
+	CHECK_STR(up_stored_comment_line(st, line + 1), "  [2] domain: web1");
+	CHECK_STR(up_stored_comment_line(st, line + 5), "  [2] samples: 5");
+
+	/* However few comment lines the bounds keep, the merged lines are
+	 * every file's word. */
+	{
+		struct stored_limits saved = stored_limits;
+		struct up_stored *few = NULL;
+
+		stored_limits.comment_lines = 2;
+		REQUIRE(up_stored_load(&few, (const char *const[]){ b, a }, 2, NULL) == 0);
+		stored_limits = saved;
+		CHECK_STR(up_stored_comment(few, "domain"), "web2, web1 (2 files merged)");
+		CHECK_U64(up_profile_nr_vcpus(up_stored_profile(few)), 2);
+		CHECK(up_stored_warning(few) && strstr(up_stored_warning(few), "left out"));
+		up_stored_free(few);
+	}
+
+	/* Written again (as report -F pprof does), read back: the same. */
+	{
+		const char *lines[64];
+		size_t nl = up_stored_nr_comments(st);
+		struct up_pprof_meta meta = {
+			.hz = up_stored_hz(st), .time_nanos = up_stored_time_nanos(st),
+			.duration_nanos = up_stored_duration_nanos(st),
+			.mappings = m, .nr_mappings = n, .names_only = true,
+			.comments = lines, .nr_comments = nl,
+		};
+		FILE *f = fopen(out, "wb");
+
+		REQUIRE(f && nl <= 64);
+		for (size_t i = 0; i < nl; i++)
+			lines[i] = up_stored_comment_line(st, i);
+		REQUIRE(up_profile_write_pprof(up_stored_profile(st), up_stored_symtab(st),
+					       &meta, f) == 0);
+		fclose(f);
+	}
+	pm = test_pprof_unpack(out);
+	REQUIRE(pm && pm->n_mapping == 4);
+	CHECK(pm->time_nanos == T0 && pm->duration_nanos == 12 * SEC);
+	perftools__profiles__profile__free_unpacked(pm, NULL);
+	REQUIRE(up_stored_load(&again, (const char *const[]){ out }, 1, NULL) == 0);
+	CHECK_U64(in_range(again, 1, 11), 6);
+	CHECK_U64(in_range(again, 10, 12), 5);
+	CHECK_STR(up_stored_comment(again, "domain"), "web2, web1 (2 files merged)");
+	up_stored_free(again);
+	up_stored_free(st);
+	up_symtab_free(sym);
+	unlink(a);
+	unlink(b);
+	unlink(out);
+}
+
+/* Files that cannot share the clock or the rate: one without time_nanos
+ * and a folded one among timed files keep their samples untimed, named in
+ * one warning line; a start thousands of years away drops every time (one
+ * line) rather than make a range of 1e8 seconds; two rates make counts
+ * of samples with no rate, one line naming both files and rates. */
+static void test_merge_clock_and_rate_bounds(void)
+{
+	char a[] = "/tmp/test_pprof_cb_a.XXXXXX", b[] = "/tmp/test_pprof_cb_b.XXXXXX";
+	char c[] = "/tmp/test_pprof_cb_c.XXXXXX", d[] = "/tmp/test_pprof_cb_d.XXXXXX";
+	char fo[] = "/tmp/test_pprof_cb_f.XXXXXX";
+	const struct run ra = { T0, 97, 3, 2, web1, 5, "aaaa" };
+	const struct run untimed = { 0, 97, 1, 1, web1, 5, "aaaa" };
+	const struct run far = { INT64_MAX - 10 * SEC, 97, 1, 1, web1, 5, "aaaa" };
+	const struct run fast = { T0 + 10 * SEC, 997, 1, 1, web1, 5, "aaaa" };
+	struct up_symtab *sym;
+	struct up_stored *st = NULL;
+	const char *w;
+	FILE *f;
+
+	REQUIRE(mkstemp(a) >= 0 && mkstemp(b) >= 0 && mkstemp(c) >= 0 &&
+		mkstemp(d) >= 0 && mkstemp(fo) >= 0);
+	REQUIRE(up_symtab_load_mem(&sym, names_map, sizeof(names_map) - 1, "map") == 0);
+	REQUIRE(write_run(a, &ra, sym) == 0 && write_run(b, &untimed, sym) == 0 &&
+		write_run(c, &far, sym) == 0 && write_run(d, &fast, sym) == 0);
+	f = fopen(fo, "w");
+	REQUIRE(f && fputs("f_b;f_a 7\n", f) >= 0 && fclose(f) == 0);
+
+	REQUIRE(up_stored_load(&st, (const char *const[]){ a, b, fo }, 3, NULL) == 0);
+	w = up_stored_warning(st);
+	REQUIRE(w);
+	CHECK(strstr(w, b) && strstr(w, fo) && strstr(w, "9 samples kept without a time"));
+	CHECK(strstr(w, "no sampling rate") && !strchr(w, '\n'));
+	CHECK(up_stored_hz(st) == 0);
+	CHECK(up_stored_time_nanos(st) == T0);
+	CHECK_U64(up_profile_timed(up_stored_profile(st)), 5);
+	CHECK_U64(up_profile_samples(up_stored_profile(st)), 5 + 2 + 7);
+	CHECK_U64(in_range(st, 0, 2), 5);
+	up_stored_free(st);
+
+	st = NULL;
+	REQUIRE(up_stored_load(&st, (const char *const[]){ a, c }, 2, NULL) == 0);
+	w = up_stored_warning(st);
+	REQUIRE(w);
+	CHECK(strstr(w, c) && strstr(w, a) && strstr(w, "days after") &&
+	      strstr(w, "every sample kept without a time"));
+	CHECK(!up_profile_has_times(up_stored_profile(st)));
+	CHECK(up_stored_time_nanos(st) == 0);
+	CHECK_U64(up_profile_samples(up_stored_profile(st)), 7);
+	up_stored_free(st);
+
+	/* Rates differ (uniprofd lowers its own): counted as samples, no
+	 * rate, said once; the times still on one clock. */
+	st = NULL;
+	REQUIRE(up_stored_load(&st, (const char *const[]){ a, d }, 2, NULL) == 0);
+	w = up_stored_warning(st);
+	REQUIRE(w);
+	CHECK(strstr(w, a) && strstr(w, d) && strstr(w, "97 Hz") &&
+	      strstr(w, "997 Hz") && strstr(w, "no CPU time") && !strchr(w, '\n'));
+	CHECK(up_stored_hz(st) == 0);
+	CHECK_U64(up_profile_samples(up_stored_profile(st)), 7);
+	CHECK_U64(in_range(st, 10, 12), 2);
+	up_stored_free(st);
+	up_symtab_free(sym);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	unlink(d);
+	unlink(fo);
+}
+
+/* Folded stacks written as pprof: no rate, so samples/count alone, no
+ * period, no cpu value of 0; no mapping. */
+static void test_folded_written_without_rate(void)
+{
+	char fo[] = "/tmp/test_pprof_fw_f.XXXXXX", out[] = "/tmp/test_pprof_fw_o.XXXXXX";
+	struct up_stored *st = NULL;
+	struct up_pprof_meta meta = { .names_only = true };
+	PbProfile *pm;
+	FILE *f;
+
+	REQUIRE(mkstemp(fo) >= 0 && mkstemp(out) >= 0);
+	f = fopen(fo, "w");
+	REQUIRE(f && fputs("main;work 3\nmain;idle 2\n", f) >= 0 && fclose(f) == 0);
+	REQUIRE(up_stored_load(&st, (const char *const[]){ fo }, 1, NULL) == 0);
+	CHECK(up_stored_hz(st) == 0);
+	meta.hz = up_stored_hz(st);
+	f = fopen(out, "wb");
+	REQUIRE(f && up_profile_write_pprof(up_stored_profile(st), up_stored_symtab(st),
+					    &meta, f) == 0);
+	fclose(f);
+	pm = test_pprof_unpack(out);
+	REQUIRE(pm);
+	REQUIRE(pm->n_sample_type == 1);
+	CHECK_STR(pm->string_table[pm->sample_type[0]->type], "samples");
+	CHECK_STR(pm->string_table[pm->sample_type[0]->unit], "count");
+	CHECK(pm->period == 0 && pm->period_type == NULL && pm->n_mapping == 0);
+	for (size_t i = 0; i < pm->n_sample; i++)
+		CHECK(pm->sample[i]->n_value == 1);
+	for (size_t i = 0; i < pm->n_string_table; i++)
+		CHECK(strcmp(pm->string_table[i], "cpu") != 0);
+	perftools__profiles__profile__free_unpacked(pm, NULL);
+	up_stored_free(st);
+	st = NULL;
+	REQUIRE(up_stored_load(&st, (const char *const[]){ out }, 1, NULL) == 0);
+	CHECK_U64(up_profile_samples(up_stored_profile(st)), 5);
+	CHECK(up_stored_hz(st) == 0);
+	up_stored_free(st);
+	unlink(fo);
+	unlink(out);
+}
+
 int main(void)
 {
 	/* The memory test first: the children start from this process's
@@ -708,5 +1037,9 @@ int main(void)
 	RUN(test_inconsistent_mappings_by_name);
 	RUN(test_round_trip_keeps_mappings);
 	RUN(test_merge_keeps_each_build);
+	RUN(test_merge_by_address_keeps_builds);
+	RUN(test_merge_on_one_clock);
+	RUN(test_merge_clock_and_rate_bounds);
+	RUN(test_folded_written_without_rate);
 	TEST_MAIN_END();
 }
