@@ -312,9 +312,55 @@ static void test_labels(void)
 	up_symtab_free(sym);
 }
 
+/* Two runs' files, the later one given first, merged: each file's
+ * elapsed times put on the earlier run's clock by its start. */
+static void test_elapsed_merged(void)
+{
+	static const int64_t start = 1700000000000000000LL;
+	uint64_t st[] = { 0x400010, 0x800020 };
+	char a[] = "/tmp/test_pprof_merge_a.XXXXXX", b[] = "/tmp/test_pprof_merge_b.XXXXXX";
+	char *paths[] = { b, a };
+	struct up_symtab *sym;
+	struct up_profile *p, *slice;
+	struct up_stored *back;
+
+	REQUIRE(up_symtab_load_mem(&sym, nm_map, sizeof(nm_map) - 1, "map") == 0);
+	for (int k = 0; k < 2; k++) {
+		struct up_pprof_meta meta = { .hz = 100,
+					      .time_nanos = start + k * 10000000000LL,
+					      .duration_nanos = 2000000000LL };
+		int fd = mkstemp(k ? b : a);
+		FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+
+		REQUIRE(f != NULL);
+		REQUIRE(up_profile_new(&p, 1) == 0);
+		REQUIRE(up_profile_add_at(p, 0, st, 2, UP_TRUNC_NONE, UP_VCPU_BUSY,
+					  2 + (uint64_t)k, 1000000000ULL) == 0);
+		REQUIRE(up_profile_write_pprof(p, sym, &meta, f) == 0 && fclose(f) == 0);
+		up_profile_free(p);
+	}
+	REQUIRE(up_stored_load(&back, (const char *const *)paths, 2, NULL) == 0);
+	CHECK(up_stored_time_nanos(back) == start);
+	CHECK_U64(up_profile_timed(up_stored_profile(back)), 5);
+	CHECK_U64(up_profile_time_end(up_stored_profile(back)), 11000000000ULL);
+	REQUIRE(up_profile_slice(up_stored_profile(back), 10000000000ULL,
+				 12000000000ULL, &slice) == 0);
+	CHECK_U64(up_profile_samples(slice), 3);
+	up_profile_free(slice);
+	REQUIRE(up_profile_slice(up_stored_profile(back), 0, 2000000000ULL,
+				 &slice) == 0);
+	CHECK_U64(up_profile_samples(slice), 2);
+	up_profile_free(slice);
+	up_stored_free(back);
+	unlink(a);
+	unlink(b);
+	up_symtab_free(sym);
+}
+
 int main(void)
 {
 	RUN(test_labels);
+	RUN(test_elapsed_merged);
 	RUN(test_mappings_of_multi_load_image);
 	RUN(test_location_in_innermost_mapping);
 	RUN(test_no_mapping_made_up);
