@@ -199,7 +199,8 @@ static void truncation_text(const struct xlp_summary *s, FILE *out)
 			s->run->stats->missed_deadlines,
 			s->run->stats->covered_periods);
 	else
-		fprintf(out, ", dropped %" PRIu64 "\n", up_profile_dropped(s->profile));
+		fprintf(out, ", dropped %" PRIu64 ", credited for missed periods %" PRIu64 "\n",
+			up_profile_dropped(s->profile), up_profile_credited(s->profile));
 	for (int why = 1; why < UP_TRUNC_COUNT; why++)
 		if (up_profile_truncated_by(s->profile, (enum up_trunc)why))
 			fprintf(out, "  truncated: %s %" PRIu64 "\n",
@@ -481,6 +482,8 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 		yajl_gen_null(g);
 	key(g, "truncated_stacks"); yajl_gen_integer(g, (long long)up_profile_truncated(p));
 	key(g, "dropped_stacks"); yajl_gen_integer(g, (long long)up_profile_dropped(p));
+	/* Of the stacks counted, those of periods the sampler missed. */
+	key(g, "credited_stacks"); yajl_gen_integer(g, (long long)up_profile_credited(p));
 	key(g, "truncated_by");
 	yajl_gen_map_open(g);
 	for (int why = 1; why < UP_TRUNC_COUNT; why++)

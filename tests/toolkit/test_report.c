@@ -39,6 +39,7 @@ static const char check_json[] =
 	"assert \"nonchar\\ufffdend\" in names, names\n"
 	"assert d[\"domain\"][\"name\"] == \"dom\\ufffd\", d[\"domain\"]\n"
 	"assert d[\"dropped_stacks\"] == 2, d[\"dropped_stacks\"]\n"
+	"assert d[\"credited_stacks\"] == 3, d[\"credited_stacks\"]\n"
 	/* the folded file's lines: six named stacks and [dropped] */
 	"assert d[\"distinct_stacks\"] == 7, d[\"distinct_stacks\"]\n";
 
@@ -106,6 +107,12 @@ static void test_json_hostile_names(void)
 		uint64_t st[] = { fn * 0x1000 + 1, 0x1001 };
 
 		up_profile_add(p, 0, st, 2, UP_TRUNC_NONE);
+	}
+	{       /* three periods missed, credited to the stack before */
+		uint64_t st[] = { 7 * 0x1000 + 1, 0x1001 };
+
+		up_profile_add_credited(p, 0, st, 2, UP_TRUNC_NONE,
+					UP_VCPU_UNKNOWN, 3, 5000000);
 	}
 	up_profile_set_limits(p, 6, 0);         /* full: two more are dropped */
 	for (uint64_t fn = 8; fn <= 9; fn++) {
