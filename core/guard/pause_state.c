@@ -44,7 +44,7 @@ bool ps_held(const struct pause_state *ps)
 {
 	enum pause_phase p = ps_phase(atomic_load(&ps->word));
 
-	return p == PS_PAUSED || p == PS_SELF_UNPAUSING ||
+	return p == PS_PAUSING || p == PS_PAUSED || p == PS_SELF_UNPAUSING ||
 	       p == PS_GUARD_UNPAUSING;
 }
 
@@ -52,21 +52,27 @@ void ps_begin(struct pause_state *ps)
 {
 	uint64_t w = atomic_load(&ps->word);
 
+	atomic_store(&ps->word, (SEQ(w) + 0x100) | PS_PAUSING);
+}
+
+void ps_paused(struct pause_state *ps)
+{
+	uint64_t w = atomic_load(&ps->word);
+
 	/* The stamp first: the guard reads the word, then the stamp, so it
-	 * never pairs this pause with an older pause's stamp. */
+	 * never pairs this pause with an older pause's stamp. Only we leave
+	 * PS_PAUSING. */
 	atomic_store(&ps->since_ns, ps_now_ns());
-	atomic_store(&ps->word, (SEQ(w) + 0x100) | PS_PAUSED);
+	atomic_store(&ps->word, SEQ(w) | PS_PAUSED);
 }
 
 void ps_begin_failed(struct pause_state *ps)
 {
 	uint64_t w = atomic_load(&ps->word);
 
-	/* The pause never happened. Should the guard own it already (a pause
-	 * hypercall slower than the limit), its own end-of-unpause exchange
-	 * then fails and leaves this alone. */
-	while (!atomic_compare_exchange_weak(&ps->word, &w, SEQ(w) | PS_IDLE))
-		;
+	/* The pause never happened; the guard leaves a pause that has not
+	 * landed alone. */
+	atomic_store(&ps->word, SEQ(w) | PS_IDLE);
 }
 
 enum ps_claim ps_claim_unpause(struct pause_state *ps)
@@ -75,6 +81,7 @@ enum ps_claim ps_claim_unpause(struct pause_state *ps)
 
 	for (;;) {
 		switch (ps_phase(w)) {
+		case PS_PAUSING:
 		case PS_PAUSED:
 		case PS_SELF_UNPAUSING:
 			if (atomic_compare_exchange_weak(&ps->word, &w,

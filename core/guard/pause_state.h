@@ -22,6 +22,8 @@ enum pause_phase {
 	PS_GUARD_UNPAUSING = 3, /* the guard owns the unpause (deadline hit) */
 	PS_GUARD_RELEASED = 4,  /* the guard unpaused it; the profiler has not
 	                         * seen that yet */
+	PS_PAUSING = 5,         /* the pause hypercall may not have landed:
+	                         * the deadline does not run yet */
 };
 
 #define PS_DEFAULT_LIMIT_NS (50ull * 1000 * 1000)
@@ -51,8 +53,15 @@ void ps_copy(struct pause_state *to, const struct pause_state *from);
 bool ps_held(const struct pause_state *ps);
 
 /* The profiler's side. ps_begin marks the pause before the hypercall (a
- * crash in between must still unpause); ps_begin_failed undoes that. */
+ * crash in between must still unpause); ps_paused says it landed, which
+ * starts the deadline; ps_begin_failed says it never happened.
+ *
+ * The deadline runs only once the pause has landed: an unpause made
+ * before it would take away someone else's pause (Xen counts pauses of a
+ * domain, not whose they are: uniprofd's push and pull of one domain are
+ * two profilers), and ours, landing after, would then never be undone. */
 void ps_begin(struct pause_state *ps);
+void ps_paused(struct pause_state *ps);
 void ps_begin_failed(struct pause_state *ps);
 
 enum ps_claim {

@@ -44,6 +44,8 @@ int up_target_pause(struct up_target *t)
 	rc = t->ops->pause(t);
 	if (rc < 0)
 		ps_begin_failed(t->ps);
+	else
+		ps_paused(t->ps);
 	return rc;
 }
 

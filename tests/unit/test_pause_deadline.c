@@ -15,6 +15,7 @@
 #include "guest.h"
 #include "test.h"
 #include "target/image_hooks.h"
+#include "guard/pause_state.h"
 
 TEST_GLOBALS;
 
@@ -125,11 +126,11 @@ static void test_exactly_one_unpause_under_races(void)
 	up_target_image_pause_counts(t, &pc);
 	CHECK_U64(pc.pauses, 300);
 	CHECK_U64(pc.unpauses, 300);
-	/* A pause is marked before its hypercall (so a crash there is still
-	 * undone): a sampler descheduled in between for over the limit lets
-	 * the guard try an unpause the stand-in, like Xen, refuses. The
-	 * pause then goes on and is undone once: harmless, so only shown. */
+	/* The deadline runs from the pause's landing: the guard never
+	 * tries an unpause before it (which Xen would refuse, or, another
+	 * profiler holding the domain paused, take from that one). */
 	CHECK(pc.held == 0);
+	CHECK_U64(pc.bad_unpauses, 0);
 	CHECK_U64(st.samples + st.abandoned_samples, 300);
 	CHECK_U64(st.abandoned_samples, pc.guard_releases);
 	CHECK_U64(up_profile_vcpu_samples(p, 0), st.samples);
@@ -141,6 +142,58 @@ static void test_exactly_one_unpause_under_races(void)
 	up_sampler_stats_release(&st);
 	up_profile_free(p);
 	up_target_close(t);
+}
+
+/* Xen's pause count of one domain, which two profilers share. */
+static int shared_unpause(void *arg)
+{
+	int *count = arg;
+
+	if (*count == 0)
+		return -1;      /* Xen: EINVAL */
+	(*count)--;
+	return 0;
+}
+
+/* Two profilers of one domain (uniprofd's push and pull): B marks its
+ * pause and is descheduled past its limit before the hypercall, while A
+ * holds the domain paused. B's guard must not end B's pause then: its
+ * unpause would take A's, and B's pause, landing after, would be one no
+ * one undoes. Once B's pause has landed, the deadline runs. */
+static void test_guard_waits_for_the_pause_to_land(void)
+{
+	struct pause_state a, b;
+	uint64_t wait;
+	int count = 0;
+
+	ps_init(&a);
+	ps_init(&b);
+	atomic_store(&b.limit_ns, 1 * MS);
+	ps_begin(&a);
+	count++;                        /* A's pause lands */
+	ps_paused(&a);
+	ps_begin(&b);                   /* B marked, not landed yet */
+	CHECK(ps_held(&b));
+	CHECK(ps_guard_check(&b, ps_now_ns() + 10 * MS, shared_unpause, &count,
+			     &wait) == 0);
+	CHECK(count == 1);              /* A's pause stands */
+	count++;                        /* B's pause lands */
+	ps_paused(&b);
+	CHECK(ps_guard_check(&b, ps_now_ns(), shared_unpause, &count, &wait) == 0);
+	CHECK(wait > 0 && wait <= 1 * MS);
+	CHECK(ps_guard_check(&b, ps_now_ns() + 10 * MS, shared_unpause, &count,
+			     &wait) == 1);
+	CHECK(ps_claim_unpause(&b) == PS_CLAIM_RELEASED);
+	CHECK(ps_claim_unpause(&a) == PS_CLAIM_OURS);
+	CHECK(shared_unpause(&count) == 0);
+	ps_unpause_done(&a, true);
+	CHECK(count == 0);
+	CHECK(!ps_held(&a) && !ps_held(&b));
+	/* A pause that never landed is nobody's. */
+	ps_begin(&b);
+	ps_begin_failed(&b);
+	CHECK(!ps_held(&b));
+	CHECK(ps_claim_unpause(&b) == PS_CLAIM_NOT_PAUSED);
 }
 
 static int wait_status(pid_t pid)
@@ -254,6 +307,7 @@ int main(void)
 	alarm(120);
 	RUN(test_guard_ends_a_stuck_pause);
 	RUN(test_exactly_one_unpause_under_races);
+	RUN(test_guard_waits_for_the_pause_to_land);
 	RUN(test_failed_last_unpause_keeps_the_guard);
 	RUN(test_two_guards_in_one_process);
 	RUN(test_group_kill_spares_the_guard);
