@@ -520,6 +520,8 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	size_t nf = strmap_count(w->funcs), nl = w->nloc;
 	size_t ns = w->ntimed + w->nrecs, nsamples = 0;
 	size_t nlabels = 0, nm = m->mappings ? m->nr_mappings : 0;
+	/* One sampling period in ns; no rate: none (and no CPU time). */
+	const int64_t period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
 
 	b->funcs = calloc(nf + 1, sizeof(*b->funcs));
 	b->func_ptrs = calloc(nf + 1, sizeof(*b->func_ptrs));
@@ -635,7 +637,9 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 		s->n_value = m->hz > 0 ? 2 : 1;    /* no rate: no CPU time */
 		s->value = &b->values[2 * nsamples];
 		s->value[0] = (int64_t)count;
-		s->value[1] = m->hz > 0 ? (int64_t)llround((double)count * 1e9 / m->hz) : 0;
+		/* count periods: tools that take value = count * period
+		 * find it exact */
+		s->value[1] = (int64_t)count * period;
 		b->labels[nlabels++] = num_label(w, "vcpu", r->vcpu, "count");
 		if (r->act != UP_VCPU_UNKNOWN)
 			b->labels[nlabels++] = label(w, "state",
@@ -692,7 +696,7 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	b->prof.time_nanos = m->time_nanos;
 	b->prof.duration_nanos = m->duration_nanos;
 	b->prof.period_type = m->hz > 0 ? &b->period_type : NULL;
-	b->prof.period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
+	b->prof.period = period;
 	b->prof.n_comment = m->nr_comments;
 	b->prof.comment = b->comments;
 	b->prof.default_sample_type = b->types[0].type;
