@@ -1,0 +1,88 @@
+/* Buffered output and printf-exact number formatting for the writers
+ * (see out_buf.h). */
+#include "config.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "output/out_buf.h"
+
+void out_buf_flush(struct out_buf *o)
+{
+	if (o->n)
+		fwrite(o->b, 1, o->n, o->out);
+	o->n = 0;
+}
+
+void out_buf_put(struct out_buf *o, const char *s, size_t len)
+{
+	if (len > OUT_BUF_SIZE - o->n) {
+		out_buf_flush(o);
+		if (len > OUT_BUF_SIZE) {
+			fwrite(s, 1, len, o->out);
+			return;
+		}
+	}
+	memcpy(o->b + o->n, s, len);
+	o->n += len;
+}
+
+void out_buf_u64(struct out_buf *o, uint64_t v)
+{
+	char d[20];
+	size_t n = 0;
+
+	do {
+		d[sizeof(d) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	out_buf_put(o, d + sizeof(d) - n, n);
+}
+
+/* Below this a scaled value's rounding error (one ulp, < 2^-22 here) is
+ * far inside the margin that tells its fraction from a half. */
+#define FIXED_FAST_MAX 1e9
+#define HALF_MARGIN 1e-6
+
+void out_buf_fixed(struct out_buf *o, double v, unsigned decimals)
+{
+	static const double scale[] = { 1, 10, 100, 1000 };
+	static const uint64_t pow10[] = { 1, 10, 100, 1000 };
+	double t, whole, frac;
+	uint64_t k;
+
+	if (decimals > 3 || !(v >= 0) || v * scale[decimals] >= FIXED_FAST_MAX ||
+	    signbit(v))
+		goto slow;
+	t = v * scale[decimals];         /* exact when decimals is 0 */
+	whole = floor(t);
+	frac = t - whole;
+	k = (uint64_t)whole;
+	if (decimals == 0 && frac == 0.5) {
+		k += k & 1;                  /* printf: a tie to even */
+	} else if (fabs(frac - 0.5) > HALF_MARGIN) {
+		k += frac > 0.5;
+	} else {
+		goto slow;               /* near a tie: printf decides */
+	}
+	out_buf_u64(o, k / pow10[decimals]);
+	if (decimals) {
+		char f[4];
+
+		for (unsigned i = decimals; i-- > 0; k /= 10)
+			f[i] = (char)('0' + k % 10);
+		out_buf_put(o, ".", 1);
+		out_buf_put(o, f, decimals);
+	}
+	return;
+slow: {
+		char buf[DBL_MAX_10_EXP + 16];   /* every double's digits */
+		int n = snprintf(buf, sizeof(buf), "%.*f", (int)decimals, v);
+
+		if (n > 0)
+			out_buf_put(o, buf, (size_t)n < sizeof(buf) ?
+					    (size_t)n : sizeof(buf) - 1);
+	}
+}
