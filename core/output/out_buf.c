@@ -41,10 +41,8 @@ void out_buf_u64(struct out_buf *o, uint64_t v)
 	out_buf_put(o, d + sizeof(d) - n, n);
 }
 
-/* Below this a scaled value's rounding error (one ulp, < 2^-22 here) is
- * far inside the margin that tells its fraction from a half. */
+/* Below this a scaled value is an exact integer plus an exact fraction. */
 #define FIXED_FAST_MAX 1e9
-#define HALF_MARGIN 1e-6
 
 void out_buf_fixed(struct out_buf *o, double v, unsigned decimals)
 {
@@ -56,16 +54,21 @@ void out_buf_fixed(struct out_buf *o, double v, unsigned decimals)
 	if (decimals > 3 || !(v >= 0) || v * scale[decimals] >= FIXED_FAST_MAX ||
 	    signbit(v))
 		goto slow;
-	t = v * scale[decimals];         /* exact when decimals is 0 */
+	/* printf rounds v's exact value, ties to even. t is v * 10^d
+	 * rounded; its fraction is off from the exact one by less than
+	 * half a unit of t's last place, which only matters when it is
+	 * exactly a half: then fma gives the product's exact remainder. */
+	t = v * scale[decimals];
 	whole = floor(t);
 	frac = t - whole;
 	k = (uint64_t)whole;
-	if (decimals == 0 && frac == 0.5) {
-		k += k & 1;                  /* printf: a tie to even */
-	} else if (fabs(frac - 0.5) > HALF_MARGIN) {
-		k += frac > 0.5;
-	} else {
-		goto slow;               /* near a tie: printf decides */
+	if (frac > 0.5) {
+		k++;
+	} else if (frac == 0.5) {
+		double rest = decimals ? fma(v, scale[decimals], -t) : 0;
+
+		if (rest > 0 || (rest == 0 && (k & 1)))
+			k++;
 	}
 	out_buf_u64(o, k / pow10[decimals]);
 	if (decimals) {

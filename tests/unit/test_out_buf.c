@@ -75,6 +75,10 @@ static void test_fixed_like_printf(void)
 		bad += !same_fixed((double)(part % 5000) + 11.5, 0);
 		bad += !same_fixed((double)(next_rand() % 100000) / 1000.0,
 				   (unsigned)(next_rand() % 4));
+		/* Halves, quarters, ... 1/64ths: exact ties and near ones. */
+		bad += !same_fixed((double)(next_rand() % 100000) /
+				   (double)(2u << next_rand() % 6),
+				   (unsigned)(next_rand() % 4));
 	}
 	CHECK(bad == 0);
 }
