@@ -56,7 +56,8 @@ static long child(struct tree *t, size_t parent, const char *name, size_t len)
 
 	if (grow_array(&t->key, &t->key_cap, len + 24, 1, 256) < 0)
 		return -1;
-	pre = snprintf(t->key, t->key_cap, "%zx;", parent);
+	pre = (int)text_hex(t->key, parent);      /* "%zx;", as same_child */
+	t->key[pre++] = ';';
 	memcpy(t->key + pre, name, len);
 	t->key[pre + len] = '\0';
 	idx = strmap_intern(t->index, t->key);

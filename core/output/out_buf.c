@@ -29,16 +29,35 @@ void out_buf_put(struct out_buf *o, const char *s, size_t len)
 	o->n += len;
 }
 
+size_t text_u64(char *out, uint64_t v)
+{
+	size_t n = 0;
+
+	for (uint64_t r = v; r; r /= 10)
+		n++;
+	n += n == 0;
+	for (size_t i = n; i-- > 0; v /= 10)
+		out[i] = (char)('0' + v % 10);
+	return n;
+}
+
 void out_buf_u64(struct out_buf *o, uint64_t v)
 {
 	char d[20];
+
+	out_buf_put(o, d, text_u64(d, v));
+}
+
+size_t text_hex(char *out, uint64_t v)
+{
 	size_t n = 0;
 
 	do {
-		d[sizeof(d) - ++n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	out_buf_put(o, d + sizeof(d) - n, n);
+		n++;
+	} while (n < 16 && v >> (4 * n));
+	for (size_t i = n; i-- > 0; v >>= 4)
+		out[i] = "0123456789abcdef"[v & 15];
+	return n;
 }
 
 /* Below this a scaled value is an exact integer plus an exact fraction. */

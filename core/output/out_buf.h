@@ -38,6 +38,12 @@ static inline void out_buf_str(struct out_buf *o, const char *s)
 
 void out_buf_u64(struct out_buf *o, uint64_t v);
 
+/* v as printf's "%" PRIu64 (room for 20 digits) and "%" PRIx64 (16)
+ * write it, at out; return the digits' count. No NUL. For keys built
+ * per frame. */
+size_t text_u64(char *out, uint64_t v);
+size_t text_hex(char *out, uint64_t v);
+
 /* v as printf's "%.*f" (decimals <= 3) writes it, byte for byte. */
 void out_buf_fixed(struct out_buf *o, double v, unsigned decimals);
 

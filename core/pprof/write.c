@@ -13,6 +13,7 @@
 #include "util/grow.h"
 #include "pprof/profile.pb-c.h"
 #include "output/fold.h"
+#include "output/out_buf.h"
 #include "util/strmap.h"
 #include "uniprof/stored.h"
 #include "uniprof/text.h"
@@ -26,6 +27,8 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
+/* A location's key: 16 hex digits, '/', a sign and 20 digits, "/r". */
+#define LOC_KEY_MAX 48
 #define MAX_LABELS 5   /* vcpu, state, truncated, elapsed, credited */
 
 /* One sample as collected: its location ids live in the ids arena. */
@@ -194,16 +197,27 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
  * function names the caller, the same address as an IP the next one);
  * with source lines an IP and a return address at one address are two
  * keys (the return address is looked up at the call). */
-static void loc_key(char *key, size_t len, uint64_t addr, long f, bool ret)
+static void loc_key(char key[LOC_KEY_MAX], uint64_t addr, long f, bool ret)
 {
-	snprintf(key, len, "%" PRIx64 "/%ld%s", addr, f, ret ? "/r" : "");
+	char *p = key;      /* "%" PRIx64 "/%ld%s", without printf */
+
+	p += text_hex(p, addr);
+	*p++ = '/';
+	if (f < 0)
+		*p++ = '-';
+	p += text_u64(p, f < 0 ? 0 - (uint64_t)f : (uint64_t)f);
+	if (ret) {
+		*p++ = '/';
+		*p++ = 'r';
+	}
+	*p = '\0';
 }
 
 /* The location of a frame; *made when it is new (its lines to add). */
 static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
 		    const char *name, bool named, bool synthetic, bool *made)
 {
-	char key[48];
+	char key[LOC_KEY_MAX];
 	long f = named ? func_idx(w, name) : -1;
 	size_t known;
 	long i;
@@ -211,7 +225,7 @@ static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
 	*made = false;
 	if (named && f < 0)
 		return -1;
-	loc_key(key, sizeof(key), addr, f, w->source && is_return);
+	loc_key(key, addr, f, w->source && is_return);
 	known = strmap_count(w->locs);
 	i = strmap_intern(w->locs, key);
 	if (i < 0)
@@ -243,14 +257,14 @@ static bool same_lines(const struct writer *w, const struct loc *a,
 static long loc_dedup(struct writer *w, long loc, bool is_return)
 {
 	const struct loc *l = &w->loc[loc];
-	char key[48];
+	char key[LOC_KEY_MAX];
 	long other;
 
-	loc_key(key, sizeof(key), l->addr, l->func, !is_return);
+	loc_key(key, l->addr, l->func, !is_return);
 	other = strmap_find(w->locs, key);
 	if (other < 0 || !same_lines(w, &w->loc[w->key_loc[other]], l))
 		return loc;
-	loc_key(key, sizeof(key), l->addr, l->func, is_return);
+	loc_key(key, l->addr, l->func, is_return);
 	w->key_loc[strmap_find(w->locs, key)] = w->key_loc[other];
 	w->nlines = l->lines_off;
 	w->nloc--;

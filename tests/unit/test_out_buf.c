@@ -109,9 +109,34 @@ static void test_long_and_u64(void)
 	free(fill);
 }
 
+/* The keys' digits, as printf writes them. */
+static void test_digits_like_printf(void)
+{
+	int bad = 0;
+
+	for (unsigned i = 0; i < 100000 && bad < 10; i++) {
+		uint64_t v = next_rand() >> (next_rand() % 64);
+		char got[24], want[24];
+		size_t n;
+
+		if (i < 2)
+			v = i ? UINT64_MAX : 0;
+		n = text_hex(got, v);
+		got[n] = '\0';
+		snprintf(want, sizeof(want), "%" PRIx64, v);
+		bad += strcmp(got, want) != 0;
+		n = text_u64(got, v);
+		got[n] = '\0';
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		bad += strcmp(got, want) != 0;
+	}
+	CHECK(bad == 0);
+}
+
 int main(void)
 {
 	RUN(test_fixed_like_printf);
 	RUN(test_long_and_u64);
+	RUN(test_digits_like_printf);
 	TEST_MAIN_END();
 }
