@@ -43,6 +43,7 @@ CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
 	core/profile/stored_stacks.c core/profile/folded_read.c
 CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/flamegraph_svg.c core/output/heatmap_html.c \
 	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
+	core/output/out_buf.c core/output/out_buf.h \
 	core/output/utf8.c core/output/utf8.h
 CORE_PPROF = core/pprof/write.c core/pprof/read.c
 core_libuniprof_core_la_SOURCES = $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \

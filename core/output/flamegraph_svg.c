@@ -20,6 +20,7 @@
 #include "util/strmap.h"
 #include "uniprof/diff.h"
 #include "uniprof/profile.h"
+#include "output/out_buf.h"
 #include "output/utf8.h"
 
 #define SVG_WIDTH 1200
@@ -55,7 +56,8 @@ static long child(struct tree *t, size_t parent, const char *name, size_t len)
 
 	if (grow_array(&t->key, &t->key_cap, len + 24, 1, 256) < 0)
 		return -1;
-	pre = snprintf(t->key, t->key_cap, "%zx;", parent);
+	pre = (int)text_hex(t->key, parent);      /* "%zx;", as same_child */
+	t->key[pre++] = ';';
 	memcpy(t->key + pre, name, len);
 	t->key[pre + len] = '\0';
 	idx = strmap_intern(t->index, t->key);
@@ -105,8 +107,9 @@ static bool xml_char(uint32_t cp)
 
 /* Names are the image's bytes: what is not UTF-8 becomes U+FFFD; what
  * would hide or reorder text (a control, U+202E, U+200B, ...) is shown
- * as its escape, as on the terminal. */
-static void xml_escaped(FILE *out, const char *s)
+ * as its escape, as on the terminal. Printable ASCII that XML leaves
+ * alone (most of every name) is copied in runs. */
+static void xml_escaped(struct out_buf *o, const char *s)
 {
 	size_t len = strlen(s);
 
@@ -114,22 +117,32 @@ static void xml_escaped(FILE *out, const char *s)
 		char esc[UTF8_ESCAPE_MAX];
 		uint32_t cp;
 		bool valid;
-		size_t n = utf8_decode(s + i, len - i, &cp, &valid);
+		size_t n = 0;
 
+		while (i + n < len && s[i + n] >= 0x20 && s[i + n] < 0x7f &&
+		       s[i + n] != '&' && s[i + n] != '<' && s[i + n] != '>' &&
+		       s[i + n] != '"')
+			n++;
+		if (n) {
+			out_buf_put(o, s + i, n);
+			i += n;
+			continue;
+		}
+		n = utf8_decode(s + i, len - i, &cp, &valid);
 		if (valid && utf8_shown_escaped(cp))
-			fwrite(esc, 1, utf8_escape(cp, esc), out);
+			out_buf_put(o, esc, utf8_escape(cp, esc));
 		else if (cp == '&')
-			fputs("&amp;", out);
+			out_buf_str(o, "&amp;");
 		else if (cp == '<')
-			fputs("&lt;", out);
+			out_buf_str(o, "&lt;");
 		else if (cp == '>')
-			fputs("&gt;", out);
+			out_buf_str(o, "&gt;");
 		else if (cp == '"')
-			fputs("&quot;", out);
+			out_buf_str(o, "&quot;");
 		else if (valid && xml_char(cp))
-			fwrite(s + i, 1, n, out);
+			out_buf_put(o, s + i, n);
 		else
-			fputs("\xef\xbf\xbd", out);    /* U+FFFD */
+			out_buf_str(o, "\xef\xbf\xbd");    /* U+FFFD */
 		i += n;
 	}
 }
@@ -160,7 +173,8 @@ static int name_cmp(const void *a, const void *b)
 
 struct emit {
 	struct tree *t;
-	FILE *out;
+	FILE *file;
+	struct out_buf *out;       /* over file, while frames are written */
 	uint64_t total;
 	unsigned height;
 	double scale;
@@ -220,25 +234,54 @@ static int emit_node(struct emit *e, size_t idx, size_t bidx, uint64_t start,
 	unsigned rgb[3];
 	int rc = 0;
 
-	fprintf(e->out, "<g class=\"f\" data-s=\"%" PRIu64 "\" data-n=\"%" PRIu64
-		"\" data-d=\"%u\"><title>", start, n->count, depth);
+	out_buf_str(e->out, "<g class=\"f\" data-s=\"");
+	out_buf_u64(e->out, start);
+	out_buf_str(e->out, "\" data-n=\"");
+	out_buf_u64(e->out, n->count);
+	out_buf_str(e->out, "\" data-d=\"");
+	out_buf_u64(e->out, depth);
+	out_buf_str(e->out, "\"><title>");
 	xml_escaped(e->out, n->name);
+	out_buf_str(e->out, " (");
+	out_buf_u64(e->out, n->count);
 	if (e->before) {
 		double bp, ap, d = share_delta(e, n, bidx, &bp, &ap);
+		char pts[40];
 
 		diff_colour(d, e->deepest, rgb);
-		fprintf(e->out, " (%" PRIu64 " samples, %.2f%% before, %.2f%% after, %+.2f points)</title>",
-			n->count, bp, ap, d);
+		out_buf_str(e->out, " samples, ");
+		out_buf_fixed(e->out, bp, 2);
+		out_buf_str(e->out, "% before, ");
+		out_buf_fixed(e->out, ap, 2);
+		out_buf_str(e->out, "% after, ");
+		snprintf(pts, sizeof(pts), "%+.2f", d);   /* signed: printf's */
+		out_buf_str(e->out, pts);
+		out_buf_str(e->out, " points)</title>");
 	} else {
 		colour(n->name, rgb);
-		fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title>", n->count,
-			100.0 * (double)n->count / (double)e->total);
+		out_buf_str(e->out, " samples, ");
+		out_buf_fixed(e->out, 100.0 * (double)n->count / (double)e->total, 2);
+		out_buf_str(e->out, "%)</title>");
 	}
-	fprintf(e->out, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
-		"rx=\"2\" fill=\"rgb(%u,%u,%u)\"/><text x=\"%.1f\" y=\"%.0f\">",
-		x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2], x + 3, y + 11.5);
+	out_buf_str(e->out, "<rect x=\"");
+	out_buf_fixed(e->out, x, 1);
+	out_buf_str(e->out, "\" y=\"");
+	out_buf_fixed(e->out, y, 0);
+	out_buf_str(e->out, "\" width=\"");
+	out_buf_fixed(e->out, w, 1);
+	out_buf_str(e->out, "\" height=\"");
+	out_buf_u64(e->out, FRAME_H - 1);
+	out_buf_str(e->out, "\" rx=\"2\" fill=\"rgb(");
+	for (unsigned c = 0; c < 3; c++) {
+		out_buf_u64(e->out, rgb[c]);
+		out_buf_str(e->out, c < 2 ? "," : ")\"/><text x=\"");
+	}
+	out_buf_fixed(e->out, x + 3, 1);
+	out_buf_str(e->out, "\" y=\"");
+	out_buf_fixed(e->out, y + 11.5, 0);
+	out_buf_str(e->out, "\">");
 	xml_escaped(e->out, n->name);
-	fputs("</text></g>\n", e->out);
+	out_buf_str(e->out, "</text></g>\n");
 
 	for (size_t c = n->first_child; c; c = e->t->nodes[c].next_sibling)
 		nk++;
@@ -368,8 +411,14 @@ static double deepest_change(const struct emit *e, size_t idx, size_t bidx)
 static int write_svg(struct emit *e, const char *title, const char *legend)
 {
 	struct tree *t = e->t;
-	FILE *out = e->out;
+	FILE *out = e->file;
+	struct out_buf *ob = malloc(sizeof(*ob));
 	int rc = 0;
+
+	if (!ob)
+		return up_fail(UP_ENOMEM, "out of memory");
+	out_buf_init(ob, out);
+	e->out = ob;
 
 	e->total = t->nodes[0].count ? t->nodes[0].count : 1;
 	e->height = PAD_TOP + PAD_BOTTOM + (t->max_depth + 1) * FRAME_H;
@@ -390,13 +439,15 @@ static int write_svg(struct emit *e, const char *title, const char *legend)
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"24\" text-anchor=\"middle\">",
 		SVG_WIDTH, e->height, SVG_WIDTH, e->height, script, SVG_WIDTH / 2);
-	xml_escaped(out, title ? title : "Flame Graph");
-	fputs("</text>\n", out);
+	xml_escaped(ob, title ? title : "Flame Graph");
+	out_buf_str(ob, "</text>\n");
+	out_buf_flush(ob);
 	if (legend) {
 		fprintf(out, "<text id=\"legend\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
 			SVG_WIDTH / 2);
-		xml_escaped(out, legend);
-		fputs("</text>\n", out);
+		xml_escaped(ob, legend);
+		out_buf_str(ob, "</text>\n");
+		out_buf_flush(ob);
 	}
 	fprintf(out,
 		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n"
@@ -408,6 +459,9 @@ static int write_svg(struct emit *e, const char *title, const char *legend)
 		SVG_WIDTH - PAD_SIDE, e->height - 14, t->nodes[0].count);
 	if (t->nodes[0].count && emit_node(e, 0, 0, 0, 0) < 0)
 		rc = up_fail(UP_ENOMEM, "out of memory");
+	out_buf_flush(ob);
+	free(ob);
+	e->out = NULL;
 	fputs("</g>\n</svg>\n", out);
 	if (rc == 0 && ferror(out))
 		rc = up_fail(UP_EIO, "write error");
@@ -420,7 +474,7 @@ int up_profile_write_svg(const struct up_profile *p,
 			 FILE *out)
 {
 	struct tree t;
-	struct emit e = { .t = &t, .out = out };
+	struct emit e = { .t = &t, .file = out };
 	int rc = build_tree(p, symtab, opts, &t);
 
 	if (rc == 0)
@@ -437,7 +491,7 @@ int up_profile_write_diff_svg(const struct up_profile *before,
 			      FILE *out)
 {
 	struct tree a = { 0 }, b = { 0 };
-	struct emit e = { .t = &a, .out = out, .before = &b };
+	struct emit e = { .t = &a, .file = out, .before = &b };
 	struct up_output_opts o = opts ? *opts : (struct up_output_opts){ .vcpu = -1 };
 	char legend[400];
 	/* Inlined calls only one side has fold on both, as in the table. */

@@ -142,8 +142,14 @@ bool utf8_valid_prefix(char *dst, size_t cap, const char *src, size_t len)
 
 	while (in < len) {
 		char enc[4];
-		size_t m, n = written_char(src + in, len - in, enc, &m);
+		size_t m, n;
 
+		/* ASCII is itself: copied without decoding (names are). */
+		while (in < len && (unsigned char)src[in] < 0x80 && out + 1 < cap)
+			dst[out++] = src[in++];
+		if (in == len || (unsigned char)src[in] < 0x80)
+			break;
+		n = written_char(src + in, len - in, enc, &m);
 		if (out + m >= cap)
 			break;
 		memcpy(dst + out, enc, m);
@@ -163,6 +169,20 @@ size_t utf8_valid_copy(char *dst, size_t cap, const char *src, size_t len)
 		char enc[4];
 		size_t m;
 
+		/* ASCII is itself: copied without decoding (names are). */
+		if (!full) {
+			size_t run = 0;
+
+			while (in + run < len && (unsigned char)src[in + run] < 0x80 &&
+			       out + run + 1 < cap)
+				run++;
+			memcpy(dst + out, src + in, run);
+			out += run;
+			in += run;
+			need += run;
+			if (in == len)
+				break;
+		}
 		in += written_char(src + in, len - in, enc, &m);
 		need += m;
 		/* Once a character does not fit, none after it is written:

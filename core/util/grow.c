@@ -30,3 +30,17 @@ int grow_array(void *arrayp, size_t *cap, size_t need, size_t size, size_t first
 	*cap = n;
 	return 0;
 }
+
+void fit_array(void *arrayp, size_t *cap, size_t n, size_t size)
+{
+	void *old, *p;
+
+	memcpy(&old, arrayp, sizeof(old));
+	if (!old || n >= *cap)
+		return;
+	p = realloc(old, (n ? n : 1) * size);
+	if (!p)
+		return;                 /* the larger array is as good */
+	memcpy(arrayp, &p, sizeof(p));
+	*cap = n ? n : 1;
+}

@@ -10,4 +10,8 @@
  * 0, or UP_ENOMEM (error set) with the array and *cap untouched. */
 int grow_array(void *arrayp, size_t *cap, size_t need, size_t size, size_t first);
 
+/* Give back what *arrayp holds past its first n elements, once it is
+ * done growing (doubling leaves up to half of it unused). */
+void fit_array(void *arrayp, size_t *cap, size_t n, size_t size);
+
 #endif

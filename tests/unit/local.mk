@@ -35,6 +35,7 @@ UNIT_TESTS = \
 	tests/toolkit/test_image_cache \
 	tests/toolkit/test_unwind_load \
 	tests/unit/test_output_names \
+	tests/unit/test_out_buf \
 	tests/toolkit/test_report \
 	tests/toolkit/test_formats \
 	tests/toolkit/test_output_files \
@@ -59,6 +60,7 @@ tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_test_srcinfo_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
 tests_unit_test_pprof_read_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
 tests_unit_test_pprof_write_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
+tests_unit_test_out_buf_LDADD = $(LDADD) $(MATH_LIBS)
 
 LDADD = tests/unit/libtestguest.la core/libuniprof-core.la
 
