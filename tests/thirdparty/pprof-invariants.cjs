@@ -203,6 +203,10 @@ for (const file of files) {
 				l.line.forEach((ln, i) =>
 					frames.push(fname(ln.functionId) + (i < l.line.length - 1 ? ' (inlined)' : '')))
 			}
+			// The folded writer roots blocked and woken stacks under
+			// [idle] and [waiting], the pprof labels them (state).
+			const state = s.label.map((lb) => str(lb.key) === 'state' ? str(lb.str) : '').find((v) => v)
+			if (state === 'idle' || state === 'waiting') frames.push(`[${state}]`)
 			const k = frames.reverse().join(';')
 			got.set(k, (got.get(k) || 0) + num(s.value[countType]))
 		}
