@@ -10,6 +10,24 @@ stat() {
 		awk -v k="$2" -v n="${3:-}" '$1 == k && (n == "" || $2 == n) { print $NF }'
 }
 
+# guest_busy LOG N0 PAUSED_BLOCKED_MS [N1]: an I/O workload's busy share
+# (its vCPU's running plus runnable time, Xen's run-state accounting read
+# by the guest: what a profile's on-CPU and waiting samples count) between
+# its "tg: io" reports N0 + 1 and N1 (default: the last), less the time we
+# held it paused while blocked (which Xen counts as blocked). Nothing when
+# no report falls in the window.
+guest_busy() {
+	awk -v from=$(($2 + 1)) -v pb="${3:-0}" -v to="${4:-0}" '/tg: io / {
+		n++
+		if (to > 0 && n > to) exit
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		if (n == from) { b0 = v["busy_ms"]; i0 = v["idle_ms"] }
+		b = v["busy_ms"]; id = v["idle_ms"]
+	}
+	END { if (n < from) exit
+	      db = b - b0; di = id - i0 - pb; if (db + di > 0) printf "%.2f\n", 100 * db / (db + di) }' $1
+}
+
 # Shares are judged by their sampling error (tolerance, within).
 . /uniprof/jobs/tolerance.sh
 # distinct FOLDED JSON: distinct samples behind a one-vCPU folded file (its

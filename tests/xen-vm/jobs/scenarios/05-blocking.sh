@@ -10,18 +10,6 @@ busy_tolerance() {
 		tolerance "$1" "$(json_num "$2" samples)"
 }
 
-# guest_busy LOG N0 PAUSED_BLOCKED_MS: the blocking workload's busy share by
-# its own run-state time after its N0-th report, less the time we held it
-# paused while blocked.
-guest_busy() {
-	awk -v from=$(($2 + 1)) -v pb="${3:-0}" '/tg: io / {
-		n++
-		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		if (n == from) { b0 = v["busy_ms"]; i0 = v["idle_ms"] }
-		b = v["busy_ms"]; id = v["idle_ms"]
-	}
-	END { db = b - b0; di = id - i0 - pb; if (db + di > 0) printf "%.2f\n", 100 * db / (db + di) }' $1
-}
 section "Real unikernels block"
 # --- Real unikernels block: a workload like an I/O-bound unikernel's, bursts
 # of requests (tg_req_parse 60 / tg_req_crc 40 of the request work), then
