@@ -50,6 +50,8 @@ tests_fuzz_fuzz_srcinfo_LDADD = $(FUZZ_LDADD)
 tests_fuzz_fuzz_output_SOURCES = tests/fuzz/fuzz_output.c \
 	toolkit/report.c toolkit/report.h \
 	toolkit/summary.c toolkit/summary.h \
+	toolkit/formats.c toolkit/formats.h \
+	toolkit/output_files.c toolkit/output_files.h \
 	toolkit/json_write.c toolkit/json_write.h
 tests_fuzz_fuzz_output_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK) $(YAJL_CFLAGS) \
 	$(LIBXML_CFLAGS)
