@@ -10,22 +10,28 @@ stat() {
 		awk -v k="$2" -v n="${3:-}" '$1 == k && (n == "" || $2 == n) { print $NF }'
 }
 
-# guest_busy LOG N0 PAUSED_BLOCKED_MS [N1]: an I/O workload's busy share
-# (its vCPU's running plus runnable time, Xen's run-state accounting read
-# by the guest: what a profile's on-CPU and waiting samples count) between
-# its "tg: io" reports N0 + 1 and N1 (default: the last), less the time we
-# held it paused while blocked (which Xen counts as blocked). Nothing when
-# no report falls in the window.
-guest_busy() {
+# guest_shares LOG N0 PAUSED_BLOCKED_MS [N1]: an I/O workload's shares of
+# its time by Xen's run-state accounting, read by the guest, between its
+# "tg: io" reports N0 + 1 and N1 (default: the last): "RUN BUSY", its
+# vCPU's running time and its running plus runnable time, of the time it
+# was not offline, less the time we held it paused while blocked (which
+# Xen counts as blocked). Nothing when no report falls in the window.
+guest_shares() {
 	awk -v from=$(($2 + 1)) -v pb="${3:-0}" -v to="${4:-0}" '/tg: io / {
 		n++
 		if (to > 0 && n > to) exit
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		if (n == from) { b0 = v["busy_ms"]; i0 = v["idle_ms"] }
-		b = v["busy_ms"]; id = v["idle_ms"]
+		if (n == from) { b0 = v["busy_ms"]; i0 = v["idle_ms"]; r0 = v["run_ms"] }
+		b = v["busy_ms"]; id = v["idle_ms"]; r = v["run_ms"]
 	}
 	END { if (n < from) exit
-	      db = b - b0; di = id - i0 - pb; if (db + di > 0) printf "%.2f\n", 100 * db / (db + di) }' $1
+	      db = b - b0; di = id - i0 - pb
+	      if (db + di > 0) printf "%.2f %.2f\n", 100 * (r - r0) / (db + di), 100 * db / (db + di) }' $1
+}
+
+# guest_busy LOG N0 PAUSED_BLOCKED_MS [N1]: the BUSY of guest_shares.
+guest_busy() {
+	guest_shares "$@" | cut -d' ' -f2
 }
 
 # Shares are judged by their sampling error (tolerance, within).
