@@ -103,9 +103,14 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 		ex=$(json_num $OUT/$g-rx.json exact)
 		check "$label relaxed: ${ex:-0} stacks exact (the vCPU did not run across its read)" \
 			[ "${ex:-0}" -gt 0 ]
+		# Whole, or cut by the race and marked so: a vCPU that ran
+		# across its walk (beside a busy loop 0.7 % were cut, never
+		# written whole).
 		c=$(stat $OUT/$g-rx.folded complete)
-		check "$label relaxed: ${c:-0}% of stacks whole, idle ones too (need >= 99.5)" \
-			awk -v c="${c:-0}" 'BEGIN { exit !(c >= 99.5) }'
+		cut=$(awk '/^\[unseen\] / { next } { n += $NF; s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[(idle|waiting)\];/, "", s)
+			if (s ~ /^\[truncated\];/) c += $NF } END { if (n) printf "%.2f", 100 * c / n }' $OUT/$g-rx.folded)
+		check "$label relaxed: ${c:-0}% of stacks whole, idle ones too, ${cut:-?}% cut and marked truncated (need >= 99 whole, >= 99.9 together)" \
+			awk -v c="${c:-0}" -v d="${cut:-0}" 'BEGIN { exit !(c >= 99 && c + d >= 99.9) }'
 		mine=$(json_num $OUT/$g-rx.json busy_pct)
 		theirs=$(guest_busy $log $n0 $(json_num $OUT/$g-rx.json paused_while_blocked_ms))
 		tol=$(busy_tolerance "${theirs:-50}" $OUT/$g-rx.json)
