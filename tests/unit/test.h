@@ -68,6 +68,15 @@ extern const char *test_current;
 /* Occurrences of needle in len bytes of buf. Not a strstr loop: a
  * sanitized strstr measures its whole haystack on every call, which makes
  * counting in a large output quadratic (minutes, not milliseconds). */
+/* A xorshift64 step: reproducible pseudo-random input for tests. */
+static inline uint64_t test_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
 static inline size_t test_count(const char *buf, size_t len, const char *needle)
 {
 	size_t n = strlen(needle), count = 0;

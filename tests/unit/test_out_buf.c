@@ -16,10 +16,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dULL;
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift(&rng);
 }
 
 /* v through out_buf_fixed and through printf: the same text. */

@@ -198,10 +198,7 @@ static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return test_xorshift(&rnd_state);
 }
 
 /* Random tables (descriptors pointing among a few frames and beyond) and
