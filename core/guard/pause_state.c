@@ -52,6 +52,10 @@ void ps_begin(struct pause_state *ps)
 {
 	uint64_t w = atomic_load(&ps->word);
 
+	/* The stamp first: the guard reads the word, then the stamp, so it
+	 * never pairs this pause with an older pause's stamp. The deadline
+	 * runs from here, so a slow pause hypercall counts against it. */
+	atomic_store(&ps->since_ns, ps_now_ns());
 	atomic_store(&ps->word, (SEQ(w) + 0x100) | PS_PAUSING);
 }
 
@@ -59,10 +63,7 @@ void ps_paused(struct pause_state *ps)
 {
 	uint64_t w = atomic_load(&ps->word);
 
-	/* The stamp first: the guard reads the word, then the stamp, so it
-	 * never pairs this pause with an older pause's stamp. Only we leave
-	 * PS_PAUSING. */
-	atomic_store(&ps->since_ns, ps_now_ns());
+	/* Only we leave PS_PAUSING; from here the guard may act. */
 	atomic_store(&ps->word, SEQ(w) | PS_PAUSED);
 }
 
@@ -116,7 +117,7 @@ int ps_guard_check(struct pause_state *ps, uint64_t now,
 	uint64_t w = atomic_load(&ps->word), limit, since;
 
 	*wait_ns = 0;
-	if (ps_phase(w) != PS_PAUSED)
+	if (ps_phase(w) != PS_PAUSED && ps_phase(w) != PS_PAUSING)
 		return 0;
 	limit = atomic_load(&ps->limit_ns);
 	since = atomic_load(&ps->since_ns);
@@ -124,6 +125,12 @@ int ps_guard_check(struct pause_state *ps, uint64_t now,
 		return 0;
 	if (now < since + limit) {
 		*wait_ns = since + limit - now;
+		return 0;
+	}
+	/* Overdue but not landed: an unpause now could take another
+	 * profiler's pause. Look again soon, to end ours as it lands. */
+	if (ps_phase(w) == PS_PAUSING) {
+		*wait_ns = PS_LANDING_POLL_NS;
 		return 0;
 	}
 	/* Only one side ever wins this exchange for this pause. */

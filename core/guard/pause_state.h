@@ -23,10 +23,12 @@ enum pause_phase {
 	PS_GUARD_RELEASED = 4,  /* the guard unpaused it; the profiler has not
 	                         * seen that yet */
 	PS_PAUSING = 5,         /* the pause hypercall may not have landed:
-	                         * the deadline does not run yet */
+	                         * the guard waits for it to land */
 };
 
 #define PS_DEFAULT_LIMIT_NS (50ull * 1000 * 1000)
+/* How often the guard looks for an overdue pause to land. */
+#define PS_LANDING_POLL_NS (1ull * 1000 * 1000)
 
 struct pause_state {
 	_Atomic uint64_t word;            /* sequence << 8 | phase */
@@ -53,13 +55,14 @@ void ps_copy(struct pause_state *to, const struct pause_state *from);
 bool ps_held(const struct pause_state *ps);
 
 /* The profiler's side. ps_begin marks the pause before the hypercall (a
- * crash in between must still unpause); ps_paused says it landed, which
- * starts the deadline; ps_begin_failed says it never happened.
+ * crash in between must still unpause) and starts its deadline; ps_paused
+ * says it landed; ps_begin_failed says it never happened.
  *
- * The deadline runs only once the pause has landed: an unpause made
- * before it would take away someone else's pause (Xen counts pauses of a
- * domain, not whose they are: uniprofd's push and pull of one domain are
- * two profilers), and ours, landing after, would then never be undone. */
+ * The guard acts only once the pause has landed, however overdue: an
+ * unpause made before it would take away someone else's pause (Xen
+ * counts pauses of a domain, not whose they are: uniprofd's push and pull
+ * of one domain are two profilers), and ours, landing after, would then
+ * never be undone. */
 void ps_begin(struct pause_state *ps);
 void ps_paused(struct pause_state *ps);
 void ps_begin_failed(struct pause_state *ps);

@@ -159,29 +159,34 @@ static int shared_unpause(void *arg)
  * pause and is descheduled past its limit before the hypercall, while A
  * holds the domain paused. B's guard must not end B's pause then: its
  * unpause would take A's, and B's pause, landing after, would be one no
- * one undoes. Once B's pause has landed, the deadline runs. */
+ * one undoes. The deadline runs from B's mark, so once B's pause lands
+ * overdue, the guard ends it at once. */
 static void test_guard_waits_for_the_pause_to_land(void)
 {
 	struct pause_state a, b;
-	uint64_t wait;
+	uint64_t wait, t0;
 	int count = 0;
 
 	ps_init(&a);
 	ps_init(&b);
-	atomic_store(&b.limit_ns, 1 * MS);
+	atomic_store(&b.limit_ns, 100 * MS);
 	ps_begin(&a);
 	count++;                        /* A's pause lands */
 	ps_paused(&a);
 	ps_begin(&b);                   /* B marked, not landed yet */
+	t0 = ps_now_ns();
 	CHECK(ps_held(&b));
-	CHECK(ps_guard_check(&b, ps_now_ns() + 10 * MS, shared_unpause, &count,
+	/* Before the deadline, the guard sleeps until it, at most. */
+	CHECK(ps_guard_check(&b, t0, shared_unpause, &count, &wait) == 0);
+	CHECK(wait > 0 && wait <= 100 * MS);
+	/* Past it, it only looks again soon. */
+	CHECK(ps_guard_check(&b, t0 + 200 * MS, shared_unpause, &count,
 			     &wait) == 0);
+	CHECK_U64(wait, PS_LANDING_POLL_NS);
 	CHECK(count == 1);              /* A's pause stands */
 	count++;                        /* B's pause lands */
 	ps_paused(&b);
-	CHECK(ps_guard_check(&b, ps_now_ns(), shared_unpause, &count, &wait) == 0);
-	CHECK(wait > 0 && wait <= 1 * MS);
-	CHECK(ps_guard_check(&b, ps_now_ns() + 10 * MS, shared_unpause, &count,
+	CHECK(ps_guard_check(&b, t0 + 200 * MS, shared_unpause, &count,
 			     &wait) == 1);
 	CHECK(ps_claim_unpause(&b) == PS_CLAIM_RELEASED);
 	CHECK(ps_claim_unpause(&a) == PS_CLAIM_OURS);
