@@ -25,7 +25,7 @@ static bool regs_tell_block(const struct up_unwind_opts *uo,
 int sample_paused(struct up_target *t, struct up_mem *mem,
 		  const struct up_sampler_config *c,
 		  const struct up_unwind_opts *uo, unsigned first,
-		  unsigned last, struct vcpu_sample *vs, bool behind,
+		  unsigned last, struct vcpu_sample *vs, bool clocks,
 		  uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
 		  struct up_unwind_counts *counts, bool *abandoned)
 {
@@ -43,7 +43,7 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 	for (unsigned v = first; v <= last && v - first < 32; v++)
 		if (!c->no_activity && vs[v].at_block)
 			ask_state |= 1u << (v - first);
-	target_will_read(t, first, last, ask_state, behind);
+	target_will_read(t, first, last, ask_state, clocks);
 	t0 = sampler_now_ns();
 	rc = up_target_pause(t);
 	if (rc < 0)

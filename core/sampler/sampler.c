@@ -31,7 +31,7 @@ struct loop {
 	struct up_unwind_opts uo;
 	size_t pause_cap, late_cap;
 	bool relaxed;
-	bool behind;              /* the last sample took whole periods */
+	bool clocks_due;          /* this sample's unpause reads the run clocks */
 	bool have_last;           /* vs holds the last kept sample's stacks */
 	uint64_t paused_total;    /* time we held the domain paused, in all */
 	uint64_t clocks_at;       /* when the run clocks were last read */
@@ -179,7 +179,7 @@ static int take_sample(struct loop *l, struct up_target *t,
 {
 	if (c->consistency != UP_CONSISTENCY_RELAXED)
 		return sample_paused(t, l->mem, c, &l->uo, l->first, l->last,
-				     l->vs, l->behind, pause_ns, stopped,
+				     l->vs, l->clocks_due, pause_ns, stopped,
 				     resumed, &s->frames, abandoned);
 	/* No domain pause: the interval between samples is from one
 	 * sample's start to the next. */
@@ -241,38 +241,49 @@ static int keep_sample(struct loop *l, struct up_profile *p,
  * at a block point the kernel map knows, this guest blocks some other way
  * and its registers cannot rule blocking out: Xen is asked about it in
  * every window from now on (sample_paused). No guest time is spent: the
- * vCPU is blocked. */
+ * vCPU is blocked. Its two reads cost dom0 two traps, so once the block
+ * point has been confirmed BLOCK_CHECKS_EAGER times, it is checked once
+ * every BLOCK_CHECK_NS: an I/O guest blocks at every clock read. */
+#define BLOCK_CHECKS_EAGER 16
+#define BLOCK_CHECK_NS 1000000000ULL
 static void check_block_point(struct loop *l, struct up_target *t,
 			      unsigned v, uint64_t run)
 {
+	struct vcpu_sample *vs = &l->vs[v];
 	enum up_vcpu_activity a;
 	struct up_regs regs;
-	uint64_t run_after;
+	uint64_t run_after, now = sampler_now_ns();
 	bool online;
 
-	if (l->vs[v].ask_xen || up_target_get_regs(t, v, &regs) < 0 ||
+	if (vs->ask_xen || (vs->block_checks >= BLOCK_CHECKS_EAGER &&
+			    now - vs->block_checked_at < BLOCK_CHECK_NS))
+		return;
+	if (up_target_get_regs(t, v, &regs) < 0 ||
 	    up_target_get_activity(t, v, &a, &online, &run_after) < 0 ||
 	    a != UP_VCPU_BLOCKED || run_after != run || !online)
 		return;
 	up_mem_new_sample(l->mem);
-	if (!kernel_at_block(l->mem, &regs, l->uo.kernel, l->uo.domain_type))
-		l->vs[v].ask_xen = true;
+	if (!kernel_at_block(l->mem, &regs, l->uo.kernel, l->uo.domain_type)) {
+		vs->ask_xen = true;
+		return;
+	}
+	vs->block_checks++;
+	vs->block_checked_at = now;
 }
 
 /* The run time Xen accounted each vCPU, for the busy share's check
- * against Xen: read after a paused sample's unpause, never inside its
- * window, and only every RUN_CLOCK_NS (a hypercall per vCPU; the figure
- * is a ratio over the run, which needs no finer grain). */
+ * against Xen: read after a paused sample's unpause (in its very trap,
+ * where the target can), never inside its window, and only every
+ * RUN_CLOCK_NS (the figure is a ratio over the run, which needs no finer
+ * grain): the sample decided so before it began (clocks_due). */
 static void read_run_clocks(struct loop *l, struct up_target *t,
 			    const struct up_sampler_config *c,
 			    struct up_sampler_stats *s, bool last)
 {
-	uint64_t now = sampler_now_ns();
-
-	if (c->no_activity ||
-	    (!last && l->clocks_at && now - l->clocks_at < RUN_CLOCK_NS))
+	if (c->no_activity || (!last && !l->clocks_due))
 		return;
-	l->clocks_at = now;
+	l->clocks_due = false;
+	l->clocks_at = sampler_now_ns();
 	for (unsigned v = l->first; v <= l->last; v++) {
 		enum up_vcpu_activity a;
 		bool online;
@@ -415,12 +426,13 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		/* Behind (the last sample took periods): no sleep at all, as
 		 * a timer sleep, however short, costs its wake-up latency,
 		 * which under emulation is longer than a sample. */
-		l.behind = missed > 0;
 		at = pacing_instant(&pc);
 		if (!missed) {
 			pacing_sleep_until(at, stop);
 			now = sampler_now_ns();
 		}
+		l.clocks_due = !c->no_activity &&
+			       (!l.clocks_at || now - l.clocks_at >= RUN_CLOCK_NS);
 		late = now > at ? now - at : 0;
 		if (stop && *stop) {
 			s->stop = UP_STOP_REQUESTED;

@@ -27,6 +27,10 @@ struct vcpu_sample {
 	/* Seen blocked elsewhere than at a block point: its registers cannot
 	 * say it is not blocked, so every paused sample asks Xen. */
 	bool ask_xen;
+	/* How often the registers it blocked with were found at a block
+	 * point, and when last (check_block_point). */
+	unsigned block_checks;
+	uint64_t block_checked_at;
 	/* Blocked by Xen's state as read in the sample (relaxed: the
 	 * sample's verdict): what Xen's run-state accounting did with the
 	 * time we held it paused, whatever the sample's instant was. */
@@ -107,13 +111,14 @@ int sampler_walk(struct up_mem *mem, const struct up_regs *regs,
 		 const struct up_unwind_opts *uo, struct up_stack *st,
 		 struct up_unwind_counts *counts);
 
-/* A sample with the domain paused, vCPUs first..last. *abandoned: the
- * crash guard ended this pause (it outlived its limit); the stacks were
- * read from a running domain and must be dropped. */
+/* A sample with the domain paused, vCPUs first..last. clocks: their run
+ * clocks are read after it (the target may fold that into the unpause).
+ * *abandoned: the crash guard ended this pause (it outlived its limit);
+ * the stacks were read from a running domain and must be dropped. */
 int sample_paused(struct up_target *t, struct up_mem *mem,
 		  const struct up_sampler_config *c,
 		  const struct up_unwind_opts *uo, unsigned first,
-		  unsigned last, struct vcpu_sample *vs, bool behind,
+		  unsigned last, struct vcpu_sample *vs, bool clocks,
 		  uint64_t *pause_ns, uint64_t *stopped, uint64_t *resumed,
 		  struct up_unwind_counts *counts, bool *abandoned);
 

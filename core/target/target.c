@@ -50,10 +50,10 @@ int up_target_pause(struct up_target *t)
 }
 
 void target_will_read(struct up_target *t, unsigned first, unsigned last,
-		      uint32_t ask_state, bool back_to_back)
+		      uint32_t ask_state, bool clocks)
 {
 	if (t->ops->will_read && first <= last && last < t->info.max_vcpus)
-		t->ops->will_read(t, first, last, ask_state, back_to_back);
+		t->ops->will_read(t, first, last, ask_state, clocks);
 }
 
 /* The guard's unpause is one hypercall; waiting longer than this for it

@@ -25,11 +25,11 @@ struct up_target_ops {
 	/* Optional: the next pause is a sample's, which reads the
 	 * registers of vCPUs first..last (a target may read them in the
 	 * same hypercall as the pause), and the state (activity) of those
-	 * of them in ask_state (bit v - first); back_to_back: the sampler is
-	 * behind its rate, and a trap saved counts more than a shorter
-	 * window. */
+	 * of them in ask_state (bit v - first); clocks: the sampler reads
+	 * their run clocks (activity) after this sample's unpause, which the
+	 * target may read in the unpausing hypercall. */
 	void (*will_read)(struct up_target *t, unsigned first, unsigned last,
-			  uint32_t ask_state, bool back_to_back);
+			  uint32_t ask_state, bool clocks);
 	/* Optional: the domain shut down by crashing. */
 	bool (*crashed)(struct up_target *t);
 	void (*close)(struct up_target *t);
@@ -61,9 +61,10 @@ void target_init(struct up_target *t, const struct up_target_ops *ops);
 int target_end_pause(struct up_target *t, bool *released);
 
 /* The next pause is a sample's reading vCPUs first..last, and the state
- * of those in ask_state (bit v - first): a hint. */
+ * of those in ask_state (bit v - first), then their run clocks after the
+ * unpause when clocks: a hint. */
 void target_will_read(struct up_target *t, unsigned first, unsigned last,
-		      uint32_t ask_state, bool back_to_back);
+		      uint32_t ask_state, bool clocks);
 
 /* Append one register to a crash report's list (full: dropped). */
 void named_regs_put(struct up_named_regs *out, const char *name, uint64_t v);

@@ -39,6 +39,7 @@ struct xen_target {
 	unsigned read_first, read_n;  /* the next pause reads these vCPUs */
 	uint32_t read_state;          /* ... and these ones' state */
 	bool state_with_unpause;      /* its unpause reads the state too */
+	unsigned clocks_n;            /* ... and these vCPUs' run clocks */
 };
 
 static struct xen_target *to_xen(struct up_target *t)
@@ -73,20 +74,22 @@ static void refresh_online(struct xen_target *x)
 	}
 }
 
-/* The next pause is a sample's: the vCPUs it reads. The domain's state,
- * which the sampler asks after each sample, comes with the unpause when
- * the sampler is back to back (a trap saved); else from a domctl of its
- * own after it: Xen runs it after the unpause either way, but the window
- * the sampler measures ends when the unpausing call returns. */
+/* The next pause is a sample's: the vCPUs it reads. Its unpause also
+ * reads the domain's state, which the sampler asks after each sample,
+ * and, when `clocks`, these vCPUs' run clocks: Xen makes those reads
+ * after the unpause, so the guest does not wait for them, and dom0 saves
+ * a trap for each (the window the sampler measures ends when the
+ * unpausing call returns, a few microseconds of Xen's time later). */
 static void xen_will_read(struct up_target *t, unsigned first, unsigned last,
-			  uint32_t ask_state, bool back_to_back)
+			  uint32_t ask_state, bool clocks)
 {
 	struct xen_target *x = to_xen(t);
 
 	x->read_first = first;
 	x->read_n = last - first + 1;
 	x->read_state = ask_state;
-	x->state_with_unpause = back_to_back;
+	x->state_with_unpause = true;
+	x->clocks_n = clocks ? last - first + 1 : 0;
 }
 
 static int xen_pause(struct up_target *t)
@@ -118,8 +121,11 @@ static int xen_unpause(struct up_target *t)
 	struct xen_target *x = to_xen(t);
 
 	if (x->direct && x->state_with_unpause) {
+		unsigned n = x->clocks_n;
+
 		x->state_with_unpause = false;
-		return xen_domctl_unpause_state(x->direct);
+		x->clocks_n = 0;
+		return xen_domctl_unpause_state(x->direct, x->read_first, n);
 	}
 	if (x->direct)
 		return xen_domctl_unpause(x->direct);

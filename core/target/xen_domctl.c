@@ -30,6 +30,10 @@ struct fused {
 	bool have_state;                  /* the last unpause read the state */
 	uint32_t state_flags;
 	bool state_exists;
+	/* The run clocks the last unpause read: vCPU after_first + i's
+	 * getvcpuinfo entry, or 0; each served once. */
+	unsigned after_first, after_n;
+	unsigned after_entry[FUSED];
 };
 
 struct xen_domctl_path {
@@ -158,6 +162,7 @@ void xen_domctl_close(struct xen_domctl_path *p)
 int xen_domctl_pause(struct xen_domctl_path *p)
 {
 	p->f.valid = false;
+	p->f.after_n = 0;
 	return domctl(p, XEN_DOMCTL_pausedomain) < 0 ? fail_errno("pause", p) : 0;
 }
 
@@ -165,6 +170,7 @@ int xen_domctl_unpause(struct xen_domctl_path *p)
 {
 	/* The fused registers are of the pause that ends here. */
 	p->f.valid = false;
+	p->f.after_n = 0;
 	return domctl(p, XEN_DOMCTL_unpausedomain) < 0 ?
 		fail_errno("unpause", p) : 0;
 }
@@ -211,6 +217,7 @@ int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
 	int64_t paused;
 
 	p->f.valid = false;
+	p->f.after_n = 0;
 	if (n > FUSED)
 		n = FUSED;
 	if (p->f.broken || n == 0)
@@ -282,19 +289,27 @@ static int fused_read(struct xen_domctl_path *p, unsigned vcpu, bool hvm,
 	return 1;
 }
 
-int xen_domctl_unpause_state(struct xen_domctl_path *p)
+int xen_domctl_unpause_state(struct xen_domctl_path *p, unsigned first,
+			     unsigned n)
 {
 	struct xen_domctl *dc;
 	int64_t r;
 
 	p->f.valid = false;
 	p->f.have_state = false;
+	p->f.after_n = 0;
 	if (p->f.broken)
 		return xen_domctl_unpause(p);
+	if (n > FUSED)
+		n = FUSED;
 	fused_entry(p, 0, XEN_DOMCTL_unpausedomain);
 	dc = fused_entry(p, 1, XEN_DOMCTL_getdomaininfo);
 	dc->u.getdomaininfo.domain = (domid_t)p->domid;
-	if (fused_refused(p, multicall(p, 2)))
+	for (unsigned i = 0; i < n; i++) {
+		p->f.after_entry[i] = 2 + i;
+		fused_entry(p, 2 + i, XEN_DOMCTL_getvcpuinfo)->u.getvcpuinfo.vcpu = first + i;
+	}
+	if (fused_refused(p, multicall(p, 2 + n)))
 		return xen_domctl_unpause(p);
 	r = (int64_t)p->f.mc[0].result;
 	if (r < 0) {
@@ -308,6 +323,8 @@ int xen_domctl_unpause_state(struct xen_domctl_path *p)
 				    dc->u.getdomaininfo.domain == p->domid;
 		p->f.state_flags = dc->u.getdomaininfo.flags;
 	}
+	p->f.after_first = first;
+	p->f.after_n = n;
 	return 0;
 }
 
@@ -361,24 +378,39 @@ int xen_domctl_vcpu_context(struct xen_domctl_path *p, unsigned vcpu,
 	return 0;
 }
 
+/* A getvcpuinfo a fused call made for vCPU first + i (entries[i], 0 when
+ * none), served once: true when it gave the vCPU's state. */
+static bool served_info(struct xen_domctl_path *p, unsigned *entries,
+			unsigned first, unsigned n, unsigned vcpu,
+			bool *online, bool *blocked, uint64_t *run_ns)
+{
+	const struct xen_domctl *dc;
+	unsigned e;
+
+	if (vcpu < first || vcpu - first >= n || !entries[vcpu - first])
+		return false;
+	e = entries[vcpu - first];
+	entries[vcpu - first] = 0;
+	if (p->f.mc[e].result != 0)
+		return false;
+	dc = &p->f.dc[e];
+	*online = dc->u.getvcpuinfo.online;
+	*blocked = dc->u.getvcpuinfo.blocked;
+	*run_ns = dc->u.getvcpuinfo.cpu_time;
+	return true;
+}
+
 int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
 			 bool *online, bool *blocked, uint64_t *run_ns)
 {
-	/* Read in the pausing trap: of this pause, served once. */
-	if (p->f.valid && vcpu >= p->f.first && vcpu - p->f.first < p->f.n &&
-	    p->f.info_entry[vcpu - p->f.first]) {
-		unsigned e = p->f.info_entry[vcpu - p->f.first];
-
-		p->f.info_entry[vcpu - p->f.first] = 0;
-		if (p->f.mc[e].result == 0) {
-			const struct xen_domctl *dc = &p->f.dc[e];
-
-			*online = dc->u.getvcpuinfo.online;
-			*blocked = dc->u.getvcpuinfo.blocked;
-			*run_ns = dc->u.getvcpuinfo.cpu_time;
-			return 0;
-		}
-	}
+	/* Read in the pausing trap (of this pause), or in the unpausing one
+	 * just after it (before the next pause reuses the entries). */
+	if (p->f.valid ?
+	    served_info(p, p->f.info_entry, p->f.first, p->f.n, vcpu, online,
+			blocked, run_ns) :
+	    served_info(p, p->f.after_entry, p->f.after_first, p->f.after_n,
+			vcpu, online, blocked, run_ns))
+		return 0;
 	p->dc->u.getvcpuinfo.vcpu = vcpu;
 	if (domctl(p, XEN_DOMCTL_getvcpuinfo) < 0)
 		return up_fail(UP_EIO, "cannot read vCPU %u state: %s", vcpu,

@@ -57,8 +57,12 @@ int xen_domctl_vcpu_info(struct xen_domctl_path *p, unsigned vcpu,
  * not of a moment before it. Fails only when the pause did not happen. */
 int xen_domctl_pause_read(struct xen_domctl_path *p, unsigned first,
 			  unsigned n, uint32_t ask_state, bool hvm);
-/* Unpause, and read the domain's state (see xen_domctl_last_state). */
-int xen_domctl_unpause_state(struct xen_domctl_path *p);
+/* Unpause, and read the domain's state (see xen_domctl_last_state) and
+ * the run clocks of vCPUs first.. (n of them, up to FUSED; served once
+ * each by xen_domctl_vcpu_info until the next pause). Xen makes these
+ * reads after the unpause: the guest does not wait for them. */
+int xen_domctl_unpause_state(struct xen_domctl_path *p, unsigned first,
+			     unsigned n);
 /* The state the last unpause read, once: XEN_DOMINF_* flags and whether
  * the domain still exists. False when there is none to give. */
 bool xen_domctl_last_state(struct xen_domctl_path *p, uint32_t *flags,
