@@ -210,13 +210,18 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 		snprintf(r->error, sizeof(r->error),
 			 "domain %s has shut down or crashed: its vCPUs are stopped, nothing to sample",
 			 p->dom->name);
-		return -1;
+		goto out;
 	}
-	if (up_target_open_xen_with(&t, p->dom->domid, UP_HYPERCALLS_AUTO) < 0) {
+	if (p->keep && *p->keep) {
+		t = *p->keep;
+	} else if (up_target_open_xen_with(&t, p->dom->domid, UP_HYPERCALLS_AUTO) < 0 ||
+		   up_crash_guard_install(t) < 0) {
 		snprintf(r->error, sizeof(r->error), "cannot open domain %s: %s", p->dom->name,
 			 up_error_last());
-		return -1;
+		goto out;
 	}
+	if (p->keep)
+		*p->keep = t;
 	info = up_target_info(t);
 	snprintf(hypercalls, sizeof(hypercalls), "%s", info->hypercalls);
 	if (info->type == UP_DOMAIN_PV)
@@ -229,8 +234,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	if (!sym->hypercall_probed)
 		sym->hypercall_probed = xlp_kernel_map_probe(sym->kmap, sym->symtab, t,
 							     false, "uniprofd");
-	if (up_crash_guard_install(t) < 0 ||
-	    up_profile_new(&profile, info->max_vcpus) < 0) {
+	if (up_profile_new(&profile, info->max_vcpus) < 0) {
 		snprintf(r->error, sizeof(r->error), "cannot profile domain %s: %s", p->dom->name,
 			 up_error_last());
 		goto out;
@@ -250,9 +254,15 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	up_sample(t, &cfg, profile, p->stop, &stats);
 	clock_gettime(CLOCK_REALTIME, &r->ended);
 	xlp_sampler_cpu_restore(&where, &cpus);
-	/* The domain runs free again before the slow part. */
-	up_target_close(t);
-	t = NULL;
+	/* The domain runs free again before the slow part (a kept one runs
+	 * free between samples already). */
+	if (!p->keep || stats.stop == UP_STOP_ERROR || stats.stop == UP_STOP_GONE ||
+	    stats.stop == UP_STOP_SHUTDOWN) {
+		up_target_close(t);
+		t = NULL;
+		if (p->keep)
+			*p->keep = NULL;
+	}
 	r->samples = stats.samples;
 	r->stop = stats.stop;
 	r->elapsed_s = stats.elapsed_s;
@@ -285,6 +295,12 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 				xlp_busy_pct(profile, v));
 	rc = write_pprof(p, sym, profile, &stats, hypercalls, r);
 out:
+	/* A kept domain stays open for the next run unless this one failed
+	 * before sampling (closed then: the next run opens it afresh). */
+	if (p->keep && rc == 0)
+		t = NULL;
+	else if (p->keep && *p->keep == t)
+		*p->keep = NULL;
 	up_target_close(t);
 	upd_symbols_put(cache, sym);
 	up_sampler_stats_release(&stats);

@@ -25,6 +25,14 @@ struct upd_run_params {
 	 * had lowered it (0: it had not): this one starts no faster. */
 	double budget_hz;
 	volatile sig_atomic_t *stop;   /* daemon shutdown */
+	/* NULL: the run opens the domain, guards it and closes it. Else the
+	 * domain kept open, with its crash guard, across a series of runs
+	 * (the push loop): the run uses *keep when set, else opens it there;
+	 * a run that fails or sees the domain go closes it and sets NULL.
+	 * The caller closes it at the end (up_target_close). Opening and
+	 * guarding cost dom0 a process and several hypercalls per run, and
+	 * time between two profiles that no profile covers. */
+	struct up_target **keep;
 };
 
 struct upd_run_result {

@@ -142,6 +142,9 @@ static void *collect(void *arg)
 {
 	struct collector *c = arg;
 	struct upd_push *p = c->push;
+	/* Open and guarded from one period to the next: the next profile
+	 * starts as soon as the last one is written. */
+	struct up_target *kept = NULL;
 
 	upd_log("push: profiling %s every %u s", c->dom.name, p->c.period_s);
 	while (!*p->stop && upd_domains_alive(p->domains, c->dom.domid)) {
@@ -151,7 +154,7 @@ static void *collect(void *arg)
 			.seconds = p->c.period_s, .consistency = p->c.consistency,
 			.max_stall_pct = p->c.max_stall_pct,
 			.budget_hz = upd_domains_budget_hz(p->domains, c->dom.domid),
-			.stop = p->stop,
+			.stop = p->stop, .keep = &kept,
 		};
 		struct upd_run_note note;
 		struct upd_run_result r;
@@ -184,6 +187,7 @@ static void *collect(void *arg)
 		if (r.stop == UP_STOP_GONE || r.stop == UP_STOP_SHUTDOWN)
 			break;
 	}
+	up_target_close(kept);
 	upd_domains_set_pushing(p->domains, c->dom.domid, false);
 	pthread_mutex_lock(&p->lock);
 	c->done = true;
