@@ -44,6 +44,7 @@ struct image_target {
 	uint64_t read_delay_ns;   /* read delay hook */
 	unsigned block_vcpu;      /* block hook: that vCPU blocks on read */
 	uint64_t block_on_read, block_reads;
+	uint64_t state_reads, unpaused_reg_reads;   /* pause counts hook */
 };
 
 static struct image_target *to_image(struct up_target *t)
@@ -114,6 +115,8 @@ static int image_get_regs(struct up_target *t, unsigned vcpu,
 	if (vcpu == 0 && it->stall_pause &&
 	    (it->pauses == it->stall_pause || it->stall_pause == UP_IMAGE_STALL_EVERY))
 		stall(it);
+	if (it->running_since)
+		it->unpaused_reg_reads++;
 	if (it->read_delay_ns && it->running_since)
 		nanosleep(&(struct timespec){
 				  .tv_sec = (time_t)(it->read_delay_ns / 1000000000u),
@@ -132,6 +135,7 @@ static int image_activity(struct up_target *t, unsigned vcpu,
 {
 	struct image_target *it = to_image(t);
 
+	it->state_reads++;
 	if (it->block_on_read && vcpu == it->block_vcpu &&
 	    ++it->block_reads == it->block_on_read)
 		it->blocked[vcpu] = !it->blocked[vcpu];
@@ -449,4 +453,6 @@ void up_target_image_pause_counts(struct up_target *t,
 	out->bad_unpauses = atomic_load(&t->ps->image_bad_unpauses);
 	out->guard_releases = atomic_load(&t->ps->guard_releases);
 	out->held = atomic_load(&t->ps->image_held);
+	out->state_reads = to_image(t)->state_reads;
+	out->unpaused_reg_reads = to_image(t)->unpaused_reg_reads;
 }

@@ -43,10 +43,13 @@ void up_target_image_fail_unpauses(struct up_target *t, unsigned n);
 
 /* The image's stand-in for Xen's pause count: pauses made, unpauses made
  * by anyone (us or the crash guard), unpauses refused because the domain
- * was not paused (a double unpause), and pauses still held. */
+ * was not paused (a double unpause), and pauses still held; and what a
+ * real target's hypercalls would be: reads of a vCPU's state, and reads
+ * of its registers while the domain runs. */
 struct up_image_pause_counts {
 	uint64_t pauses, unpauses, bad_unpauses, guard_releases;
 	int64_t held;
+	uint64_t state_reads, unpaused_reg_reads;
 };
 void up_target_image_pause_counts(struct up_target *t,
 				  struct up_image_pause_counts *out);

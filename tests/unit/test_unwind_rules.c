@@ -942,6 +942,52 @@ static void test_sampler_unknown_block_point(void)
 	tg_release(&g);
 }
 
+/* An I/O guest's vCPU is blocked at a block point at nearly every run
+ * clock read (every 50 ms): its block point is confirmed by reading its
+ * registers again (a trap each on Xen) only 16 times, then once a
+ * second, not at every read. */
+static void test_sampler_block_checks_bounded(void)
+{
+	struct test_guest g;
+	struct up_target *t;
+	struct up_profile *p;
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_kernel_map *k;
+	struct up_image_pause_counts pc;
+	struct up_regs r;
+
+	tg_init(&g, UP_DOMAIN_HVM);
+	tg_map_fresh(&g, STACK, 1);
+	tg_poke64(&g, STACK, 0x1035);
+	r = tg_regs(&g, SCHED_OP_HVM, STACK, 0);
+	r.arg0 = 1;                                 /* SCHEDOP_block */
+	up_image_add_vcpu(g.img, &r);
+	up_image_set_blocked(g.img, 0, true);
+	t = tg_open(&g);
+	REQUIRE(up_kernel_map_new(&k) == 0);
+	up_kernel_map_set_hypercall_page(k, HC);
+	up_sampler_config_init(&c);
+	c.unwinder = UP_UNWINDER_FP;
+	c.unwind.kernel = k;
+	c.hz = 200;
+	c.duration_s = 1.5;         /* ~30 clock reads: 16 checks, none after */
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	up_target_image_pause_counts(t, &pc);
+	/* Each clock read of a blocked vCPU reads its state; each check
+	 * reads its registers and its state once more. */
+	CHECK(pc.state_reads > 20 + pc.unpaused_reg_reads);
+	CHECK_U64(pc.unpaused_reg_reads, 16);
+	CHECK(up_profile_vcpu_blocked(p, 0) >= st.samples);
+	CHECK_U64(up_profile_vcpu_busy(p, 0), 0);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	up_kernel_map_free(k);
+	up_target_close(t);
+	tg_release(&g);
+}
+
 int main(void)
 {
 	const char *b = getenv("top_builddir");
@@ -966,5 +1012,6 @@ int main(void)
 	RUN(test_sampler_activity);
 	RUN(test_sampler_at_block);
 	RUN(test_sampler_unknown_block_point);
+	RUN(test_sampler_block_checks_bounded);
 	TEST_MAIN_END();
 }
