@@ -14,6 +14,16 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The CPU time this process has used, user and system (a hypercall's
+ * time in Xen counts as the calling thread's system time). */
+static inline uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* qsort's comparison of two uint64_t. */
 static inline int cmp_u64(const void *a, const void *b)
 {

@@ -1,8 +1,11 @@
 # Sourced by the overhead benchmark's job in dom0: uniprofd at its
-# defaults (push every 10 s at 19 Hz, CPU budget 10%) over 1, 4 and 16
-# test domains sharing pCPU 1. Per fleet size: the daemon's own CPU in
-# dom0 (its threads, from /proc) over 30 s of steady pushing, and each
-# domain's paused share of its last profile (/domains).
+# defaults (push every 10 s at 19 Hz, CPU budget 10%) over 1, 4, 16 and
+# 64 test domains (FLEET_SIZES) sharing pCPU 1, 8 MiB each. Per fleet
+# size: the daemon's own CPU in dom0 (its threads, from /proc) over 30 s
+# of steady pushing, divided by the samples it took meanwhile (/status),
+# against the floor's CPU per sample paced at 19 Hz in the same boot
+# (uniprof-floor, Xen's interfaces only); its resident memory per
+# domain; each domain's paused share of its last profile (/domains).
 
 FLEET_RECV=$UNIPROF_LIBEXEC/uniprof-ingest-receiver
 
@@ -12,7 +15,7 @@ cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 fleet_phase() {
 	_n=$1 _i=1 _ok=1
 	while [ $_i -le $_n ]; do
-		create_guest fl-$_i tg-pv-fp "$PIN" || { put "error fleet $_n: fl-$_i did not start"; _ok=0; }
+		create_guest fl-$_i tg-pv-fp "$PIN" 'memory=8' || { put "error fleet $_n: fl-$_i did not start"; _ok=0; }
 		_i=$((_i + 1))
 	done
 	if [ $_ok = 1 ]; then
@@ -23,9 +26,10 @@ fleet_phase() {
 		_pid=$!
 		# The first period loads the symbols once; measure after it.
 		sleep 14
-		_t0=$(uptime_ms) _c0=$(cpu_ticks $_pid)
+		_s0=$(fleet_samples) _t0=$(uptime_ms) _c0=$(cpu_ticks $_pid)
 		sleep 30
-		_t1=$(uptime_ms) _c1=$(cpu_ticks $_pid)
+		_t1=$(uptime_ms) _c1=$(cpu_ticks $_pid) _s1=$(fleet_samples)
+		_rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$_pid/status)
 		wget -q -O $OUT/fleet-$_n.domains http://127.0.0.1:9190/domains
 		wget -q -O $OUT/fleet-$_n.status http://127.0.0.1:9190/status
 		_paused=$(awk '/"paused_pct"/ { v = $2; sub(/,/, "", v); s += v; n++; if (v > m) m = v }
@@ -34,7 +38,7 @@ fleet_phase() {
 		_sent=$(sed -n 's/.*"sent": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_drop=$(sed -n 's/.*"dropped_queue_full": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_scale=$(sed -n 's/.*"rate_scale": \([0-9.]*\).*/\1/p' $OUT/fleet-$_n.status)
-		put "fleet domains=$_n cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
+		put "fleet domains=$_n cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
 		kill -TERM $_pid
 		wait $_pid
 	fi
@@ -45,10 +49,32 @@ fleet_phase() {
 	done
 }
 
+# fleet_samples: the samples the daemon has taken since it started.
+fleet_samples() {
+	wget -q -O - http://127.0.0.1:9190/status | sed -n 's/.*"samples_taken": *\([0-9]*\).*/\1/p'
+}
+
+# fleet_floor: the floor's CPU per sample, paced at the daemon's 19 Hz,
+# on one domain of the fleet's kind; and the daemon's resident memory
+# with no domain, the base of its memory per domain.
+fleet_floor() {
+	create_guest fl-floor tg-pv-fp "$PIN" 'memory=8' || { put "error fleet: the floor's guest did not start"; return; }
+	put "fleet floor $($UNIPROF_LIBEXEC/uniprof-floor $(xl domid fl-floor) -f 19 -n 400 2>&1 | tail -n 1)"
+	stop_guest fl-floor
+	uniprofd --port 9190 > $OUT/fleet-0.log 2>&1 &
+	_pid=$!
+	sleep 5
+	FLEET_RSS0=$(awk '/^VmRSS:/ { print $2 }' /proc/$_pid/status)
+	kill -TERM $_pid
+	wait $_pid
+	put "fleet base rss_kib=${FLEET_RSS0:-?}"
+}
+
 fleet_bench() {
 	"$FLEET_RECV" --port 4041 --log $OUT/fleet-ingest.log &
 	_recv=$!
-	for _n in 1 4 16; do
+	fleet_floor
+	for _n in ${FLEET_SIZES:-1 4 16 64}; do
 		fleet_phase $_n
 	done
 	kill $_recv

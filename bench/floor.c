@@ -320,6 +320,7 @@ int main(int argc, char **argv)
 	bool warm = false;
 	unsigned long n = 1000;
 	uint64_t *win, period, deadline, t_start, last_state = 0, total;
+	uint64_t cpu_start, cpu;
 	struct sched_param sp = { .sched_priority = 1 };
 	unsigned long done = 0;
 	int opt, rc = 0;
@@ -384,6 +385,7 @@ int main(int argc, char **argv)
 	}
 	period = warm || f.style == UNIPROF2017 ? 0 :
 		 (uint64_t)(1e9 / hz);
+	cpu_start = cpu_ns();
 	t_start = deadline = now_ns();
 	while (done < n) {
 		uint64_t t0;
@@ -410,14 +412,16 @@ int main(int argc, char **argv)
 		win[done++] = now_ns() - t0;
 	}
 	total = now_ns() - t_start;
+	cpu = cpu_ns() - cpu_start;
 	if (f.out)
 		fclose(f.out);
 	if (done == 0)
 		return 1;
-	printf("window_p50_us=%.1f window_p99_us=%.1f sample_us=%.1f hz=%.1f samples=%lu frames=%.1f\n",
+	printf("window_p50_us=%.1f window_p99_us=%.1f sample_us=%.1f hz=%.1f samples=%lu frames=%.1f cpu_us=%.1f\n",
 	       (double)pct(win, done, 50) / 1e3, (double)pct(win, done, 99) / 1e3,
 	       (double)total / 1e3 / (double)done,
 	       (double)done * 1e9 / (double)total, done,
-	       (double)f.frames_read / (double)done);
+	       (double)f.frames_read / (double)done,
+	       (double)cpu / 1e3 / (double)done);
 	return rc < 0 ? 1 : 0;
 }

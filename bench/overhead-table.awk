@@ -58,6 +58,8 @@ $1 == "big" || $1 == "small" {
 	setup[$1] = kv(rest, "setup_ms"); rss[$1] = kv(rest, "rss_kib"); fns[$1] = kv(rest, "functions")
 }
 $1 == "error" { errors = errors "  " rest "\n" }
+$1 == "fleet" && $2 == "floor" { fl_floor_cpu = kv(rest, "cpu_us"); next }
+$1 == "fleet" && $2 == "base" { fl_rss0 = kv(rest, "rss_kib"); next }
 $1 == "fleet" { nfl++; fl[nfl] = rest }
 # "floor KIND r=N k=v...": bench/floor-job.sh, one measure of one round.
 $1 == "floor" {
@@ -255,11 +257,17 @@ END {
 			(t97 <= 0.5 * s97 ? "met" : "not met")
 	if (nfl) {
 		printf "\nuniprofd over a fleet, at its defaults (each domain pushed every 10 s at 19 Hz; CPU budget 10%%):\n"
-		printf "  %8s %22s %26s %24s %8s\n", "domains", "daemon CPU (% of one)", "guest paused % (mean/max)", "pushes sent (dropped)", "scale"
-		for (i = 1; i <= nfl; i++)
-			printf "  %8s %22s %26s %24s %8s\n", kv(fl[i], "domains"), kv(fl[i], "cpu_pct"),
+		printf "  %8s %10s %16s %9s %14s %26s %16s %8s\n", "domains", "CPU (%)", "CPU/sample (us)", "/ floor", "RSS/domain", "guest paused % (mean/max)", "sent (dropped)", "scale"
+		for (i = 1; i <= nfl; i++) {
+			c = kv(fl[i], "cpu_us_per_sample")
+			printf "  %8s %10s %16s %9s %14s %26s %16s %8s\n", kv(fl[i], "domains"), kv(fl[i], "cpu_pct"),
+				c, (fl_floor_cpu > 0 && c > 0 ? sprintf("%.2f", c / fl_floor_cpu) : "?"),
+				kv(fl[i], "rss_kib_per_domain") " KiB",
 				kv(fl[i], "paused_pct_mean") " / " kv(fl[i], "paused_pct_max"),
 				kv(fl[i], "sent") " (" kv(fl[i], "dropped") ")", kv(fl[i], "rate_scale")
+		}
+		printf "  The floor (Xen's interfaces only, paced at 19 Hz): %s us of dom0 CPU per sample; the daemon alone: %s KiB resident.\n", fl_floor_cpu, fl_rss0
+		printf "  Goal: CPU per sample <= 1.2x the floor's\n"
 	}
 	if (notes != "")
 		printf "\nNotes:\n%s", notes
@@ -287,7 +295,7 @@ END {
 		printf "              \"big\": {\"functions\": %d, \"setup_ms\": %.1f, \"peak_rss_kib\": %d, \"once_ms\": %d}},\n", fns["big"], setup["big"], rss["big"], big_once > json
 		printf "  \"fleet\": [" > json
 		for (i = 1; i <= nfl; i++)
-			printf "%s{\"domains\": %d, \"daemon_cpu_pct\": %s, \"guest_paused_pct_mean\": %s, \"guest_paused_pct_max\": %s, \"sent\": %d, \"dropped\": %d, \"rate_scale\": %s}", (i > 1 ? ", " : ""), kv(fl[i], "domains"), kv(fl[i], "cpu_pct") + 0, kv(fl[i], "paused_pct_mean") + 0, kv(fl[i], "paused_pct_max") + 0, kv(fl[i], "sent"), kv(fl[i], "dropped"), kv(fl[i], "rate_scale") + 0 > json
+			printf "%s{\"domains\": %d, \"daemon_cpu_pct\": %s, \"cpu_us_per_sample\": %s, \"floor_cpu_us_per_sample\": %s, \"rss_kib_per_domain\": %s, \"guest_paused_pct_mean\": %s, \"guest_paused_pct_max\": %s, \"sent\": %d, \"dropped\": %d, \"rate_scale\": %s}", (i > 1 ? ", " : ""), kv(fl[i], "domains"), kv(fl[i], "cpu_pct") + 0, kv(fl[i], "cpu_us_per_sample") + 0, fl_floor_cpu + 0, kv(fl[i], "rss_kib_per_domain") + 0, kv(fl[i], "paused_pct_mean") + 0, kv(fl[i], "paused_pct_max") + 0, kv(fl[i], "sent"), kv(fl[i], "dropped"), kv(fl[i], "rate_scale") + 0 > json
 		printf "],\n" > json
 		floor_json_body()
 		printf "}\n" > json

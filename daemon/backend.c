@@ -152,6 +152,8 @@ static int status_json(void *ctx, char **buf, size_t *len)
 	/* Each domain's own stall budget (its rate: /domains). */
 	xlp_json_key(d.g, "max_stall_pct");
 	xlp_json_num(d.g, dm->settings->max_stall_pct, 3);
+	xlp_json_key(d.g, "samples_taken");
+	yajl_gen_integer(d.g, (long long)upd_samples_taken());
 	xlp_json_key(d.g, "symbol_loads");
 	yajl_gen_integer(d.g, (long long)upd_symbol_cache_loads(dm->cache));
 	xlp_json_key(d.g, "push");

@@ -166,6 +166,24 @@ void upd_run_note_of(const struct upd_run_params *p, double rate_scale,
 	n->stall_factor_max = r->stall_factor_max;
 }
 
+/* Every sample any run took since the daemon started (/status), kept
+ * as each is taken: what the fleet bench divides the daemon's CPU by. */
+static atomic_ullong samples_taken;
+
+uint64_t upd_samples_taken(void)
+{
+	return atomic_load(&samples_taken);
+}
+
+static void count_sample(const struct up_profile *p,
+			 const struct up_sampler_stats *s, void *arg)
+{
+	(void)p;
+	(void)s;
+	(void)arg;
+	atomic_fetch_add(&samples_taken, 1);
+}
+
 /* Said once in the log, at once, when a profile lowers a domain's rate
  * that was not lowered already (its last profile ended at the rate
  * asked): the rest is in /domains. */
@@ -248,6 +266,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	cfg.stall_factor_start = upd_stall_start(p->hz, p->budget_hz);
 	cfg.rate_changed = rate_changed;
 	cfg.rate_changed_arg = &note;
+	cfg.each = count_sample;
 	xlp_unwind_configure(&sym->uw, sym->kmap, &cfg);
 	place_sampler(p, &backends, &where, &cpus);
 	clock_gettime(CLOCK_REALTIME, &r->started);

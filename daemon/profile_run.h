@@ -66,5 +66,7 @@ void upd_run_note_of(const struct upd_run_params *p, double rate_scale,
  * with hz / k at most that rate. */
 unsigned upd_stall_start(double hz, double budget_hz);
 void upd_run_result_free(struct upd_run_result *r);
+/* Samples taken by every run since the daemon started. */
+uint64_t upd_samples_taken(void);
 
 #endif
