@@ -120,6 +120,17 @@ static int domains_json(void *ctx, char **buf, size_t *len)
 			xlp_json_num(d.g, list[i].last_paused_pct, 3);
 			xlp_json_key(d.g, "pause_mean_us");
 			xlp_json_num(d.g, list[i].last_pause_mean_us, 1);
+			/* dom0's time around the sampling, and the time no
+			 * pushed profile covered before it. */
+			xlp_json_key(d.g, "setup_ms");
+			xlp_json_num(d.g, rn->setup_ms, 1);
+			xlp_json_key(d.g, "write_ms");
+			xlp_json_num(d.g, rn->write_ms, 1);
+			xlp_json_key(d.g, "uncovered_ms");
+			if (rn->uncovered_ms >= 0)
+				xlp_json_num(d.g, rn->uncovered_ms, 1);
+			else
+				yajl_gen_null(d.g);
 			yajl_gen_map_close(d.g);
 		} else
 			yajl_gen_null(d.g);

@@ -22,6 +22,11 @@ struct upd_run_note {
 	double hz_asked, rate_scale, hz;
 	double max_stall_pct, hz_final, hz_lowest, lowered_at_s;
 	unsigned stall_factor, stall_factor_max;
+	/* What the run cost dom0 around its sampling: opening the domain
+	 * and loading its symbols, then writing the profile; and, pushed,
+	 * the time between the domain's last profile's end and this one's
+	 * start, which no profile covers (-1: none before). */
+	double setup_ms, write_ms, uncovered_ms;
 };
 
 struct upd_domain {

@@ -164,6 +164,9 @@ void upd_run_note_of(const struct upd_run_params *p, double rate_scale,
 	n->lowered_at_s = r->lowered_at_s;
 	n->stall_factor = r->stall_factor;
 	n->stall_factor_max = r->stall_factor_max;
+	n->setup_ms = r->setup_ms;
+	n->write_ms = r->write_ms;
+	n->uncovered_ms = -1;
 }
 
 /* Every sample any run took since the daemon started (/status), kept
@@ -219,6 +222,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	const struct up_target_info *info;
 	char hypercalls[64] = "";
 	unsigned width = 0;
+	uint64_t t0 = mono_ns(), t1;
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -269,9 +273,11 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	cfg.each = count_sample;
 	xlp_unwind_configure(&sym->uw, sym->kmap, &cfg);
 	place_sampler(p, &backends, &where, &cpus);
+	r->setup_ms = (double)(mono_ns() - t0) / 1e6;
 	clock_gettime(CLOCK_REALTIME, &r->started);
 	up_sample(t, &cfg, profile, p->stop, &stats);
 	clock_gettime(CLOCK_REALTIME, &r->ended);
+	t1 = mono_ns();
 	xlp_sampler_cpu_restore(&where, &cpus);
 	/* The domain runs free again before the slow part (a kept one runs
 	 * free between samples already). */
@@ -313,6 +319,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 				p->dom->name, v, up_sampler_running_pct(&stats, v),
 				xlp_busy_pct(profile, v));
 	rc = write_pprof(p, sym, profile, &stats, hypercalls, r);
+	r->write_ms = (double)(mono_ns() - t1) / 1e6;
 out:
 	/* A kept domain stays open for the next run unless this one failed
 	 * before sampling (closed then: the next run opens it afresh). */

@@ -50,6 +50,7 @@ struct upd_run_result {
 	 * never). */
 	double hz_final, hz_lowest, lowered_at_s;
 	unsigned stall_factor, stall_factor_max;
+	double setup_ms, write_ms;  /* before sampling, and after it */
 	char error[400];           /* one line when the run failed */
 };
 

@@ -145,6 +145,8 @@ static void *collect(void *arg)
 	/* Open and guarded from one period to the next: the next profile
 	 * starts as soon as the last one is written. */
 	struct up_target *kept = NULL;
+	struct timespec last_end = { 0 };
+	bool have_last = false;
 
 	upd_log("push: profiling %s every %u s", c->dom.name, p->c.period_s);
 	while (!*p->stop && upd_domains_alive(p->domains, c->dom.domid)) {
@@ -170,6 +172,11 @@ static void *collect(void *arg)
 			continue;
 		}
 		upd_run_note_of(&rp, scale, &r, &note);
+		if (have_last)
+			note.uncovered_ms = fmax(0, (double)(r.started.tv_sec - last_end.tv_sec) * 1e3 +
+						    (double)(r.started.tv_nsec - last_end.tv_nsec) / 1e6);
+		have_last = true;
+		last_end = r.ended;
 		upd_domains_note_run(p->domains, c->dom.domid, &note);
 		it = calloc(1, sizeof(*it));
 		if (!it || upd_push_series_name(it->name, sizeof(it->name), p->c.host,

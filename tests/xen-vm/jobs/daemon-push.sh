@@ -19,6 +19,9 @@ daemon_push() {
 		not_ok "daemon: labels host, domain, kernel_build_id and samples in each push" \
 			"$(head -n 3 /tmp/ingest.log)"
 	fi
+	# What each domain's last profile cost dom0 around its sampling, and
+	# the time before it no profile covered.
+	tap "# daemon: last profiles' $(upd_get /domains | tr -d ' \n' | grep -o '"setup_ms":[0-9.]*,"write_ms":[0-9.]*,"uncovered_ms":[0-9.a-z]*' | tr '\n' ' ')"
 	gaps=$(grep "^ingest domain=tg-da " /tmp/ingest.log | sed 's/.* from=\([0-9]*\) .*/\1/' |
 		awk 'NR > 1 { d = $1 - p; if (d < 2 || d > 5) bad++ } { p = $1 } END { print bad + 0 }')
 	check "daemon: pushes of tg-da follow each other every period (irregular: $gaps)" [ "$gaps" = 0 ]
