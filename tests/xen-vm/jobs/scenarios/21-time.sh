@@ -46,7 +46,10 @@ leaf_count() {
 }
 
 g=tg-time
-if create_guest $g tg-pv-fp 'extra="switch_s=8 report_ms=500"'; then
+# A split far from its switched self (tg_chain_10 80 % of the work, then
+# 10 %): each second's side is told apart however few samples a loaded
+# host leaves it (below).
+if create_guest $g tg-pv-fp 'extra="switch_s=8 report_ms=500 chain=80 hot35=10 hot15=10 then_chain=10 then_hot35=10 then_hot15=80"'; then
 	log=/var/log/xen/console/guest-$g.log
 	n0=$(reports $log work)
 	rm -f $OUT/time.*
@@ -86,9 +89,12 @@ if create_guest $g tg-pv-fp 'extra="switch_s=8 report_ms=500"'; then
 	done
 	[ -s $OUT/time.err ] && tap "# $(head -n 3 $OUT/time.err)"
 	# Each second's share, on its side of the switch: nearer its side's
-	# split than the other's (the splits are 35 points apart, 3.5
-	# standard errors of a second's ~97 samples each way); the second
-	# the switch fell in is mixed, a second with few samples not judged.
+	# split than the other's (the splits are ~70 points apart: 35 each
+	# way is 3.1 standard errors of a second's share at its fewest judged,
+	# 20 samples, 6 at 97); the second the switch fell in is mixed, a
+	# second with fewer samples not judged. (At 35 points apart a loaded
+	# host's ~50 samples a second were 2.5 standard errors: 2 seconds of
+	# 14 fell on the wrong side in one run.)
 	rm -f $OUT/time.seconds
 	last=$(awk -v s="$(json_num $OUT/time.json duration_s)" 'BEGIN { printf "%d", s }')
 	bad= judged=0
