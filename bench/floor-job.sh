@@ -22,7 +22,7 @@ FLOOR_BIN=$UNIPROF_LIBEXEC/uniprof-floor
 floor_profile() {
 	_l=$1 _hz=$2 _s=$3
 	shift 3
-	xl profile tg-floor -f $_hz -d $_s -u fp -F json -o $OUT/$_l -q --max-stall 100 "$@" > $OUT/$_l.err 2>&1 ||
+	xl profile ${FLOOR_GUEST:-tg-floor} -f $_hz -d $_s -u fp -F json -o $OUT/$_l -q --max-stall 100 "$@" > $OUT/$_l.err 2>&1 ||
 		{ put "error $_l: xl profile failed: $(head -n 1 $OUT/$_l.err)"; return 1; }
 	set -- $(pause_of $OUT/$_l)
 	echo "p50_us=$1 p99_us=$2 samples=$(json_num $OUT/$_l samples) duration_s=$(json_num $OUT/$_l duration_s) stall_pct=$(json_num $OUT/$_l stall_pct)"
@@ -62,4 +62,25 @@ floor_bench() {
 		_r=$((_r + 1))
 	done
 	stop_guest tg-floor
+	floor_unpinned
+}
+
+# The highest rate again on a guest left to Xen's placement (cpus="all",
+# as xl creates one by default): its vCPU may share dom0's pCPU, where
+# each unpause can put it back to run ahead of the sampler. Suffix _u.
+floor_unpinned() {
+	create_guest tg-floor-u tg-pv-fp 'cpus="all"' || { put "error floor: the unpinned guest did not start"; return; }
+	_id=$(xl domid tg-floor-u)
+	_r=1
+	while [ $_r -le ${FLOOR_ROUNDS:-5} ]; do
+		put "floor warm_u r=$_r $($FLOOR_BIN $_id -w -n 3000 2>&1 | tail -n 1)"
+		put "floor u2017_u r=$_r $($FLOOR_BIN $_id -n 3000 --style uniprof2017 2>&1 | tail -n 1)"
+		floor_2017_real u2017real_u
+		put "floor uniprofmax_u r=$_r $(FLOOR_GUEST=tg-floor-u floor_profile fl-maxu-$_r 20000 3)"
+		put "floor warm2_u r=$_r $($FLOOR_BIN $_id -w -n 3000 2>&1 | tail -n 1)"
+		put "floor u2017b_u r=$_r $($FLOOR_BIN $_id -n 3000 --style uniprof2017 2>&1 | tail -n 1)"
+		floor_2017_real u2017realb_u
+		_r=$((_r + 1))
+	done
+	stop_guest tg-floor-u
 }
