@@ -151,7 +151,7 @@ static void loop_release(struct loop *l)
  * vs 30 %). */
 static int credit_missed(struct loop *l, const struct up_sampler_config *c,
 			 struct up_profile *p, struct up_sampler_stats *s,
-			 uint64_t missed)
+			 uint64_t missed, uint64_t now)
 {
 	uint64_t credit = l->have_last && !c->drop_late ? missed : 0;
 	int rc;
@@ -161,8 +161,7 @@ static int credit_missed(struct loop *l, const struct up_sampler_config *c,
 	/* The periods the last sample stands for were missed just now; at
 	 * a rate the stall budget lowered, each stands for k asked. */
 	if (credit && (rc = count_stacks(p, l->vs, l->first, l->last,
-					 credit * l->k,
-					 sampler_now_ns() - l->start, true)) < 0)
+					 credit * l->k, now - l->start, true)) < 0)
 		return rc;
 	s->covered_periods += credit;
 	s->budget_periods += credit * (l->k - 1);
@@ -320,12 +319,13 @@ static void budget_start(struct loop *l, const struct up_sampler_config *c,
 }
 
 /* After a sample (kept or abandoned: the guest stood still for both),
- * between samples: the time it held the guest, and the rate from now on.
- * true when the rate changed. */
+ * between samples: the time it held the guest, and the rate from now on;
+ * now: the sample's end (a clock read saved: under emulation a PV dom0's
+ * clock_gettime can be a trap into Xen). true when the rate changed. */
 static bool budget_after(struct loop *l, struct pacing *pc,
-			 struct up_sampler_stats *s, uint64_t pause_ns)
+			 struct up_sampler_stats *s, uint64_t pause_ns,
+			 uint64_t now)
 {
-	uint64_t now = sampler_now_ns();
 	double pct = 0;
 	unsigned k = stall_budget_add(&l->budget, pause_ns, now, &pct);
 
@@ -401,7 +401,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	budget_start(&l, c, &pc, s);
 	s->stop = UP_STOP_DURATION;
 	for (;;) {
-		uint64_t pause_ns, now, stopped = 0, resumed = 0, at, late;
+		uint64_t pause_ns, now, stopped = 0, resumed = 0, ended, at, late;
 		uint64_t missed;
 		bool abandoned = false;
 		int why = stop_before(c, s, stop);
@@ -412,7 +412,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		}
 		now = sampler_now_ns();
 		missed = pacing_advance(&pc, now);
-		if (missed && credit_missed(&l, c, p, s, missed) < 0) {
+		if (missed && credit_missed(&l, c, p, s, missed, now) < 0) {
 			stop_on_error(s);
 			break;
 		}
@@ -450,6 +450,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		}
 		/* Relaxed samples hold no domain: nothing of its time to drop. */
 		pacing_sampled(&pc, stopped, l.relaxed ? stopped : resumed);
+		/* When the sample ended: paused, as it unpaused. */
+		ended = l.relaxed ? sampler_now_ns() : resumed;
 		why = stop_after(t, c);
 		if (why >= 0) {
 			s->stop = why;
@@ -461,7 +463,8 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			s->abandoned_samples++;
 			for (unsigned v = l.first; v <= l.last; v++)
 				l.vs[v].run_known_before = false;
-			if (budget_after(&l, &pc, s, pause_ns) && c->rate_changed)
+			if (budget_after(&l, &pc, s, pause_ns, ended) &&
+			    c->rate_changed)
 				c->rate_changed(s, c->rate_changed_arg);
 			continue;
 		}
@@ -469,11 +472,11 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			stop_on_error(s);
 			break;
 		}
-		if (budget_after(&l, &pc, s, pause_ns) && c->rate_changed)
+		if (budget_after(&l, &pc, s, pause_ns, ended) && c->rate_changed)
 			c->rate_changed(s, c->rate_changed_arg);
 		if (!l.relaxed)
 			read_run_clocks(&l, t, c, s, false);
-		if (!early_done && sampler_now_ns() - start >= c->early_ns) {
+		if (!early_done && ended - start >= c->early_ns) {
 			early_done = true;
 			c->early(p, s, c->early_arg);
 		}
