@@ -48,6 +48,17 @@ static int read_symbols(struct up_symtab *s, Elf *elf, Elf_Scn *scn,
 	if (!data || shdr->sh_entsize == 0)
 		return 0;
 	n = shdr->sh_size / shdr->sh_entsize;
+	/* Bounded by the file: libelf checked the section lies in it. */
+	if (n > data->d_size / shdr->sh_entsize)
+		n = data->d_size / shdr->sh_entsize;
+	{
+		Elf_Scn *str = elf_getscn(elf, shdr->sh_link);
+		Elf_Data *names = str ? elf_getdata(str, NULL) : NULL;
+		int rc = symtab_reserve(s, n, names ? names->d_size : 0);
+
+		if (rc < 0)
+			return rc;
+	}
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Shdr sec;

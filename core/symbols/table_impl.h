@@ -49,6 +49,10 @@ extern struct symtab_limits symtab_limits;
 
 struct up_symtab *symtab_alloc(enum up_symtab_format format);
 
+/* Room for what a loader is about to add (each cut to its cap), so that
+ * a large table is not copied as it grows: 0 or UP_ENOMEM. */
+int symtab_reserve(struct up_symtab *s, size_t symbols, size_t name_bytes);
+
 /* Add a symbol (symtab_finish demangles C++ names). */
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	       const char *name, int rank);

@@ -143,6 +143,68 @@ static void test_nm_map(void)
 	up_symtab_free(s);
 }
 
+/* A map in no order, over addresses that differ in every byte, with up
+ * to three aliases an address: the table comes out in address order with
+ * the best alias kept (global over weak over local, then the first
+ * name), as a sort by (address, rank, name) then one per address gives. */
+#define SHUFFLED 3000
+
+static uint64_t shuffled_addr(unsigned i)
+{
+	/* Distinct (an odd multiplier is a bijection), spread over 64 bits. */
+	return ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ULL;
+}
+
+static void test_shuffled_aliases(void)
+{
+	static char map[SHUFFLED * 3 * 48];
+	static unsigned order[SHUFFLED * 3];
+	struct up_symtab *s;
+	size_t len = 0, n = 0;
+	uint64_t rng = 88172645463325252ULL, last = 0;
+
+	for (unsigned i = 0; i < SHUFFLED; i++)
+		for (unsigned kind = 0; kind < 3; kind++)
+			if (kind == 0 || (i % 3) != kind)   /* some lack an alias */
+				order[n++] = i * 3 + kind;
+	for (size_t i = n; i > 1; i--) {            /* Fisher-Yates */
+		size_t j;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		j = rng % i;
+		unsigned t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (size_t k = 0; k < n; k++) {
+		unsigned i = order[k] / 3, kind = order[k] % 3;
+
+		len += (size_t)snprintf(map + len, sizeof(map) - len, "%016llx %c %c_%u\n",
+					(unsigned long long)shuffled_addr(i), "tWT"[kind],
+					"lwg"[kind], i);
+	}
+	REQUIRE(up_symtab_load_mem(&s, map, len, "shuffled") == 0);
+	CHECK(up_symtab_count(s) == SHUFFLED);
+	for (size_t k = 0; k < up_symtab_count(s) && !test_failures; k++) {
+		const struct up_symbol *sym = up_symtab_symbol(s, k);
+		unsigned i = 0;
+		char want[32];
+
+		CHECK(k == 0 || sym->addr > last);
+		last = sym->addr;
+		while (i < SHUFFLED && shuffled_addr(i) != sym->addr)
+			i++;
+		REQUIRE(i < SHUFFLED);
+		/* i % 3 == 2: no global; == 1: no weak. */
+		snprintf(want, sizeof(want), "%c_%u", i % 3 == 2 ? 'w' : 'g', i);
+		CHECK_STR(sym->name, want);
+		CHECK(up_symtab_lookup(s, sym->addr) == sym);
+	}
+	up_symtab_free(s);
+}
+
 static void test_malformed(void)
 {
 	struct up_symtab *s = NULL;
@@ -177,6 +239,7 @@ int main(int argc, char **argv)
 	RUN(test_lookup_edges);
 	RUN(test_gzip_image);
 	RUN(test_nm_map);
+	RUN(test_shuffled_aliases);
 	RUN(test_malformed);
 	TEST_MAIN_END();
 }
