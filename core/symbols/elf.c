@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/elf_copy.h"
 #include "util/error_impl.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
@@ -121,17 +122,17 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr shdr, use;
 	GElf_Ehdr ehdr;
-	char *copy;
+	struct elf_copy copy;
 	Elf *elf;
 	int rc;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return up_fail(UP_EIO, "libelf is out of date");
-	copy = malloc(len);       /* libelf may write to a memory image */
-	if (!copy)
-		return up_fail(UP_ENOMEM, "out of memory");
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
+	/* Headers, symbol and string tables: not the code. */
+	rc = elf_copy_headers(&copy, buf, len, true);
+	if (rc < 0)
+		return rc;
+	elf = elf_memory(copy.bytes, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file (%s)", what,
 			     elf_errmsg(-1));
@@ -181,12 +182,17 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 			goto out;
 		}
 	}
-	/* DWARF is read after sampling, from these bytes: keep them. */
+	/* DWARF is read after sampling, from a whole copy of these bytes. */
 	if (srcinfo_elf_has_dwarf(elf)) {
-		elf_end(elf);
-		elf = NULL;
-		rc = srcinfo_new(&s->src, copy, len);
-		copy = NULL;
+		char *whole = malloc(len);
+
+		if (!whole) {
+			up_symtab_free(s);
+			rc = up_fail(UP_ENOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(whole, buf, len);
+		rc = srcinfo_new(&s->src, whole, len);
 		if (rc < 0) {
 			up_symtab_free(s);
 			goto out;
@@ -196,7 +202,7 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 out:
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	elf_copy_release(&copy);
 	return rc;
 }
 
@@ -207,7 +213,7 @@ int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 	GElf_Ehdr ehdr;
 	GElf_Shdr shdr;
 	size_t shstrndx;
-	char *copy;
+	struct elf_copy copy;
 	Elf *elf;
 	int rc = 0;
 
@@ -216,11 +222,11 @@ int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 		return up_fail(UP_EIO, "libelf is out of date");
 	if (len < 4 || memcmp(buf, "\177ELF", 4) != 0)
 		return up_fail(UP_EFORMAT, "%s is not an ELF file", what);
-	copy = malloc(len);
-	if (!copy)
-		return up_fail(UP_ENOMEM, "out of memory");
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
+	/* Headers, notes, names: not the code nor the tables. */
+	rc = elf_copy_headers(&copy, buf, len, false);
+	if (rc < 0)
+		return rc;
+	elf = elf_memory(copy.bytes, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr) ||
 	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file (%s)", what,
@@ -257,6 +263,6 @@ int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 out:
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	elf_copy_release(&copy);
 	return rc;
 }
