@@ -129,7 +129,7 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return up_fail(UP_EIO, "libelf is out of date");
 	/* Headers, symbol and string tables: not the code. */
-	rc = elf_copy_headers(&copy, buf, len, true);
+	rc = elf_copy_headers(&copy, buf, len, true, NULL);
 	if (rc < 0)
 		return rc;
 	elf = elf_memory(copy.bytes, len);
@@ -223,7 +223,7 @@ int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 	if (len < 4 || memcmp(buf, "\177ELF", 4) != 0)
 		return up_fail(UP_EFORMAT, "%s is not an ELF file", what);
 	/* Headers, notes, names: not the code nor the tables. */
-	rc = elf_copy_headers(&copy, buf, len, false);
+	rc = elf_copy_headers(&copy, buf, len, false, NULL);
 	if (rc < 0)
 		return rc;
 	elf = elf_memory(copy.bytes, len);

@@ -16,6 +16,7 @@
 #include "arch/arch.h"
 #include "unwind/cfi_table.h"
 #include "unwind/eh_frame.h"
+#include "util/elf_copy.h"
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "symbols/table_impl.h"
@@ -397,22 +398,26 @@ static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 			     .unsupported = t->count ? CFI_ROW_UNSUPPORTED_ELSEWHERE :
 						       CFI_ROW_UNSUPPORTED };
 	const struct arch *arch;
+	static const char *const cfi_sections[] = { ".eh_frame", ".eh_frame_hdr", NULL };
 	Dwarf_CFI *eh = NULL;
 	Dwarf *dw = NULL;
-	char *copy = NULL;
+	struct elf_copy copy;
 	Elf *elf = NULL;
 	GElf_Ehdr eh_hdr;
+	GElf_Shdr debug_frame;
 	size_t costly = t->info.costly_fdes;
 	int rc = 0;
 
 	elf_version(EV_CURRENT);
-	copy = malloc(len ? len : 1);      /* libelf may write to the image */
-	if (!copy)
-		return up_fail(UP_ENOMEM, "out of memory");
-	memcpy(copy, buf, len);
-	b.img = (const uint8_t *)copy;
+	/* libelf may write to the image, and we sanitize .eh_frame in
+	 * place: a copy, of the headers and .eh_frame only unless libdw's
+	 * DWARF is wanted (below). */
+	rc = elf_copy_headers(&copy, buf, len, true, cfi_sections);
+	if (rc < 0)
+		return rc;
+	b.img = (const uint8_t *)copy.bytes;
 	b.img_len = len;
-	elf = elf_memory(copy, len);
+	elf = elf_memory(copy.bytes, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh_hdr)) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 		goto out;
@@ -430,10 +435,16 @@ static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 		goto out;
 	}
 	t->arch = arch;
+	/* .debug_frame is read through libdw's DWARF, which opens every
+	 * debug section: such an image is copied whole, before the copy is
+	 * written to. Without one, the DWARF is not opened: add_section
+	 * would not read it. */
+	if (sections_named(elf, ".debug_frame") || sections_named(elf, ".zdebug_frame"))
+		elf_copy_whole(&copy, buf);
 	hide_eh_frame_hdr(elf);
 	eh = dwarf_getcfi_elf(elf);
 	rc = add_section(&b, elf, ".eh_frame", true, eh);
-	if (rc == 0) {
+	if (rc == 0 && section(elf, ".debug_frame", &debug_frame)) {
 		dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 		if (dw)
 			rc = add_section(&b, elf, ".debug_frame", false, dwarf_getcfi(dw));
@@ -450,7 +461,7 @@ out:
 		dwarf_cfi_end(eh);
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	elf_copy_release(&copy);
 	return rc;
 }
 

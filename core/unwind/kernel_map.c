@@ -377,7 +377,7 @@ int up_kernel_map_load_mem(struct up_kernel_map **out, const void *buf,
 	if (rc < 0)
 		return rc;
 	/* Headers, notes, the entry's section: not the rest. */
-	rc = elf_copy_headers(&copy, buf, len, false);
+	rc = elf_copy_headers(&copy, buf, len, false, NULL);
 	if (rc < 0) {
 		free(k);
 		return rc;

@@ -47,7 +47,7 @@ static bool named(const uint8_t *buf, size_t len, const Elf64_Shdr *names,
 /* The parts (elf_copy.h), or with bytes NULL their size in *counted;
  * false when the headers cannot be read plainly. */
 static bool copy_parts(struct elf_copy *c, const uint8_t *buf, bool tables,
-		       uint64_t *counted)
+		       const char *const *also, uint64_t *counted)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr names_hdr, *names = NULL;
@@ -88,18 +88,22 @@ static bool copy_parts(struct elf_copy *c, const uint8_t *buf, bool tables,
 		memcpy(&sh, buf + eh.e_shoff + (uint64_t)i * sizeof(sh), sizeof(sh));
 		if (sh.sh_type == SHT_NOBITS)
 			continue;
-		if (sh.sh_type == SHT_NOTE || i == eh.e_shstrndx ||
-		    (tables && sh.sh_type != SHT_PROGBITS) ||
-		    ((sh.sh_flags & SHF_ALLOC) && eh.e_entry >= sh.sh_addr &&
-		     eh.e_entry - sh.sh_addr < sh.sh_size) ||
-		    named(buf, c->len, names, &sh, ".gnu_debuglink"))
+		bool want = sh.sh_type == SHT_NOTE || i == eh.e_shstrndx ||
+			    (tables && sh.sh_type != SHT_PROGBITS) ||
+			    ((sh.sh_flags & SHF_ALLOC) && eh.e_entry >= sh.sh_addr &&
+			     eh.e_entry - sh.sh_addr < sh.sh_size) ||
+			    named(buf, c->len, names, &sh, ".gnu_debuglink");
+
+		for (const char *const *n = also; !want && n && *n; n++)
+			want = named(buf, c->len, names, &sh, *n);
+		if (want)
 			copy_range(c, buf, sh.sh_offset, sh.sh_size, counted);
 	}
 	return true;
 }
 
 int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
-		     bool tables)
+		     bool tables, const char *const *also)
 {
 	uint64_t parts = 0;
 
@@ -107,14 +111,15 @@ int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
 	c->len = len;
 	/* Parts that are most of the image: a whole copy, into memory the
 	 * allocator has already touched, costs less than a fault a page. */
-	if (len >= WHOLE_BELOW && copy_parts(c, buf, tables, &parts) && parts < len / 2) {
+	if (len >= WHOLE_BELOW && copy_parts(c, buf, tables, also, &parts) &&
+	    parts < len / 2) {
 		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p != MAP_FAILED) {
 			c->bytes = p;
 			c->mapped = true;
-			copy_parts(c, buf, tables, &parts);
+			copy_parts(c, buf, tables, also, &parts);
 			return 0;
 		}
 	}
@@ -123,6 +128,12 @@ int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
 		return up_fail(UP_ENOMEM, "out of memory");
 	memcpy(c->bytes, buf, len);
 	return 0;
+}
+
+void elf_copy_whole(struct elf_copy *c, const void *buf)
+{
+	if (c->mapped)
+		memcpy(c->bytes, buf, c->len);
 }
 
 void elf_copy_release(struct elf_copy *c)

@@ -17,14 +17,19 @@ struct elf_copy {
  * header, the program and section header tables, the PT_NOTE segments,
  * the SHT_NOTE sections, the section names' table, .gnu_debuglink and
  * the section holding the entry point; with tables, every section but
- * code and data too (not SHT_PROGBITS: the symbol and string tables).
+ * code and data too (not SHT_PROGBITS: the symbol and string tables);
+ * the sections named in also (NULL-terminated; NULL: none).
  * The rest reads as zeros and costs no memory: an anonymous mapping of
  * which only those pages are touched. A small image, one whose parts are
  * most of it, or one they cannot be found in by a plain reading of its
  * headers (not a little-endian ELF64, extended section numbering) is
  * copied whole. 0 or UP_ENOMEM. */
 int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
-		     bool tables);
+		     bool tables, const char *const *also);
+
+/* The rest of buf copied in too, for a reader that turns out to need it
+ * (the parts' bytes, and libelf's view of them, stay as they were). */
+void elf_copy_whole(struct elf_copy *c, const void *buf);
 
 void elf_copy_release(struct elf_copy *c);
 

@@ -55,6 +55,42 @@ static void test_table_from_guest(void)
 	CHECK(up_cfi_table_load(&t, "/nonexistent") == UP_ENOENT);
 }
 
+/* Past 1 MiB the image is compiled from a copy of its headers and
+ * .eh_frame only (core/util/elf_copy.c): padded past that, the guest
+ * gives the very same table. */
+static void test_table_padded(void)
+{
+	const size_t pad = 2u << 20;
+	struct up_cfi_table *a, *b;
+	uint8_t *small, *big;
+	size_t len;
+
+	REQUIRE(up_file_read(guest_nofp, &small, &len) == 0);
+	big = malloc(len + pad);
+	REQUIRE(big != NULL);
+	memcpy(big, small, len);
+	memset(big + len, 0x5a, pad);
+	REQUIRE(up_cfi_table_load_mem(&a, small, len, "small") == 0);
+	REQUIRE(up_cfi_table_load_mem(&b, big, len + pad, "big") == 0);
+	CHECK(a->count == b->count && a->count > 0);
+	{
+		const struct up_cfi_info *x = up_cfi_table_info(a), *y = up_cfi_table_info(b);
+
+		CHECK(x->fdes == y->fdes && x->rows == y->rows && x->unsupported == y->unsupported);
+		CHECK(x->skipped_fdes == y->skipped_fdes && x->refused_fdes == y->refused_fdes);
+		CHECK(x->overlapping_fdes == y->overlapping_fdes && x->costly_fdes == y->costly_fdes);
+		CHECK(x->fp_fdes == y->fp_fdes);
+		CHECK_STR(x->warning, y->warning);
+	}
+	/* No padding in a row: compared whole. */
+	if (a->count == b->count)
+		CHECK(memcmp(a->rows, b->rows, a->count * sizeof(*a->rows)) == 0);
+	up_cfi_table_free(a);
+	up_cfi_table_free(b);
+	free(small);
+	free(big);
+}
+
 struct fx {
 	struct test_guest g;
 	struct up_target *t;
@@ -218,6 +254,7 @@ int main(void)
 
 	snprintf(guest_nofp, sizeof(guest_nofp), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
 	RUN(test_table_from_guest);
+	RUN(test_table_padded);
 	RUN(test_good_chain);
 	RUN(test_no_info_and_fallback);
 	RUN(test_unsupported);
