@@ -199,6 +199,23 @@ unsigned long tg_elf_symbol(const char *elf, const char *name)
 	return tg_shell_hex("nm '%s' | awk '$3 == \"%s\" { print $1 }'%s", elf, name, "");
 }
 
+uint8_t *tg_padded_file(const char *path, size_t pad, int fill, uint8_t **small,
+			size_t *len)
+{
+	uint8_t *big;
+
+	if (up_file_read(path, small, len) < 0)
+		return NULL;
+	big = malloc(*len + pad);
+	if (!big) {
+		free(*small);
+		return NULL;
+	}
+	memcpy(big, *small, *len);
+	memset(big + *len, fill, pad);
+	return big;
+}
+
 struct up_target *tg_two_vcpus(struct test_guest *g, bool second_online,
 			       bool second_blocked)
 {

@@ -258,11 +258,8 @@ static void test_large_image(void)
 	uint64_t shoff;
 	uint16_t shnum;
 
-	REQUIRE(up_file_read(fixture, &small, &len) == 0);
-	big = malloc(len + PAD);
+	big = tg_padded_file(fixture, PAD, 0xa5, &small, &len);
 	REQUIRE(big != NULL);
-	memcpy(big, small, len);
-	memset(big + len, 0xa5, PAD);
 	same_loads(small, len, big, len + PAD);
 	/* Every section placed past the end but one, which runs from 16
 	 * bytes before it for 2^40: the copy takes those 16 bytes and no

@@ -65,11 +65,8 @@ static void test_table_padded(void)
 	uint8_t *small, *big;
 	size_t len;
 
-	REQUIRE(up_file_read(guest_nofp, &small, &len) == 0);
-	big = malloc(len + pad);
+	big = tg_padded_file(guest_nofp, pad, 0x5a, &small, &len);
 	REQUIRE(big != NULL);
-	memcpy(big, small, len);
-	memset(big + len, 0x5a, pad);
 	REQUIRE(up_cfi_table_load_mem(&a, small, len, "small") == 0);
 	REQUIRE(up_cfi_table_load_mem(&b, big, len + pad, "big") == 0);
 	CHECK(a->count == b->count && a->count > 0);
