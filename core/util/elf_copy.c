@@ -13,8 +13,8 @@
 #include "util/elf_copy.h"
 #include "util/error_impl.h"
 
-/* Below this, a copy of the whole is cheaper than picking its parts. */
-#define WHOLE_BELOW (1u << 20)
+/* Below 1 MiB a copy of the whole is cheaper than picking its parts. */
+struct elf_copy_limits elf_copy_limits = { 1u << 20, false };
 
 /* Copy a part, cut to the image; or, before the copy is made (bytes
  * NULL), count its size. */
@@ -111,8 +111,9 @@ int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
 	c->len = len;
 	/* Parts that are most of the image: a whole copy, into memory the
 	 * allocator has already touched, costs less than a fault a page. */
-	if (len >= WHOLE_BELOW && copy_parts(c, buf, tables, also, &parts) &&
-	    parts < len / 2) {
+	if (len >= elf_copy_limits.parts_from &&
+	    copy_parts(c, buf, tables, also, &parts) &&
+	    (parts < len / 2 || elf_copy_limits.any_share)) {
 		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 

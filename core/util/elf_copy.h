@@ -33,4 +33,14 @@ void elf_copy_whole(struct elf_copy *c, const void *buf);
 
 void elf_copy_release(struct elf_copy *c);
 
+/* When the parts are copied rather than the whole: images of at least
+ * parts_from bytes (1 MiB), whose parts are less than half of them unless
+ * any_share. Variables so that the fuzzers and tests, whose inputs are a
+ * few KiB, can take that path too. */
+struct elf_copy_limits {
+	size_t parts_from;
+	bool any_share;
+};
+extern struct elf_copy_limits elf_copy_limits;
+
 #endif
