@@ -216,6 +216,22 @@ uint8_t *tg_padded_file(const char *path, size_t pad, int fill, uint8_t **small,
 	return big;
 }
 
+uint8_t *tg_spoilt_image(const uint8_t *img, size_t len, size_t n, size_t *size)
+{
+	size_t at;
+	uint8_t *out;
+
+	*size = n <= len ? n : len;
+	at = n - *size;
+	out = malloc(*size ? *size : 1);
+	if (!out)
+		return NULL;
+	memcpy(out, img, *size);
+	if (n > len)
+		memset(out + at, 0xff, len - at < 32 ? len - at : 32);
+	return out;
+}
+
 struct up_target *tg_two_vcpus(struct test_guest *g, bool second_online,
 			       bool second_blocked)
 {

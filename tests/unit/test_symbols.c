@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/elf_copy.h"
 #include "guest.h"
 #include "test.h"
 
@@ -284,6 +285,81 @@ static void test_large_image(void)
 	free(big);
 }
 
+/* The image cut short at every few bytes, spoilt 32 bytes at a time,
+ * and with sections that wrap
+ * past the top of the address space, through the part copy (its limits
+ * lowered: the fixture is small) and through the whole copy: each load
+ * refuses the same inputs, saying why, or gives the same table; ASan
+ * sees any read past the cut. */
+static int load_all(const uint8_t *buf, size_t len, size_t *count)
+{
+	struct up_symtab *s = NULL;
+	struct up_elf_identity id;
+	struct up_kernel_map *k = NULL;
+	int rc;
+
+	up_error_clear();
+	rc = up_symtab_load_mem(&s, buf, len, "cut");
+	CHECK(rc == 0 ? s != NULL : up_error_last()[0] != '\0');
+	*count = rc == 0 ? up_symtab_count(s) : 0;
+	if (up_elf_identify_mem(buf, len, "cut", &id) == 0)
+		rc = rc * 2 + (id.build_id[0] != '\0');
+	if (up_kernel_map_load_mem(&k, buf, len, "cut", s) == 0) {
+		rc = rc * 2 + 1;
+		up_kernel_map_free(k);
+	}
+	up_symtab_free(s);
+	return rc;
+}
+
+static void test_truncated_parts(void)
+{
+	const struct elf_copy_limits saved = elf_copy_limits;
+	uint8_t *img, *cut;
+	size_t len;
+	uint64_t shoff;
+	uint16_t shnum;
+
+	REQUIRE(up_file_read(fixture, &img, &len) == 0);
+	/* Cut, or spoilt where the section table survives and the part
+	 * copy is taken. */
+	for (size_t n = 0; n < 2 * len && !test_failures; n += n < 128 ? 1 : n <= len ? 61 : 29) {
+		size_t size, whole_count, parts_count;
+		int whole, parts;
+
+		cut = tg_spoilt_image(img, len, n, &size);
+		REQUIRE(cut != NULL);
+		elf_copy_limits = saved;
+		whole = load_all(cut, size, &whole_count);
+		elf_copy_limits = (struct elf_copy_limits){ 0, true };
+		parts = load_all(cut, size, &parts_count);
+		CHECK(whole == parts && whole_count == parts_count);
+		free(cut);
+	}
+	/* Sections running past the end and wrapping around 2^64. */
+	memcpy(&shoff, img + 40, sizeof(shoff));
+	memcpy(&shnum, img + 60, sizeof(shnum));
+	REQUIRE(shoff < len && shnum >= 3 && shnum * 64u <= len - shoff);
+	for (unsigned i = 1; i < shnum; i++) {
+		uint64_t off = i % 2 ? UINT64_MAX - 15 : len - 16, size = UINT64_MAX;
+
+		memcpy(img + shoff + i * 64u + 24, &off, sizeof(off));
+		memcpy(img + shoff + i * 64u + 32, &size, sizeof(size));
+	}
+	{
+		size_t count;
+		struct up_symtab *s = NULL;
+
+		elf_copy_limits = (struct elf_copy_limits){ 0, true };
+		CHECK(up_symtab_load_mem(&s, img, len, "wrapping") < 0);
+		CHECK(up_error_last()[0] != '\0');
+		load_all(img, len, &count);
+		CHECK(count == 0);
+	}
+	elf_copy_limits = saved;
+	free(img);
+}
+
 static void test_malformed(void)
 {
 	struct up_symtab *s = NULL;
@@ -320,6 +396,7 @@ int main(int argc, char **argv)
 	RUN(test_nm_map);
 	RUN(test_shuffled_aliases);
 	RUN(test_large_image);
+	RUN(test_truncated_parts);
 	RUN(test_malformed);
 	TEST_MAIN_END();
 }
