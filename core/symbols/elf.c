@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +15,60 @@
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
 
-static int want_symbol(Elf *elf, const GElf_Sym *sym, const char *name,
-		       GElf_Shdr *sec)
+/* What a symbol's section says about it, read once per section rather
+ * than once per symbol. */
+struct sec_info {
+	uint64_t end;      /* sh_addr + sh_size */
+	bool ok;           /* libelf gave its header */
+	bool exec;         /* SHF_EXECINSTR */
+};
+
+/* Every section's (as many as libelf found headers for in the image);
+ * NULL, *n 0 when libelf cannot say how many. */
+static struct sec_info *section_infos(Elf *elf, size_t *n)
+{
+	struct sec_info *info;
+
+	*n = 0;
+	if (elf_getshdrnum(elf, n) != 0) {
+		*n = 0;
+		return NULL;
+	}
+	info = calloc(*n ? *n : 1, sizeof(*info));
+	if (!info) {
+		*n = 0;
+		return NULL;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+
+		if (scn && gelf_getshdr(scn, &sh)) {
+			info[i].ok = true;
+			info[i].exec = sh.sh_flags & SHF_EXECINSTR;
+			info[i].end = sh.sh_addr + sh.sh_size;
+		}
+	}
+	return info;
+}
+
+static const struct sec_info *want_symbol(const struct sec_info *secs, size_t nsecs,
+					  const GElf_Sym *sym, const char *name)
 {
 	unsigned type = GELF_ST_TYPE(sym->st_info);
-	Elf_Scn *scn;
+	const struct sec_info *sec;
 
 	if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
-		return 0;
+		return NULL;
 	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
-		return 0;
+		return NULL;
 	if (type != STT_FUNC && type != STT_NOTYPE && type != STT_GNU_IFUNC)
-		return 0;
-	scn = elf_getscn(elf, sym->st_shndx);
-	if (!scn || !gelf_getshdr(scn, sec))
-		return 0;
+		return NULL;
+	if (sym->st_shndx >= nsecs || !secs[sym->st_shndx].ok)
+		return NULL;
+	sec = &secs[sym->st_shndx];
 	/* Untyped symbols count only where code lives (assembly labels). */
-	return type == STT_FUNC || (sec->sh_flags & SHF_EXECINSTR);
+	return type == STT_FUNC || sec->exec ? sec : NULL;
 }
 
 static int rank_of(const GElf_Sym *sym)
@@ -40,11 +79,46 @@ static int rank_of(const GElf_Sym *sym)
 	return r * 2 + (GELF_ST_TYPE(sym->st_info) == STT_FUNC);
 }
 
+/* The string table's bytes when a name can be read from them as
+ * elf_strptr would (an uncompressed SHT_STRTAB libelf reads in place),
+ * else NULL: elf_strptr is asked for each name. */
+static const char *plain_strings(Elf *elf, size_t index, size_t *size)
+{
+	Elf_Scn *scn = elf_getscn(elf, index);
+	GElf_Shdr sh;
+	Elf_Data *raw;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    (sh.sh_flags & SHF_COMPRESSED) || !(raw = elf_rawdata(scn, NULL)) ||
+	    !raw->d_buf || raw->d_size != sh.sh_size)
+		return NULL;
+	*size = raw->d_size;
+	return raw->d_buf;
+}
+
+/* elf_strptr's answer from plain_strings' bytes: a name within them
+ * that a NUL ends within them. */
+static const char *name_at(const char *strs, size_t size, bool ends_nul, uint64_t off)
+{
+	if (off >= size)
+		return NULL;
+	if (ends_nul || memchr(strs + off, '\0', size - off))
+		return strs + off;
+	return NULL;
+}
+
 static int read_symbols(struct up_symtab *s, Elf *elf, Elf_Scn *scn,
 			const GElf_Shdr *shdr)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n;
+	struct sec_info *secs;
+	const char *strs;
+	size_t n, nsecs, strs_size = 0;
+	bool ends_nul;
+	/* libelf's array of the symbols in memory's order: read in place,
+	 * within its size, as gelf_getsym would (which copies each). */
+	const Elf64_Sym *raw = NULL;
+	int rc = 0;
 
 	if (!data || shdr->sh_entsize == 0)
 		return 0;
@@ -55,30 +129,45 @@ static int read_symbols(struct up_symtab *s, Elf *elf, Elf_Scn *scn,
 	{
 		Elf_Scn *str = elf_getscn(elf, shdr->sh_link);
 		Elf_Data *names = str ? elf_getdata(str, NULL) : NULL;
-		int rc = symtab_reserve(s, n, names ? names->d_size : 0);
 
+		rc = symtab_reserve(s, n, names ? names->d_size : 0);
 		if (rc < 0)
 			return rc;
 	}
+	secs = section_infos(elf, &nsecs);
+	if (!secs && nsecs)
+		return up_fail(UP_ENOMEM, "out of memory");
+	strs = plain_strings(elf, shdr->sh_link, &strs_size);
+	ends_nul = strs && strs_size && strs[strs_size - 1] == '\0';
+	if (gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM && data->d_buf &&
+	    (uintptr_t)data->d_buf % _Alignof(Elf64_Sym) == 0)
+		raw = data->d_buf;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
-		GElf_Shdr sec;
+		const struct sec_info *sec;
 		const char *name;
-		int rc;
 
-		if (!gelf_getsym(data, (int)i, &sym))
+		if (raw) {
+			if (data->d_size / sizeof(Elf64_Sym) <= i)
+				break;
+			sym = raw[i];
+		} else if (!gelf_getsym(data, (int)i, &sym)) {
 			break;
-		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
-		if (!want_symbol(elf, &sym, name, &sec))
+		}
+		name = strs ? name_at(strs, strs_size, ends_nul, sym.st_name) :
+		       elf_strptr(elf, shdr->sh_link, sym.st_name);
+		sec = want_symbol(secs, nsecs, &sym, name);
+		if (!sec)
 			continue;
 		rc = symtab_add(s, sym.st_value, sym.st_size, name,
 				rank_of(&sym));
 		if (rc < 0)
-			return rc;
-		if (sec.sh_addr + sec.sh_size > s->end)
-			s->end = sec.sh_addr + sec.sh_size;
+			break;
+		if (sec->end > s->end)
+			s->end = sec->end;
 	}
-	return 0;
+	free(secs);
+	return rc;
 }
 
 /* The GNU build-id note as lowercase hex into out (at least 129 bytes);
