@@ -412,7 +412,7 @@ static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 	/* libelf may write to the image, and we sanitize .eh_frame in
 	 * place: a copy, of the headers and .eh_frame only unless libdw's
 	 * DWARF is wanted (below). */
-	rc = elf_copy_headers(&copy, buf, len, true, cfi_sections);
+	rc = elf_copy_headers(&copy, buf, len, false, cfi_sections);
 	if (rc < 0)
 		return rc;
 	b.img = (const uint8_t *)copy.bytes;
