@@ -189,9 +189,20 @@ static uint64_t covered_from(const struct up_cfi_table *done, uint64_t a,
 	       done->rows[lo].start : end;
 }
 
+/* The rule libdw gave a plain FDE (eh_frame.h: its CIE's, over all its
+ * range) of the CIE at cie: the same for every other plain FDE of that
+ * CIE, which then costs no search, interpretation or allocation in libdw
+ * (most of a large image's compile, where leaf functions' FDEs are such). */
+struct plain_rule {
+	bool known;
+	uint64_t cie;
+	struct cfi_row r;          /* as classify() made it; start, len unset */
+};
+
 /* Rows for every FDE range of one section's CFI. */
 static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fdes)
 {
+	struct plain_rule plain = { .known = false };
 	int rc = 0;
 
 	for (size_t i = 0; i < fdes->count && rc == 0 && !b->rows_capped; i++) {
@@ -221,6 +232,20 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 		bool fp_based = false;
 
 		b->t->info.fdes++;
+		if (fde->plain && plain.known && plain.cie == fde->cie_offset &&
+		    a < end && end - a <= UINT32_MAX) {
+			struct cfi_row r = plain.r;
+
+			r.start = a;
+			r.len = (uint32_t)(end - a);
+			if (r.kind == CFI_ROW_UNSUPPORTED) {
+				r.kind = b->unsupported;
+				b->t->info.unsupported++;
+			}
+			b->t->info.fp_fdes += r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
+			rc = push_row(b, &r);
+			continue;
+		}
 		while (a < end && rc == 0 && rows_left-- > 0) {
 			Dwarf_Frame *f;
 			Dwarf_Addr s, e;
@@ -241,6 +266,12 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			r.len = (uint32_t)(e - a);
 			classify(b->t->arch, f, ra, sig, &r);
 			free(f);
+			/* libdw's one row over the whole of a plain FDE. */
+			if (fde->plain && a == fde->pc_begin && e == fde->pc_end) {
+				plain = (struct plain_rule){ true, fde->cie_offset, r };
+				plain.r.start = 0;
+				plain.r.len = 0;
+			}
 			if (r.kind == CFI_ROW_UNSUPPORTED) {
 				r.kind = b->unsupported;
 				b->t->info.unsupported++;

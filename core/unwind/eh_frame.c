@@ -173,6 +173,7 @@ static void scan_cfa(const uint8_t *p, const uint8_t *end, uint8_t addr_enc,
 	while (c.p < c.end && !c.bad) {
 		uint8_t op = (uint8_t)get(&c, 1);
 
+		s->ops += op != CFA_nop;
 		switch (op & 0xc0) {
 		case CFA_advance_loc: s->rows++; continue;
 		case CFA_offset: uleb(&c); continue;
@@ -485,6 +486,7 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 	f->cie_offset = ci->offset;
 	f->rows = s.rows + 1;
 	f->work = s.bytes + s.remembers * (s.max_reg + 1);
+	f->plain = s.ops == ci->scan.ops && f->rows == 1;
 	return f->pc_end > f->pc_begin;
 }
 
