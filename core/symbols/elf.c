@@ -12,6 +12,7 @@
 
 #include "util/elf_copy.h"
 #include "util/error_impl.h"
+#include "util/grow.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
 
@@ -280,6 +281,7 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 			rc = up_fail(UP_ENOMEM, "out of memory");
 			goto out;
 		}
+		advise_filled_whole(whole, len);
 		memcpy(whole, buf, len);
 		rc = srcinfo_new(&s->src, whole, len);
 		if (rc < 0) {

@@ -10,6 +10,7 @@
 
 #include "util/error_impl.h"
 #include "util/file_read.h"
+#include "util/grow.h"
 
 static uint64_t gzip_limit(const char *path, const struct file_read_caps *c)
 {
@@ -94,9 +95,12 @@ static int read_plain(int fd, const char *path, const struct file_read_caps *c,
 				return up_fail(UP_ENOMEM, "out of memory");
 			}
 			buf = nb;
-		} else if (!buf && !(buf = malloc(cap))) {
-			close(fd);
-			return up_fail(UP_ENOMEM, "out of memory");
+		} else if (!buf) {
+			if (!(buf = malloc(cap))) {
+				close(fd);
+				return up_fail(UP_ENOMEM, "out of memory");
+			}
+			advise_filled_whole(buf, cap);
 		}
 		got = read(fd, buf + n, cap - n);
 		if (got < 0 && errno == EINTR)
