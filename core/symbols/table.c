@@ -115,6 +115,7 @@ int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	e->addr = addr;
 	e->size = size;
 	e->rank = rank;
+	e->name_size = (uint32_t)n + 1;     /* n <= SYMTAB_MAX_NAME */
 	s->count++;
 	return 0;
 }
@@ -192,20 +193,24 @@ struct sort_key {
 static struct sort_key *sort_by_address(const struct sym_entry *e, size_t n)
 {
 	struct sort_key *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	size_t (*counts)[256] = calloc(8, sizeof(*counts));     /* each digit's */
 
-	if (!a || !b) {
+	if (!a || !b || !counts) {
 		free(a);
 		free(b);
+		free(counts);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++)
+	/* Every digit's counts in one pass over the keys. */
+	for (size_t i = 0; i < n; i++) {
 		a[i] = (struct sort_key){ e[i].addr, i };
+		for (unsigned d = 0; d < 8; d++)
+			counts[d][(e[i].addr >> (8 * d)) & 0xff]++;
+	}
 	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, pos = 0;
+		size_t *count = counts[shift / 8], pos = 0;
 		struct sort_key *t;
 
-		for (size_t i = 0; i < n; i++)
-			count[(a[i].addr >> shift) & 0xff]++;
 		if (count[(a[0].addr >> shift) & 0xff] == n)
 			continue;       /* one digit for all: order unchanged */
 		for (unsigned d = 0; d < 256; d++) {
@@ -220,6 +225,7 @@ static struct sort_key *sort_by_address(const struct sym_entry *e, size_t n)
 		a = b;
 		b = t;
 	}
+	free(counts);
 	free(b);
 	return a;
 }
@@ -238,7 +244,8 @@ static int arena_in_address_order(struct up_symtab *s)
 		return up_fail(UP_ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->count; i++) {
 		const char *name = s->names + s->entries[i].name;
-		size_t n = strlen(name) + 1;
+		size_t n = s->entries[i].name_size ? s->entries[i].name_size :
+			   strlen(name) + 1;
 
 		memcpy(names + pos, name, n);
 		s->entries[i].name = pos;

@@ -12,6 +12,8 @@ struct sym_entry {
 	uint64_t size;
 	size_t name;       /* offset into the name arena */
 	int rank;          /* which alias wins at one address: higher */
+	uint32_t name_size;        /* the name's bytes with its NUL, as added
+				    * (0: not known, strlen it) */
 };
 
 struct up_symtab {
