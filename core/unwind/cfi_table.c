@@ -199,6 +199,8 @@ struct plain_rule {
 	struct cfi_row r;          /* as classify() made it; start, len unset */
 };
 
+bool cfi_table_share_plain_rules = true;
+
 /* Rows for every FDE range of one section's CFI. */
 static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fdes)
 {
@@ -232,7 +234,8 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 		bool fp_based = false;
 
 		b->t->info.fdes++;
-		if (fde->plain && plain.known && plain.cie == fde->cie_offset &&
+		if (cfi_table_share_plain_rules && fde->plain && plain.known &&
+		    plain.cie == fde->cie_offset &&
 		    a < end && end - a <= UINT32_MAX) {
 			struct cfi_row r = plain.r;
 

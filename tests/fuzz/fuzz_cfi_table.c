@@ -7,8 +7,10 @@
  * for the code not covered yet), which must not add an FDE twice. The
  * table is compiled twice, from libelf's whole copy of the image and from
  * the copy of its headers and .eh_frame that images past 1 MiB get
- * (core/util/elf_copy.c, its limits lowered for these small inputs):
- * both must refuse it or give the same rows. */
+ * (core/util/elf_copy.c, its limits lowered for these small inputs),
+ * the second time with libdw asked for every plain FDE rather than once
+ * per CIE (cfi_table_share_plain_rules): both must refuse it or give the
+ * same rows. */
 #include "config.h"
 
 #include <stdbool.h>
@@ -99,10 +101,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int ra, rb;
 
 	elf_copy_limits = whole;
+	cfi_table_share_plain_rules = true;
 	a = load(data, size, &ra);
 	elf_copy_limits = parts;
+	cfi_table_share_plain_rules = false;
 	b = load(data, size, &rb);
-	/* The part copy reads what the whole does: the same rows. */
+	/* The part copy reads what the whole does, and libdw gives every
+	 * plain FDE the rule it gave the first of its CIE: the same rows. */
 	if (ra != rb)
 		abort();
 	if (a) {
