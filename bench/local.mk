@@ -16,6 +16,13 @@ noinst_PROGRAMS = bench/uniprof-lines-bench
 bench_uniprof_lines_bench_SOURCES = bench/lines_bench.c bench/bench_time.h
 bench_uniprof_lines_bench_LDADD = core/libuniprof-core.la
 
+# What start-up costs (no Xen: the symbols, the unwind tables and the code
+# map xl profile loads before its first sample), by bench/startup-bench.sh.
+noinst_PROGRAMS += bench/uniprof-startup-bench
+bench_uniprof_startup_bench_SOURCES = bench/startup_bench.c bench/bench_time.h
+bench_uniprof_startup_bench_CFLAGS = $(toolkit_libtoolkit_la_CFLAGS)
+bench_uniprof_startup_bench_LDADD = $(TOOLKIT_LIBS)
+
 # make check-arm64: the same proof on Xen on Arm (tests/xen-vm/xen-arm64.test:
 # an arm64 cross build of uniprof for dom0, Debian's Xen/arm64 in
 # qemu-system-aarch64, the AArch64 test unikernel). Apart from make check,

@@ -8,7 +8,8 @@
 # (only uniprofd over 1, 4 and 16 domains, a few minutes), BENCH_ONLY=floor
 # (only uniprof against the hypercall floor and the 2017 uniprof, about ten
 # minutes; FLOOR_ROUNDS rounds, default 5), BENCH_ONLY=lines (only what
-# source lines cost, no Xen: bench/lines-bench.sh), UNIPROF2017_BIN (a build of the
+# source lines cost, no Xen: bench/lines-bench.sh), BENCH_ONLY=startup (only
+# what start-up costs, no Xen: bench/startup-bench.sh), UNIPROF2017_BIN (a build of the
 # 2017 uniprof to measure beside its equivalent loop).
 set -u
 src=$(cd "${top_srcdir:-.}" && pwd)
@@ -23,8 +24,11 @@ cp "$src/bench/floor-job.sh" "$work/extra/uniprof/jobs/floor.sh"
 # Source lines cost no Xen time: measured here, before the boot.
 case ${BENCH_ONLY:-} in
 lines) exec "$src/bench/lines-bench.sh" "$src" "$builddir" ;;
+startup) exec "$src/bench/startup-bench.sh" "$src" "$builddir" ;;
 '' | all) "$src/bench/lines-bench.sh" "$src" "$builddir" ||
-	echo "bench: the source-lines measurement failed (above)" >&2 ;;
+	echo "bench: the source-lines measurement failed (above)" >&2
+	"$src/bench/startup-bench.sh" "$src" "$builddir" ||
+	echo "bench: the start-up measurement failed (above)" >&2 ;;
 esac
 case ${BENCH_ONLY:-} in
 fleet|floor)
@@ -33,7 +37,7 @@ fleet|floor)
 	  printf '. /uniprof/jobs/%s.sh\n%s_bench\nput "done"\n' "$BENCH_ONLY" "$BENCH_ONLY"; } \
 		> "$work/extra/uniprof/jobs/bench.sh" ;;
 '' | all) ;;
-*) echo "bench: BENCH_ONLY is fleet, floor or lines, not '$BENCH_ONLY'" >&2; exit 2 ;;
+*) echo "bench: BENCH_ONLY is fleet, floor, lines or startup, not '$BENCH_ONLY'" >&2; exit 2 ;;
 esac
 if [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = all ]; then
 	cp "$src/bench/overhead-job.sh" "$work/extra/uniprof/jobs/bench.sh"

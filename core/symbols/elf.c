@@ -4,31 +4,72 @@
 #include "config.h"
 
 #include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/elf_copy.h"
 #include "util/error_impl.h"
+#include "util/grow.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
 
-static int want_symbol(Elf *elf, const GElf_Sym *sym, const char *name,
-		       GElf_Shdr *sec)
+/* What a symbol's section says about it, read once per section rather
+ * than once per symbol. */
+struct sec_info {
+	uint64_t end;      /* sh_addr + sh_size */
+	bool ok;           /* libelf gave its header */
+	bool exec;         /* SHF_EXECINSTR */
+};
+
+/* Every section's (as many as libelf found headers for in the image);
+ * NULL, *n 0 when libelf cannot say how many. */
+static struct sec_info *section_infos(Elf *elf, size_t *n)
+{
+	struct sec_info *info;
+
+	*n = 0;
+	if (elf_getshdrnum(elf, n) != 0) {
+		*n = 0;
+		return NULL;
+	}
+	info = calloc(*n ? *n : 1, sizeof(*info));
+	if (!info) {
+		*n = 0;
+		return NULL;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+
+		if (scn && gelf_getshdr(scn, &sh)) {
+			info[i].ok = true;
+			info[i].exec = sh.sh_flags & SHF_EXECINSTR;
+			info[i].end = sh.sh_addr + sh.sh_size;
+		}
+	}
+	return info;
+}
+
+static const struct sec_info *want_symbol(const struct sec_info *secs, size_t nsecs,
+					  const GElf_Sym *sym, const char *name)
 {
 	unsigned type = GELF_ST_TYPE(sym->st_info);
-	Elf_Scn *scn;
+	const struct sec_info *sec;
 
 	if (!name || !*name || name[0] == '$' || strncmp(name, ".L", 2) == 0)
-		return 0;
+		return NULL;
 	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= SHN_LORESERVE)
-		return 0;
+		return NULL;
 	if (type != STT_FUNC && type != STT_NOTYPE && type != STT_GNU_IFUNC)
-		return 0;
-	scn = elf_getscn(elf, sym->st_shndx);
-	if (!scn || !gelf_getshdr(scn, sec))
-		return 0;
+		return NULL;
+	if (sym->st_shndx >= nsecs || !secs[sym->st_shndx].ok)
+		return NULL;
+	sec = &secs[sym->st_shndx];
 	/* Untyped symbols count only where code lives (assembly labels). */
-	return type == STT_FUNC || (sec->sh_flags & SHF_EXECINSTR);
+	return type == STT_FUNC || sec->exec ? sec : NULL;
 }
 
 static int rank_of(const GElf_Sym *sym)
@@ -39,34 +80,95 @@ static int rank_of(const GElf_Sym *sym)
 	return r * 2 + (GELF_ST_TYPE(sym->st_info) == STT_FUNC);
 }
 
+/* The string table's bytes when a name can be read from them as
+ * elf_strptr would (an uncompressed SHT_STRTAB libelf reads in place),
+ * else NULL: elf_strptr is asked for each name. */
+static const char *plain_strings(Elf *elf, size_t index, size_t *size)
+{
+	Elf_Scn *scn = elf_getscn(elf, index);
+	GElf_Shdr sh;
+	Elf_Data *raw;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    (sh.sh_flags & SHF_COMPRESSED) || !(raw = elf_rawdata(scn, NULL)) ||
+	    !raw->d_buf || raw->d_size != sh.sh_size)
+		return NULL;
+	*size = raw->d_size;
+	return raw->d_buf;
+}
+
+/* elf_strptr's answer from plain_strings' bytes: a name within them
+ * that a NUL ends within them. */
+static const char *name_at(const char *strs, size_t size, bool ends_nul, uint64_t off)
+{
+	if (off >= size)
+		return NULL;
+	if (ends_nul || memchr(strs + off, '\0', size - off))
+		return strs + off;
+	return NULL;
+}
+
 static int read_symbols(struct up_symtab *s, Elf *elf, Elf_Scn *scn,
 			const GElf_Shdr *shdr)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n;
+	struct sec_info *secs;
+	const char *strs;
+	size_t n, nsecs, strs_size = 0;
+	bool ends_nul;
+	/* libelf's array of the symbols in memory's order: read in place,
+	 * within its size, as gelf_getsym would (which copies each). */
+	const Elf64_Sym *raw = NULL;
+	int rc = 0;
 
 	if (!data || shdr->sh_entsize == 0)
 		return 0;
 	n = shdr->sh_size / shdr->sh_entsize;
+	/* Bounded by the file: libelf checked the section lies in it. */
+	if (n > data->d_size / shdr->sh_entsize)
+		n = data->d_size / shdr->sh_entsize;
+	{
+		Elf_Scn *str = elf_getscn(elf, shdr->sh_link);
+		Elf_Data *names = str ? elf_getdata(str, NULL) : NULL;
+
+		rc = symtab_reserve(s, n, names ? names->d_size : 0);
+		if (rc < 0)
+			return rc;
+	}
+	secs = section_infos(elf, &nsecs);
+	if (!secs && nsecs)
+		return up_fail(UP_ENOMEM, "out of memory");
+	strs = plain_strings(elf, shdr->sh_link, &strs_size);
+	ends_nul = strs && strs_size && strs[strs_size - 1] == '\0';
+	if (gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM && data->d_buf &&
+	    (uintptr_t)data->d_buf % _Alignof(Elf64_Sym) == 0)
+		raw = data->d_buf;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym sym;
-		GElf_Shdr sec;
+		const struct sec_info *sec;
 		const char *name;
-		int rc;
 
-		if (!gelf_getsym(data, (int)i, &sym))
+		if (raw) {
+			if (data->d_size / sizeof(Elf64_Sym) <= i)
+				break;
+			sym = raw[i];
+		} else if (!gelf_getsym(data, (int)i, &sym)) {
 			break;
-		name = elf_strptr(elf, shdr->sh_link, sym.st_name);
-		if (!want_symbol(elf, &sym, name, &sec))
+		}
+		name = strs ? name_at(strs, strs_size, ends_nul, sym.st_name) :
+		       elf_strptr(elf, shdr->sh_link, sym.st_name);
+		sec = want_symbol(secs, nsecs, &sym, name);
+		if (!sec)
 			continue;
 		rc = symtab_add(s, sym.st_value, sym.st_size, name,
 				rank_of(&sym));
 		if (rc < 0)
-			return rc;
-		if (sec.sh_addr + sec.sh_size > s->end)
-			s->end = sec.sh_addr + sec.sh_size;
+			break;
+		if (sec->end > s->end)
+			s->end = sec->end;
 	}
-	return 0;
+	free(secs);
+	return rc;
 }
 
 /* The GNU build-id note as lowercase hex into out (at least 129 bytes);
@@ -110,17 +212,17 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr shdr, use;
 	GElf_Ehdr ehdr;
-	char *copy;
+	struct elf_copy copy;
 	Elf *elf;
 	int rc;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return up_fail(UP_EIO, "libelf is out of date");
-	copy = malloc(len);       /* libelf may write to a memory image */
-	if (!copy)
-		return up_fail(UP_ENOMEM, "out of memory");
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
+	/* Headers, symbol and string tables: not the code. */
+	rc = elf_copy_headers(&copy, buf, len, true, NULL);
+	if (rc < 0)
+		return rc;
+	elf = elf_memory(copy.bytes, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr)) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file (%s)", what,
 			     elf_errmsg(-1));
@@ -170,12 +272,18 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 			goto out;
 		}
 	}
-	/* DWARF is read after sampling, from these bytes: keep them. */
+	/* DWARF is read after sampling, from a whole copy of these bytes. */
 	if (srcinfo_elf_has_dwarf(elf)) {
-		elf_end(elf);
-		elf = NULL;
-		rc = srcinfo_new(&s->src, copy, len);
-		copy = NULL;
+		char *whole = malloc(len);
+
+		if (!whole) {
+			up_symtab_free(s);
+			rc = up_fail(UP_ENOMEM, "out of memory");
+			goto out;
+		}
+		advise_filled_whole(whole, len);
+		memcpy(whole, buf, len);
+		rc = srcinfo_new(&s->src, whole, len);
 		if (rc < 0) {
 			up_symtab_free(s);
 			goto out;
@@ -185,7 +293,7 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 out:
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	elf_copy_release(&copy);
 	return rc;
 }
 
@@ -196,7 +304,7 @@ int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 	GElf_Ehdr ehdr;
 	GElf_Shdr shdr;
 	size_t shstrndx;
-	char *copy;
+	struct elf_copy copy;
 	Elf *elf;
 	int rc = 0;
 
@@ -205,11 +313,11 @@ int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 		return up_fail(UP_EIO, "libelf is out of date");
 	if (len < 4 || memcmp(buf, "\177ELF", 4) != 0)
 		return up_fail(UP_EFORMAT, "%s is not an ELF file", what);
-	copy = malloc(len);
-	if (!copy)
-		return up_fail(UP_ENOMEM, "out of memory");
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
+	/* Headers, notes, names: not the code nor the tables. */
+	rc = elf_copy_headers(&copy, buf, len, false, NULL);
+	if (rc < 0)
+		return rc;
+	elf = elf_memory(copy.bytes, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &ehdr) ||
 	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file (%s)", what,
@@ -246,6 +354,6 @@ int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 out:
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	elf_copy_release(&copy);
 	return rc;
 }

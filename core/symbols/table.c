@@ -59,10 +59,9 @@ static size_t name_length(const char *name)
 	return n;
 }
 
-static int arena_add(struct up_symtab *s, const char *name, size_t *off)
+static int arena_add_n(struct up_symtab *s, const char *name, size_t n,
+		       size_t *off)
 {
-	size_t n = name_length(name);
-
 	if (grow_array(&s->names, &s->names_cap, s->names_len + n + 1, 1, 4096) < 0)
 		return UP_ENOMEM;
 	memcpy(s->names + s->names_len, name, n);
@@ -72,31 +71,51 @@ static int arena_add(struct up_symtab *s, const char *name, size_t *off)
 	return 0;
 }
 
+static int arena_add(struct up_symtab *s, const char *name, size_t *off)
+{
+	return arena_add_n(s, name, name_length(name), off);
+}
+
+int symtab_reserve(struct up_symtab *s, size_t symbols, size_t name_bytes)
+{
+	if (symbols > symtab_limits.symbols)
+		symbols = symtab_limits.symbols;
+	if (name_bytes > symtab_limits.name_bytes)
+		name_bytes = symtab_limits.name_bytes;
+	if (grow_array(&s->entries, &s->cap, symbols, sizeof(*s->entries), 1024) < 0 ||
+	    grow_array(&s->names, &s->names_cap, name_bytes, 1, 4096) < 0)
+		return up_fail(UP_ENOMEM, "out of memory");
+	return 0;
+}
+
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	       const char *name, int rank)
 {
 	struct sym_entry *e;
+	size_t full = strnlen(name, SYMTAB_MAX_NAME + 1);
+	size_t n = full <= SYMTAB_MAX_NAME ? full : name_length(name);
 	int rc;
 
 	if (s->count >= symtab_limits.symbols ||
-	    s->names_len + name_length(name) + 1 > symtab_limits.name_bytes) {
+	    s->names_len + n + 1 > symtab_limits.name_bytes) {
 		if (!s->capped)
 			symtab_warn(s, "more than %zu symbols or %zu KiB of names: the rest left out",
 				    symtab_limits.symbols, symtab_limits.name_bytes >> 10);
 		s->capped = true;
 		return 0;
 	}
-	if (strnlen(name, SYMTAB_MAX_NAME + 1) > SYMTAB_MAX_NAME)
+	if (full > SYMTAB_MAX_NAME)
 		s->long_names++;
 	if (grow_array(&s->entries, &s->cap, s->count + 1, sizeof(*s->entries), 1024) < 0)
 		return UP_ENOMEM;
 	e = &s->entries[s->count];
-	rc = arena_add(s, name, &e->name);
+	rc = arena_add_n(s, name, n, &e->name);
 	if (rc < 0)
 		return rc;
 	e->addr = addr;
 	e->size = size;
 	e->rank = rank;
+	e->name_size = (uint32_t)n + 1;     /* n <= SYMTAB_MAX_NAME */
 	s->count++;
 	return 0;
 }
@@ -160,17 +179,120 @@ done:
 	return rc;
 }
 
+/* The entries' indexes in address order (stable: equal addresses keep
+ * their order), by a least-significant-digit radix sort on the address:
+ * linear in the entries whatever the image holds, where qsort of the
+ * entries themselves took most of a large table's load. Digits all keys
+ * share (the high bytes of a kernel's addresses) cost one pass over the
+ * counts only. Only 32-bit indexes move, each pass reading its entry's
+ * address: a quarter of the memory (and page faults) of moving the
+ * addresses along. Returns the sorted indexes (malloc'ed) or NULL. */
+static uint32_t *sort_by_address(const struct sym_entry *e, size_t n)
+{
+	uint32_t *a, *b;
+	size_t (*counts)[256];
+
+	if (n > UINT32_MAX)
+		return NULL;
+	a = malloc(n * sizeof(*a));
+	b = malloc(n * sizeof(*b));
+	counts = calloc(8, sizeof(*counts));        /* each digit's */
+	if (!a || !b || !counts) {
+		free(a);
+		free(b);
+		free(counts);
+		return NULL;
+	}
+	/* Every digit's counts in one pass over the keys. */
+	for (size_t i = 0; i < n; i++) {
+		a[i] = (uint32_t)i;
+		for (unsigned d = 0; d < 8; d++)
+			counts[d][(e[i].addr >> (8 * d)) & 0xff]++;
+	}
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t *count = counts[shift / 8], pos = 0;
+		uint32_t *t;
+
+		if (count[(e[0].addr >> shift) & 0xff] == n)
+			continue;       /* one digit for all: order unchanged */
+		for (unsigned d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[count[(e[a[i]].addr >> shift) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(counts);
+	free(b);
+	return a;
+}
+
+/* The kept names copied into a new arena in address order, the rest
+ * (aliases merged away) dropped: the passes over the table in address
+ * order (the C++ names, a name's lookup, the writers) then read the
+ * names in order, where the file's order made each name a cache miss. */
+static int arena_in_address_order(struct up_symtab *s)
+{
+	size_t pos = 0;
+	/* The kept names are some of the old arena's: they fit in its size. */
+	char *names = malloc(s->names_len ? s->names_len : 1);
+
+	if (!names)
+		return up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->count; i++) {
+		const char *name = s->names + s->entries[i].name;
+		size_t n = s->entries[i].name_size ? s->entries[i].name_size :
+			   strlen(name) + 1;
+
+		memcpy(names + pos, name, n);
+		s->entries[i].name = pos;
+		pos += n;
+	}
+	free(s->names);
+	s->names = names;
+	s->names_len = pos;
+	s->names_cap = s->names_len ? s->names_len : 1;
+	return 0;
+}
+
 int symtab_finish(struct up_symtab *s)
 {
+	struct sym_entry *kept = NULL;
 	size_t n = 0;
 	int rc;
 
-	if (s->count)
-		qsort(s->entries, s->count, sizeof(*s->entries), entry_cmp);
-	for (size_t i = 0; i < s->count; i++)
-		if (n == 0 || s->entries[n - 1].addr != s->entries[i].addr)
-			s->entries[n++] = s->entries[i];
+	/* One entry per address: the best alias (entry_cmp's first), picked
+	 * in one pass over each run of equal addresses. */
+	if (s->count) {
+		uint32_t *k = sort_by_address(s->entries, s->count);
+
+		kept = k ? malloc(s->count * sizeof(*kept)) : NULL;
+		if (!kept) {
+			free(k);
+			return up_fail(UP_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < s->count; i++) {
+			const struct sym_entry *e = &s->entries[k[i]];
+
+			if (n == 0 || kept[n - 1].addr != e->addr)
+				kept[n++] = *e;
+			else if (entry_cmp(e, &kept[n - 1]) < 0)
+				kept[n - 1] = *e;
+		}
+		free(k);
+	}
+	free(s->entries);
+	s->entries = kept;
+	s->cap = n;
 	s->count = n;
+	rc = arena_in_address_order(s);
+	if (rc < 0)
+		return rc;
 	if (s->long_names)
 		symtab_warn(s, "%zu names longer than %u bytes: cut there",
 			    s->long_names, SYMTAB_MAX_NAME);

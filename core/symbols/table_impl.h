@@ -12,6 +12,8 @@ struct sym_entry {
 	uint64_t size;
 	size_t name;       /* offset into the name arena */
 	int rank;          /* which alias wins at one address: higher */
+	uint32_t name_size;        /* the name's bytes with its NUL, as added
+				    * (0: not known, strlen it) */
 };
 
 struct up_symtab {
@@ -48,6 +50,10 @@ extern struct symtab_limits symtab_limits;
 #define SYMTAB_MAX_NAME 4096
 
 struct up_symtab *symtab_alloc(enum up_symtab_format format);
+
+/* Room for what a loader is about to add (each cut to its cap), so that
+ * a large table is not copied as it grows: 0 or UP_ENOMEM. */
+int symtab_reserve(struct up_symtab *s, size_t symbols, size_t name_bytes);
 
 /* Add a symbol (symtab_finish demangles C++ names). */
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,

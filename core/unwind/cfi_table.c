@@ -16,6 +16,7 @@
 #include "arch/arch.h"
 #include "unwind/cfi_table.h"
 #include "unwind/eh_frame.h"
+#include "util/elf_copy.h"
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "symbols/table_impl.h"
@@ -188,9 +189,22 @@ static uint64_t covered_from(const struct up_cfi_table *done, uint64_t a,
 	       done->rows[lo].start : end;
 }
 
+/* The rule libdw gave a plain FDE (eh_frame.h: its CIE's, over all its
+ * range) of the CIE at cie: the same for every other plain FDE of that
+ * CIE, which then costs no search, interpretation or allocation in libdw
+ * (most of a large image's compile, where leaf functions' FDEs are such). */
+struct plain_rule {
+	bool known;
+	uint64_t cie;
+	struct cfi_row r;          /* as classify() made it; start, len unset */
+};
+
+bool cfi_table_share_plain_rules = true;
+
 /* Rows for every FDE range of one section's CFI. */
 static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fdes)
 {
+	struct plain_rule plain = { .known = false };
 	int rc = 0;
 
 	for (size_t i = 0; i < fdes->count && rc == 0 && !b->rows_capped; i++) {
@@ -220,6 +234,21 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 		bool fp_based = false;
 
 		b->t->info.fdes++;
+		if (cfi_table_share_plain_rules && fde->plain && plain.known &&
+		    plain.cie == fde->cie_offset &&
+		    a < end && end - a <= UINT32_MAX) {
+			struct cfi_row r = plain.r;
+
+			r.start = a;
+			r.len = (uint32_t)(end - a);
+			if (r.kind == CFI_ROW_UNSUPPORTED) {
+				r.kind = b->unsupported;
+				b->t->info.unsupported++;
+			}
+			b->t->info.fp_fdes += r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
+			rc = push_row(b, &r);
+			continue;
+		}
 		while (a < end && rc == 0 && rows_left-- > 0) {
 			Dwarf_Frame *f;
 			Dwarf_Addr s, e;
@@ -240,6 +269,12 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			r.len = (uint32_t)(e - a);
 			classify(b->t->arch, f, ra, sig, &r);
 			free(f);
+			/* libdw's one row over the whole of a plain FDE. */
+			if (fde->plain && a == fde->pc_begin && e == fde->pc_end) {
+				plain = (struct plain_rule){ true, fde->cie_offset, r };
+				plain.r.start = 0;
+				plain.r.len = 0;
+			}
 			if (r.kind == CFI_ROW_UNSUPPORTED) {
 				r.kind = b->unsupported;
 				b->t->info.unsupported++;
@@ -397,22 +432,26 @@ static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 			     .unsupported = t->count ? CFI_ROW_UNSUPPORTED_ELSEWHERE :
 						       CFI_ROW_UNSUPPORTED };
 	const struct arch *arch;
+	static const char *const cfi_sections[] = { ".eh_frame", ".eh_frame_hdr", NULL };
 	Dwarf_CFI *eh = NULL;
 	Dwarf *dw = NULL;
-	char *copy = NULL;
+	struct elf_copy copy;
 	Elf *elf = NULL;
 	GElf_Ehdr eh_hdr;
+	GElf_Shdr debug_frame;
 	size_t costly = t->info.costly_fdes;
 	int rc = 0;
 
 	elf_version(EV_CURRENT);
-	copy = malloc(len ? len : 1);      /* libelf may write to the image */
-	if (!copy)
-		return up_fail(UP_ENOMEM, "out of memory");
-	memcpy(copy, buf, len);
-	b.img = (const uint8_t *)copy;
+	/* libelf may write to the image, and we sanitize .eh_frame in
+	 * place: a copy, of the headers and .eh_frame only unless libdw's
+	 * DWARF is wanted (below). */
+	rc = elf_copy_headers(&copy, buf, len, false, cfi_sections);
+	if (rc < 0)
+		return rc;
+	b.img = (const uint8_t *)copy.bytes;
 	b.img_len = len;
-	elf = elf_memory(copy, len);
+	elf = elf_memory(copy.bytes, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh_hdr)) {
 		rc = up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 		goto out;
@@ -430,10 +469,16 @@ static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 		goto out;
 	}
 	t->arch = arch;
+	/* .debug_frame is read through libdw's DWARF, which opens every
+	 * debug section: such an image is copied whole, before the copy is
+	 * written to. Without one, the DWARF is not opened: add_section
+	 * would not read it. */
+	if (sections_named(elf, ".debug_frame") || sections_named(elf, ".zdebug_frame"))
+		elf_copy_whole(&copy, buf);
 	hide_eh_frame_hdr(elf);
 	eh = dwarf_getcfi_elf(elf);
 	rc = add_section(&b, elf, ".eh_frame", true, eh);
-	if (rc == 0) {
+	if (rc == 0 && section(elf, ".debug_frame", &debug_frame)) {
 		dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 		if (dw)
 			rc = add_section(&b, elf, ".debug_frame", false, dwarf_getcfi(dw));
@@ -450,7 +495,7 @@ out:
 		dwarf_cfi_end(eh);
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	elf_copy_release(&copy);
 	return rc;
 }
 

@@ -77,6 +77,11 @@ struct up_cfi_table {
  * work, by binary search over the whole table. */
 void cfi_table_index(struct up_cfi_table *t);
 
+/* Whether a plain FDE (eh_frame.h) takes the rule libdw gave the first
+ * plain FDE of its CIE (true), or is evaluated by libdw itself: a
+ * variable so that the fuzzer and tests can compare the two. */
+extern bool cfi_table_share_plain_rules;
+
 /* The row holding pc, or NULL. Inline: the walk calls it once a frame
  * inside the paused window, and the table's fields then stay in registers. */
 static inline const struct cfi_row *cfi_table_find(const struct up_cfi_table *t,

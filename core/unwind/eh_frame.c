@@ -173,6 +173,7 @@ static void scan_cfa(const uint8_t *p, const uint8_t *end, uint8_t addr_enc,
 	while (c.p < c.end && !c.bad) {
 		uint8_t op = (uint8_t)get(&c, 1);
 
+		s->ops += op != CFA_nop;
 		switch (op & 0xc0) {
 		case CFA_advance_loc: s->rows++; continue;
 		case CFA_offset: uleb(&c); continue;
@@ -485,6 +486,7 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 	f->cie_offset = ci->offset;
 	f->rows = s.rows + 1;
 	f->work = s.bytes + s.remembers * (s.max_reg + 1);
+	f->plain = s.ops == ci->scan.ops && f->rows == 1;
 	return f->pc_end > f->pc_begin;
 }
 
@@ -556,40 +558,41 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 	if (out->truncated || out->capped)
 		out->end = off;         /* what follows was not vetted */
 	free(cies);
-	if (out->count)
-		qsort(out->fdes, out->count, sizeof(*out->fdes), fde_cmp);
+	/* A linker writes them in address order: checked, not sorted again. */
+	for (size_t i = 1; i < out->count; i++) {
+		if (fde_cmp(&out->fdes[i - 1], &out->fdes[i]) > 0) {
+			qsort(out->fdes, out->count, sizeof(*out->fdes), fde_cmp);
+			break;
+		}
+	}
 	drop_overlaps(out);
 	return 0;
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh,
 		      const struct fde_list *l)
 {
-	uint64_t *keep = malloc((2 * l->count + 1) * sizeof(*keep));
-	size_t nkeep = 0, off = 0;
+	/* One bit per byte of the section: the entries kept start there
+	 * (every listed offset is within it). */
+	uint8_t *keep = calloc(len / 8 + 1, 1);
+	size_t off = 0;
 
 	if (!keep)
 		return UP_ENOMEM;
 	for (size_t i = 0; i < l->count; i++) {
-		keep[nkeep++] = l->fdes[i].fde_offset;
-		keep[nkeep++] = l->fdes[i].cie_offset;
+		uint64_t f = l->fdes[i].fde_offset, c = l->fdes[i].cie_offset;
+
+		if (f < len)
+			keep[f / 8] |= (uint8_t)(1u << (f % 8));
+		if (c < len)
+			keep[c / 8] |= (uint8_t)(1u << (c % 8));
 	}
-	qsort(keep, nkeep, sizeof(*keep), u64_cmp);
-	while (off < l->end) {
+	while (off < l->end && off < len) {
 		struct entry e = next_entry(sec, len, off, is_eh);
-		uint64_t o = off;
 
 		if (e.kind != ENTRY_CIE && e.kind != ENTRY_FDE)
 			break;
-		if (!bsearch(&o, keep, nkeep, sizeof(*keep), u64_cmp) &&
-		    e.body.end > e.body.p) {
+		if (!(keep[off / 8] & (1u << (off % 8))) && e.body.end > e.body.p) {
 			/* A CIE of an unknown version: libdw skips it. */
 			uint8_t *id = sec + e.id_pos;
 

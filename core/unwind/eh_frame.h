@@ -29,6 +29,7 @@ struct cfa_scan {
 	uint64_t remembers;     /* DW_CFA_remember_state count */
 	uint64_t max_reg;       /* highest register named */
 	uint64_t depth, max_depth;      /* remember_state nesting */
+	uint64_t ops;           /* instructions other than DW_CFA_nop */
 	bool bad;               /* an opcode or operand we cannot decode */
 };
 
@@ -39,6 +40,8 @@ struct fde_ref {
 	uint64_t cie_offset;    /* of its CIE */
 	uint64_t rows;          /* at most this many rows */
 	uint64_t work;          /* bytes libdw interprets to compute one row */
+	bool plain;             /* its own program is DW_CFA_nops only: one
+				 * row, its CIE's rule, over all its range */
 };
 
 struct fde_list {

@@ -9,6 +9,7 @@
 #include <xen/elfnote.h>
 
 #include "arch/arch.h"
+#include "util/elf_copy.h"
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
 #include "symbols/table_impl.h"
@@ -364,7 +365,7 @@ int up_kernel_map_load_mem(struct up_kernel_map **out, const void *buf,
 			   const struct up_symtab *symtab)
 {
 	struct up_kernel_map *k;
-	char *copy;
+	struct elf_copy copy;
 	Elf *elf;
 	int rc;
 
@@ -375,18 +376,18 @@ int up_kernel_map_load_mem(struct up_kernel_map **out, const void *buf,
 	rc = up_kernel_map_new(&k);
 	if (rc < 0)
 		return rc;
-	copy = malloc(len);        /* libelf may write to a memory image */
-	if (!copy) {
+	/* Headers, notes, the entry's section: not the rest. */
+	rc = elf_copy_headers(&copy, buf, len, false, NULL);
+	if (rc < 0) {
 		free(k);
-		return up_fail(UP_ENOMEM, "out of memory");
+		return rc;
 	}
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
+	elf = elf_memory(copy.bytes, len);
 	rc = elf && elf_kind(elf) == ELF_K_ELF ? parse(k, elf, what, symtab) :
 		up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	elf_copy_release(&copy);
 	if (rc == 0 && what && !(k->image = strdup(what)))
 		rc = up_fail(UP_ENOMEM, "out of memory");
 	if (rc < 0) {

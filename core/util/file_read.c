@@ -10,6 +10,7 @@
 
 #include "util/error_impl.h"
 #include "util/file_read.h"
+#include "util/grow.h"
 
 static uint64_t gzip_limit(const char *path, const struct file_read_caps *c)
 {
@@ -53,7 +54,83 @@ int file_open_regular(const char *path)
 	return fd;
 }
 
-/* gzread passes plain files through unchanged. */
+/* A file that is not gzip data, read straight into a buffer of its size:
+ * zlib's pass-through would copy it through its own buffer into one
+ * doubled as it fills (a copy and twice the memory of a large image). A
+ * file that grows while read is read on to its end, within the cap. */
+static int read_plain(int fd, const char *path, const struct file_read_caps *c,
+		      uint8_t **out, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf = NULL;
+	size_t n = 0, cap;
+
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return up_fail(UP_EIO, "cannot read %s: %s", path, strerror(errno));
+	}
+	if ((uint64_t)st.st_size > c->max) {
+		close(fd);
+		return too_large(path, c, c->max);
+	}
+	/* One byte more than the size: the end is seen without a second
+	 * buffer. */
+	cap = (size_t)st.st_size + 1;
+	for (;;) {
+		ssize_t got;
+
+		if (n == cap) {
+			uint8_t *nb;
+
+			if (cap > c->max) {
+				free(buf);
+				close(fd);
+				return too_large(path, c, c->max);
+			}
+			cap = cap * 2 > c->max + 1 ? (size_t)c->max + 1 : cap * 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return up_fail(UP_ENOMEM, "out of memory");
+			}
+			buf = nb;
+		} else if (!buf) {
+			if (!(buf = malloc(cap))) {
+				close(fd);
+				return up_fail(UP_ENOMEM, "out of memory");
+			}
+			advise_filled_whole(buf, cap);
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			up_fail(UP_EIO, "cannot read %s: %s", path, strerror(errno));
+			free(buf);
+			close(fd);
+			return UP_EIO;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (n > c->max) {
+		free(buf);
+		return too_large(path, c, c->max);
+	}
+	if (n == 0) {
+		free(buf);
+		buf = NULL;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* gzip data is gunzipped; anything else is read as it is (read_plain:
+ * zlib would pass it through unchanged, as it did all files before). */
 int file_read(const char *path, const struct file_read_caps *c,
 	      uint8_t **out, size_t *len)
 {
@@ -70,6 +147,10 @@ int file_read(const char *path, const struct file_read_caps *c,
 	if (fd < 0)
 		return up_fail(errno == ENOENT ? UP_ENOENT : UP_EIO,
 			       "cannot open %s %s: %s", c->noun, path, strerror(errno));
+	/* zlib takes a file for gzip from its first byte (0x1f): those, and
+	 * a file whose first byte cannot be read, go the way they went. */
+	if (pread(fd, &probe, 1, 0) == 1 && probe != 0x1f)
+		return read_plain(fd, path, c, out, len);
 	gz = gzdopen(fd, "rb");
 	if (!gz) {
 		close(fd);

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util/error_impl.h"
 #include "util/grow.h"
@@ -43,4 +44,19 @@ void fit_array(void *arrayp, size_t *cap, size_t n, size_t size)
 		return;                 /* the larger array is as good */
 	memcpy(arrayp, &p, sizeof(p));
 	*cap = n ? n : 1;
+}
+
+void advise_filled_whole(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = 2u << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(huge - 1);
+
+	if (n >= 2 * huge && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }

@@ -14,4 +14,9 @@ int grow_array(void *arrayp, size_t *cap, size_t need, size_t size, size_t first
  * done growing (doubling leaves up to half of it unused). */
 void fit_array(void *arrayp, size_t *cap, size_t n, size_t size);
 
+/* A large buffer about to be filled whole (a file's bytes): asks the
+ * kernel for huge pages under it, so that filling it takes a fault per
+ * 2 MiB rather than per 4 KiB page. Only advice: nothing if refused. */
+void advise_filled_whole(void *p, size_t n);
+
 #endif

@@ -4,15 +4,23 @@
  * come out sorted, its counts must agree, and a lookup at each row's first
  * and last address must find a row holding it; the same again after the
  * image is added to its own table as a second file (a debug file's CFI
- * for the code not covered yet), which must not add an FDE twice. */
+ * for the code not covered yet), which must not add an FDE twice. The
+ * table is compiled twice, from libelf's whole copy of the image and from
+ * the copy of its headers and .eh_frame that images past 1 MiB get
+ * (core/util/elf_copy.c, its limits lowered for these small inputs),
+ * the second time with libdw asked for every plain FDE rather than once
+ * per CIE (cfi_table_share_plain_rules): both must refuse it or give the
+ * same rows. */
 #include "config.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "unwind/cfi_table.h"
 #include "known_open.h"
+#include "util/elf_copy.h"
 #include "uniprof/uniprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,12 +71,14 @@ static void check_table(const struct up_cfi_table *t)
 		abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The table, checked; NULL when refused (saying why). */
+static struct up_cfi_table *load(const uint8_t *data, size_t size, int *rc)
 {
 	struct up_cfi_table *t;
 
 	up_error_clear();
-	if (up_cfi_table_load_mem(&t, data, size, "fuzz input") == 0) {
+	*rc = up_cfi_table_load_mem(&t, data, size, "fuzz input");
+	if (*rc == 0) {
 		size_t fdes, added = 0;
 
 		check_table(t);
@@ -77,9 +87,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (added != up_cfi_table_info(t)->fdes - fdes)
 			abort();
 		check_table(t);
-		up_cfi_table_free(t);
-	} else if (!up_error_last()[0]) {
-		abort();                      /* a failure always says why */
+		return t;
 	}
+	if (!up_error_last()[0])
+		abort();                      /* a failure always says why */
+	return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct elf_copy_limits whole = { SIZE_MAX, false }, parts = { 0, true };
+	struct up_cfi_table *a, *b;
+	int ra, rb;
+
+	elf_copy_limits = whole;
+	cfi_table_share_plain_rules = true;
+	a = load(data, size, &ra);
+	elf_copy_limits = parts;
+	cfi_table_share_plain_rules = false;
+	b = load(data, size, &rb);
+	/* The part copy reads what the whole does, and libdw gives every
+	 * plain FDE the rule it gave the first of its CIE: the same rows. */
+	if (ra != rb)
+		abort();
+	if (a) {
+		const struct up_cfi_info *x = up_cfi_table_info(a), *y = up_cfi_table_info(b);
+
+		if (a->count != b->count ||
+		    memcmp(a->rows, b->rows, a->count * sizeof(*a->rows)) != 0 ||
+		    x->fdes != y->fdes || x->unsupported != y->unsupported ||
+		    strcmp(x->warning, y->warning) != 0)
+			abort();
+	}
+	up_cfi_table_free(a);
+	up_cfi_table_free(b);
 	return 0;
 }

@@ -199,6 +199,39 @@ unsigned long tg_elf_symbol(const char *elf, const char *name)
 	return tg_shell_hex("nm '%s' | awk '$3 == \"%s\" { print $1 }'%s", elf, name, "");
 }
 
+uint8_t *tg_padded_file(const char *path, size_t pad, int fill, uint8_t **small,
+			size_t *len)
+{
+	uint8_t *big;
+
+	if (up_file_read(path, small, len) < 0)
+		return NULL;
+	big = malloc(*len + pad);
+	if (!big) {
+		free(*small);
+		return NULL;
+	}
+	memcpy(big, *small, *len);
+	memset(big + *len, fill, pad);
+	return big;
+}
+
+uint8_t *tg_spoilt_image(const uint8_t *img, size_t len, size_t n, size_t *size)
+{
+	size_t at;
+	uint8_t *out;
+
+	*size = n <= len ? n : len;
+	at = n - *size;
+	out = malloc(*size ? *size : 1);
+	if (!out)
+		return NULL;
+	memcpy(out, img, *size);
+	if (n > len)
+		memset(out + at, 0xff, len - at < 32 ? len - at : 32);
+	return out;
+}
+
 struct up_target *tg_two_vcpus(struct test_guest *g, bool second_online,
 			       bool second_blocked)
 {

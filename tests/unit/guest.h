@@ -68,6 +68,18 @@ unsigned long tg_shell_hex(const char *fmt, const char *elf, const char *a,
 /* A symbol's address in an ELF file, from nm (0 if absent). */
 unsigned long tg_elf_symbol(const char *elf, const char *name);
 
+/* A file's bytes (*small, *len) and the same followed by pad bytes of
+ * fill (returned): an image past the size at which loaders copy only its
+ * parts (core/util/elf_copy.c). Both malloc'ed; NULL if unreadable. */
+uint8_t *tg_padded_file(const char *path, size_t pad, int fill, uint8_t **small,
+			size_t *len);
+
+/* Image variant n of img[0..len), for n from 0 to 2 * len: cut to its
+ * first n bytes, or past len whole but for 32 bytes of 0xff at n - len.
+ * Exactly *size bytes malloc'ed (ASan sees a read past them); NULL if
+ * out of memory. */
+uint8_t *tg_spoilt_image(const uint8_t *img, size_t len, size_t n, size_t *size);
+
 /* A minimal x86_64 ELF executable of program headers only: one PT_LOAD per
  * load (flags PF_R/PF_W/PF_X), in this order, its file bytes zero; the
  * file runs to the farthest p_offset + p_filesz. *len bytes, malloc'ed. */

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/elf_copy.h"
 #include "guest.h"
 #include "test.h"
 
@@ -143,6 +144,222 @@ static void test_nm_map(void)
 	up_symtab_free(s);
 }
 
+/* A map in no order, over addresses that differ in every byte, with up
+ * to three aliases an address: the table comes out in address order with
+ * the best alias kept (global over weak over local, then the first
+ * name), as a sort by (address, rank, name) then one per address gives. */
+#define SHUFFLED 3000
+
+static uint64_t shuffled_addr(unsigned i)
+{
+	/* Distinct (an odd multiplier is a bijection), spread over 64 bits. */
+	return ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ULL;
+}
+
+static void test_shuffled_aliases(void)
+{
+	static char map[SHUFFLED * 3 * 48];
+	static unsigned order[SHUFFLED * 3];
+	struct up_symtab *s;
+	size_t len = 0, n = 0;
+	uint64_t rng = 88172645463325252ULL, last = 0;
+
+	for (unsigned i = 0; i < SHUFFLED; i++)
+		for (unsigned kind = 0; kind < 3; kind++)
+			if (kind == 0 || (i % 3) != kind)   /* some lack an alias */
+				order[n++] = i * 3 + kind;
+	for (size_t i = n; i > 1; i--) {            /* Fisher-Yates */
+		size_t j;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		j = rng % i;
+		unsigned t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (size_t k = 0; k < n; k++) {
+		unsigned i = order[k] / 3, kind = order[k] % 3;
+
+		len += (size_t)snprintf(map + len, sizeof(map) - len, "%016llx %c %c_%u\n",
+					(unsigned long long)shuffled_addr(i), "tWT"[kind],
+					"lwg"[kind], i);
+	}
+	REQUIRE(up_symtab_load_mem(&s, map, len, "shuffled") == 0);
+	CHECK(up_symtab_count(s) == SHUFFLED);
+	for (size_t k = 0; k < up_symtab_count(s) && !test_failures; k++) {
+		const struct up_symbol *sym = up_symtab_symbol(s, k);
+		unsigned i = 0;
+		char want[32];
+
+		CHECK(k == 0 || sym->addr > last);
+		last = sym->addr;
+		while (i < SHUFFLED && shuffled_addr(i) != sym->addr)
+			i++;
+		REQUIRE(i < SHUFFLED);
+		/* i % 3 == 2: no global; == 1: no weak. */
+		snprintf(want, sizeof(want), "%c_%u", i % 3 == 2 ? 'w' : 'g', i);
+		CHECK_STR(sym->name, want);
+		CHECK(up_symtab_lookup(s, sym->addr) == sym);
+	}
+	up_symtab_free(s);
+}
+
+/* An image past 1 MiB is parsed from a copy holding only its headers,
+ * notes and tables (core/util/elf_copy.c): padded past that, the fixture
+ * loads, identifies and maps as it does whole, and with its section
+ * table pointed past its end it is refused without reading outside. */
+#define PAD (2u << 20)
+
+static void same_loads(const uint8_t *small, size_t small_len,
+		       const uint8_t *big, size_t big_len)
+{
+	struct up_symtab *a, *b;
+	struct up_elf_identity ia, ib;
+	struct up_kernel_map *ka, *kb;
+	uint64_t alo = 0, ahi = 0, blo = 0, bhi = 0;
+
+	REQUIRE(up_symtab_load_mem(&a, small, small_len, "small") == 0);
+	REQUIRE(up_symtab_load_mem(&b, big, big_len, "big") == 0);
+	CHECK(up_symtab_count(a) == up_symtab_count(b));
+	CHECK_STR(up_symtab_build_id(a), up_symtab_build_id(b));
+	CHECK(up_symtab_has_source(a) == up_symtab_has_source(b));
+	for (size_t i = 0; i < up_symtab_count(a) && i < up_symtab_count(b); i++) {
+		CHECK(up_symtab_symbol(a, i)->addr == up_symtab_symbol(b, i)->addr);
+		CHECK(up_symtab_symbol(a, i)->size == up_symtab_symbol(b, i)->size);
+		CHECK_STR(up_symtab_symbol(a, i)->name, up_symtab_symbol(b, i)->name);
+	}
+	CHECK(up_elf_identify_mem(small, small_len, "small", &ia) == 0);
+	CHECK(up_elf_identify_mem(big, big_len, "big", &ib) == 0);
+	CHECK_STR(ia.build_id, ib.build_id);
+	CHECK_STR(ia.debuglink, ib.debuglink);
+	CHECK(ia.machine == ib.machine && ia.width == ib.width &&
+	      ia.has_symtab == ib.has_symtab);
+	REQUIRE(up_kernel_map_load_mem(&ka, small, small_len, "small", a) == 0);
+	REQUIRE(up_kernel_map_load_mem(&kb, big, big_len, "big", b) == 0);
+	CHECK(up_kernel_map_text_ranges(ka) == up_kernel_map_text_ranges(kb));
+	CHECK(up_kernel_map_entries(ka) == up_kernel_map_entries(kb));
+	CHECK(up_kernel_map_hypercall_page(ka) == up_kernel_map_hypercall_page(kb));
+	CHECK(up_kernel_map_text_span(ka, &alo, &ahi) == up_kernel_map_text_span(kb, &blo, &bhi));
+	CHECK(alo == blo && ahi == bhi);
+	up_kernel_map_free(ka);
+	up_kernel_map_free(kb);
+	up_symtab_free(a);
+	up_symtab_free(b);
+}
+
+static void test_large_image(void)
+{
+	uint8_t *small, *big;
+	size_t len;
+	struct up_symtab *s = NULL;
+	struct up_elf_identity id;
+	struct up_kernel_map *k = NULL;
+	uint64_t shoff;
+	uint16_t shnum;
+
+	big = tg_padded_file(fixture, PAD, 0xa5, &small, &len);
+	REQUIRE(big != NULL);
+	same_loads(small, len, big, len + PAD);
+	/* Every section placed past the end but one, which runs from 16
+	 * bytes before it for 2^40: the copy takes those 16 bytes and no
+	 * more (ASan sees any read past the image), libelf refuses them. */
+	memcpy(&shoff, big + 40, sizeof(shoff));          /* e_shoff */
+	memcpy(&shnum, big + 60, sizeof(shnum));          /* e_shnum */
+	REQUIRE(shoff < len && shnum * 64u <= len - shoff);
+	for (uint64_t off = shoff + 64; off < shoff + shnum * 64u; off += 64) {
+		uint64_t past = len + PAD + 4096, huge = (uint64_t)1 << 40;
+
+		if (off == shoff + 64)
+			past = len + PAD - 16;
+		memcpy(big + off + 24, &past, sizeof(past));   /* sh_offset */
+		memcpy(big + off + 32, &huge, sizeof(huge));   /* sh_size */
+	}
+	CHECK(up_symtab_load_mem(&s, big, len + PAD, "huge") < 0);
+	if (up_elf_identify_mem(big, len + PAD, "huge", &id) == 0)
+		CHECK(id.build_id[0] == '\0');
+	if (up_kernel_map_load_mem(&k, big, len + PAD, "huge", NULL) == 0)
+		up_kernel_map_free(k);
+	free(small);
+	free(big);
+}
+
+/* The image cut short at every few bytes, spoilt 32 bytes at a time,
+ * and with sections that wrap
+ * past the top of the address space, through the part copy (its limits
+ * lowered: the fixture is small) and through the whole copy: each load
+ * refuses the same inputs, saying why, or gives the same table; ASan
+ * sees any read past the cut. */
+static int load_all(const uint8_t *buf, size_t len, size_t *count)
+{
+	struct up_symtab *s = NULL;
+	struct up_elf_identity id;
+	struct up_kernel_map *k = NULL;
+	int rc;
+
+	up_error_clear();
+	rc = up_symtab_load_mem(&s, buf, len, "cut");
+	CHECK(rc == 0 ? s != NULL : up_error_last()[0] != '\0');
+	*count = rc == 0 ? up_symtab_count(s) : 0;
+	if (up_elf_identify_mem(buf, len, "cut", &id) == 0)
+		rc = rc * 2 + (id.build_id[0] != '\0');
+	if (up_kernel_map_load_mem(&k, buf, len, "cut", s) == 0) {
+		rc = rc * 2 + 1;
+		up_kernel_map_free(k);
+	}
+	up_symtab_free(s);
+	return rc;
+}
+
+static void test_truncated_parts(void)
+{
+	const struct elf_copy_limits saved = elf_copy_limits;
+	uint8_t *img, *cut;
+	size_t len;
+	uint64_t shoff;
+	uint16_t shnum;
+
+	REQUIRE(up_file_read(fixture, &img, &len) == 0);
+	/* Cut, or spoilt where the section table survives and the part
+	 * copy is taken. */
+	for (size_t n = 0; n < 2 * len && !test_failures; n += n < 128 ? 1 : n <= len ? 61 : 29) {
+		size_t size, whole_count, parts_count;
+		int whole, parts;
+
+		cut = tg_spoilt_image(img, len, n, &size);
+		REQUIRE(cut != NULL);
+		elf_copy_limits = saved;
+		whole = load_all(cut, size, &whole_count);
+		elf_copy_limits = (struct elf_copy_limits){ 0, true };
+		parts = load_all(cut, size, &parts_count);
+		CHECK(whole == parts && whole_count == parts_count);
+		free(cut);
+	}
+	/* Sections running past the end and wrapping around 2^64. */
+	memcpy(&shoff, img + 40, sizeof(shoff));
+	memcpy(&shnum, img + 60, sizeof(shnum));
+	REQUIRE(shoff < len && shnum >= 3 && shnum * 64u <= len - shoff);
+	for (unsigned i = 1; i < shnum; i++) {
+		uint64_t off = i % 2 ? UINT64_MAX - 15 : len - 16, size = UINT64_MAX;
+
+		memcpy(img + shoff + i * 64u + 24, &off, sizeof(off));
+		memcpy(img + shoff + i * 64u + 32, &size, sizeof(size));
+	}
+	{
+		size_t count;
+		struct up_symtab *s = NULL;
+
+		elf_copy_limits = (struct elf_copy_limits){ 0, true };
+		CHECK(up_symtab_load_mem(&s, img, len, "wrapping") < 0);
+		CHECK(up_error_last()[0] != '\0');
+		load_all(img, len, &count);
+		CHECK(count == 0);
+	}
+	elf_copy_limits = saved;
+	free(img);
+}
+
 static void test_malformed(void)
 {
 	struct up_symtab *s = NULL;
@@ -177,6 +394,9 @@ int main(int argc, char **argv)
 	RUN(test_lookup_edges);
 	RUN(test_gzip_image);
 	RUN(test_nm_map);
+	RUN(test_shuffled_aliases);
+	RUN(test_large_image);
+	RUN(test_truncated_parts);
 	RUN(test_malformed);
 	TEST_MAIN_END();
 }

@@ -4,6 +4,7 @@
  * unsupported rules, CFAs that do not go up, out of bounds, unreadable
  * stacks, depth overflow. */
 #include "unwind/cfi_table.h"
+#include "util/elf_copy.h"
 #include "guest.h"
 #include "test.h"
 
@@ -53,6 +54,102 @@ static void test_table_from_guest(void)
 	}
 	up_cfi_table_free(t);
 	CHECK(up_cfi_table_load(&t, "/nonexistent") == UP_ENOENT);
+}
+
+/* Past 1 MiB the image is compiled from a copy of its headers and
+ * .eh_frame only (core/util/elf_copy.c): padded past that, the guest
+ * gives the very same table. */
+static void test_table_padded(void)
+{
+	const size_t pad = 2u << 20;
+	struct up_cfi_table *a, *b;
+	uint8_t *small, *big;
+	size_t len;
+
+	big = tg_padded_file(guest_nofp, pad, 0x5a, &small, &len);
+	REQUIRE(big != NULL);
+	REQUIRE(up_cfi_table_load_mem(&a, small, len, "small") == 0);
+	REQUIRE(up_cfi_table_load_mem(&b, big, len + pad, "big") == 0);
+	CHECK(a->count == b->count && a->count > 0);
+	{
+		const struct up_cfi_info *x = up_cfi_table_info(a), *y = up_cfi_table_info(b);
+
+		CHECK(x->fdes == y->fdes && x->rows == y->rows && x->unsupported == y->unsupported);
+		CHECK(x->skipped_fdes == y->skipped_fdes && x->refused_fdes == y->refused_fdes);
+		CHECK(x->overlapping_fdes == y->overlapping_fdes && x->costly_fdes == y->costly_fdes);
+		CHECK(x->fp_fdes == y->fp_fdes);
+		CHECK_STR(x->warning, y->warning);
+	}
+	/* No padding in a row: compared whole. */
+	if (a->count == b->count)
+		CHECK(memcmp(a->rows, b->rows, a->count * sizeof(*a->rows)) == 0);
+	up_cfi_table_free(a);
+	up_cfi_table_free(b);
+	free(small);
+	free(big);
+}
+
+/* The guest cut short at every few bytes, or spoilt 32 bytes at a time,
+ * through the part copy (its limits lowered; every other time with libdw
+ * asked for each plain FDE) and the whole: the same images are refused,
+ * saying
+ * why, and the others give the same rows; ASan sees a read past the cut. */
+static int cut_table(const uint8_t *buf, size_t n, struct up_cfi_table **t)
+{
+	int rc;
+
+	up_error_clear();
+	rc = up_cfi_table_load_mem(t, buf, n, "cut");
+	CHECK(rc == 0 || up_error_last()[0] != '\0');
+	if (rc < 0)
+		*t = NULL;
+	return rc;
+}
+
+static void test_table_truncated_parts(void)
+{
+	const struct elf_copy_limits saved = elf_copy_limits;
+	uint8_t *img;
+	size_t len;
+
+	REQUIRE(up_file_read(guest_nofp, &img, &len) == 0);
+	{
+		struct up_cfi_table *a, *b;
+
+		REQUIRE(cut_table(img, len, &a) == 0);
+		cfi_table_share_plain_rules = false;
+		REQUIRE(cut_table(img, len, &b) == 0);
+		cfi_table_share_plain_rules = true;
+		CHECK(a->count == b->count && a->info.fdes == b->info.fdes &&
+		      memcmp(a->rows, b->rows, a->count * sizeof(*a->rows)) == 0);
+		up_cfi_table_free(a);
+		up_cfi_table_free(b);
+	}
+	/* Cut, or spoilt where the section table survives and the part
+	 * copy is taken. */
+	for (size_t n = 0; n < 2 * len && !test_failures; n += n < 128 ? 1 : 251) {
+		struct up_cfi_table *a, *b;
+		size_t size;
+		uint8_t *cut = tg_spoilt_image(img, len, n, &size);
+		int ra, rb;
+
+		REQUIRE(cut != NULL);
+		elf_copy_limits = saved;
+		ra = cut_table(cut, size, &a);
+		elf_copy_limits = (struct elf_copy_limits){ 0, true };
+		cfi_table_share_plain_rules = n % 2;
+		rb = cut_table(cut, size, &b);
+		cfi_table_share_plain_rules = true;
+		CHECK(ra == rb);
+		if (a && b)
+			CHECK(a->count == b->count &&
+			      memcmp(a->rows, b->rows, a->count * sizeof(*a->rows)) == 0);
+		up_cfi_table_free(a);
+		up_cfi_table_free(b);
+		free(cut);
+	}
+	elf_copy_limits = saved;
+	free(img);
 }
 
 struct fx {
@@ -218,6 +315,8 @@ int main(void)
 
 	snprintf(guest_nofp, sizeof(guest_nofp), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
 	RUN(test_table_from_guest);
+	RUN(test_table_padded);
+	RUN(test_table_truncated_parts);
 	RUN(test_good_chain);
 	RUN(test_no_info_and_fallback);
 	RUN(test_unsupported);

@@ -1,0 +1,33 @@
+#!/bin/sh
+# make bench's cost of start-up (no Xen: what xl profile loads before its
+# first sample): uniprof-startup-bench on the test unikernel, on the
+# 100,000-function image of bench/gen-symbols.sh and on the one of
+# bench/gen-lines.sh (the same count with -g DWARF, as real unikernels
+# ship). Prints a table, also written as bench/startup.txt.
+# Usage: startup-bench.sh SRCDIR BUILDDIR [RUNS]
+set -eu
+src=$1 builddir=$2 runs=${3:-7}
+bin=$builddir/bench/uniprof-startup-bench
+work=$builddir/bench/lines
+mkdir -p "$work"
+# The generated images are kept between runs (the DWARF one takes a
+# minute or two; bench/lines-bench.sh shares it).
+syms=$work/symbols-100k.elf
+lines=$work/lines-100k.elf
+[ -s "$syms" ] || "$src/bench/gen-symbols.sh" "$syms" 100000
+[ -s "$lines" ] || "$src/bench/gen-lines.sh" "$lines" 100000 "${TG_CC:-gcc}"
+run() {     # NAME IMAGE
+	out=$("$bin" "$2" "$runs")
+	num() { printf '%s\n' "$out" | sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p"; }
+	printf '%-18s %9s %8s %8s %8s %8s %9s %9s\n' "$1" "$(num functions)" \
+		"$(num load_ms)" "$(num symbols_ms)" "$(num unwind_ms)" \
+		"$(num kernel_map_ms)" "$(num peak_rss_kib)" "$(num cfi_rows)"
+}
+{
+	echo "Start-up without Xen: medians of $runs loads (ms, KiB)"
+	printf '%-18s %9s %8s %8s %8s %8s %9s %9s\n' image functions load symbols \
+		unwind codemap rss cfi-rows
+	run test-unikernel "$builddir/tests/guest/tg-nofp.elf"
+	run symbols-100k "$syms"
+	run lines-100k "$lines"
+} | tee "$builddir/bench/startup.txt"

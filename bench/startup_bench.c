@@ -1,0 +1,90 @@
+/* uniprof-startup-bench: what xl profile (and uniprofd per domain) does
+ * before its first sample, without Xen.
+ *
+ *   uniprof-startup-bench IMAGE [RUNS]
+ *
+ * Runs the start-up's loads RUNS times (default 5) on IMAGE, given as
+ * both the kernel and the symbol file: the symbol search (identity, then
+ * the symbol table), the unwind tables (the CFI table, libunwind for the
+ * rows it cannot express) and the kernel's code map, each file read once
+ * as in xl profile. What is left out needs a domain: opening it and
+ * looking for the hypercall page in its memory. Prints one JSON line:
+ * the median of each phase and of the whole in ms, the peak RSS, the
+ * functions and the CFI rows. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#include "toolkit/image_cache.h"
+#include "toolkit/kernel_map_load.h"
+#include "toolkit/options.h"
+#include "toolkit/symbols_find.h"
+#include "toolkit/unwind_load.h"
+#include "uniprof/uniprof.h"
+
+#include "bench_time.h"
+
+#define MAX_RUNS 101
+
+enum { SYMBOLS, UNWIND, KMAP, TOTAL, PHASES };
+
+static double median_ms(uint64_t *ns, unsigned n)
+{
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	return (double)ns[n / 2] / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	static uint64_t took[PHASES][MAX_RUNS];
+	unsigned long runs = argc > 2 ? strtoul(argv[2], NULL, 10) : 5;
+	struct xlp_options opt = { .vcpu = -1 };
+	size_t functions = 0, rows = 0;
+	struct rusage ru;
+
+	if (argc < 2 || runs == 0 || runs > MAX_RUNS) {
+		fprintf(stderr, "usage: uniprof-startup-bench IMAGE [RUNS <= %d]\n", MAX_RUNS);
+		return 2;
+	}
+	for (unsigned long r = 0; r < runs; r++) {
+		struct xlp_symbol_query q = {
+			.explicit_file = argv[1], .kernel = argv[1], .force = true,
+		};
+		struct up_symtab *symtab = NULL;
+		struct up_kernel_map *kmap = NULL;
+		struct xlp_unwind uw;
+		char *used = NULL;
+		uint64_t t0 = now_ns(), t1, t2, t3;
+
+		if (xlp_find_symbols(&q, &symtab, &used) < 0)
+			return 1;
+		t1 = now_ns();
+		if (xlp_unwind_load(UP_UNWINDER_AUTO, argv[1], used, 0, &uw) < 0)
+			return 1;
+		t2 = now_ns();
+		if (xlp_kernel_map_load(argv[1], used, symtab, uw.cfi, &opt, &kmap) < 0)
+			return 1;
+		xlp_image_cache_drop();
+		t3 = now_ns();
+		took[SYMBOLS][r] = t1 - t0;
+		took[UNWIND][r] = t2 - t1;
+		took[KMAP][r] = t3 - t2;
+		took[TOTAL][r] = t3 - t0;
+		functions = up_symtab_count(symtab);
+		rows = uw.cfi ? up_cfi_table_info(uw.cfi)->rows : 0;
+		up_kernel_map_free(kmap);
+		xlp_unwind_release(&uw);
+		up_symtab_free(symtab);
+		free(used);
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("{\"image\": \"%s\", \"runs\": %lu, \"load_ms\": %.1f, \"symbols_ms\": %.1f, "
+	       "\"unwind_ms\": %.1f, \"kernel_map_ms\": %.1f, \"peak_rss_kib\": %ld, "
+	       "\"functions\": %zu, \"cfi_rows\": %zu}\n",
+	       argv[1], runs, median_ms(took[TOTAL], runs), median_ms(took[SYMBOLS], runs),
+	       median_ms(took[UNWIND], runs), median_ms(took[KMAP], runs), ru.ru_maxrss,
+	       functions, rows);
+	return 0;
+}
