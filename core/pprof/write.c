@@ -457,7 +457,11 @@ static int write_gzip(const PbProfile *prof, FILE *out)
 
 	if (!g)
 		return up_fail(UP_ENOMEM, "out of memory");
-	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	/* Go's runtime/pprof writes its profiles at gzip.BestSpeed: every
+	 * pprof tool reads any level, and this one deflates in a fraction
+	 * of the default's time for a file a few percent larger (8 % for
+	 * the lines bench's 160,000 locations). */
+	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(g);
 		return up_fail(UP_ENOMEM, "out of memory (zlib)");
