@@ -807,6 +807,7 @@ int up_profile_write_pprof(const struct up_profile *p,
 		rc = up_fail(UP_ENOMEM, "out of memory");
 		goto out;
 	}
+	profile_warm(p, symtab, w.source);
 	rc = up_profile_foreach(p, visit, &w);
 	if (rc == 0)
 		rc = w.err;

@@ -111,6 +111,9 @@ struct srcinfo {
 	const char *refused;           /* why the image's DWARF is not used */
 	bool capped_depth, capped_addresses, capped_time, capped_size;
 	bool capped_lines, at_realtime;
+	/* srcinfo_warm under way: its policy looked at once (1: may resolve,
+	 * 2: at real-time priority), 0: none. */
+	int warming;
 	char warning[512];
 };
 
@@ -871,6 +874,16 @@ int srcinfo_add(struct srcinfo *si, uint64_t pc, const struct up_src_frame *f,
 	return 0;
 }
 
+static bool realtime(const struct srcinfo *si)
+{
+	int policy;
+
+	if (si->warming)
+		return si->warming == 2;
+	policy = sched_getscheduler(0);
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
 size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		      struct up_src_frame *out, size_t max)
 {
@@ -886,14 +899,10 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 	}
 	/* libdw on an untrusted image never runs at real-time priority
 	 * (xl profile top samples at SCHED_FIFO): not looked up, not kept. */
-	if (si->buf && !(si->opened && si->broken)) {
-		int policy = sched_getscheduler(0);
-
-		if (policy == SCHED_FIFO || policy == SCHED_RR) {
-			si->at_realtime = true;
-			set_warning(si);
-			return 0;
-		}
+	if (si->buf && !(si->opened && si->broken) && realtime(si)) {
+		si->at_realtime = true;
+		set_warning(si);
+		return 0;
 	}
 	if (!si->opened) {
 		/* The checks before libdw reads a DIE count as lookup time. */
@@ -952,6 +961,25 @@ found:
 		};
 	}
 	return n;
+}
+
+void srcinfo_warm(struct srcinfo *si, uint64_t pc)
+{
+	struct up_src_frame f;
+
+	if (!si)
+		return;
+	if (!si->warming)
+		si->warming = realtime(si) ? 2 : 1;   /* once for the batch */
+	/* At real-time priority the writers' own lookups say why not. */
+	if (si->warming == 1)
+		srcinfo_lookup(si, pc, &f, 1);
+}
+
+void srcinfo_warm_end(struct srcinfo *si)
+{
+	if (si)
+		si->warming = 0;
 }
 
 void srcinfo_new_pass(struct srcinfo *si)
