@@ -57,10 +57,12 @@ struct frame_rec {
 	bool inlined;
 };
 
-/* One resolved address: frames [first, first + n) of the frame array. */
+/* One resolved address: frames [first, first + n) of the frame array
+ * (n at most UP_SRC_MAX_FRAMES): 16 bytes, four to a cache line. */
 struct entry {
 	uint64_t pc;
-	uint32_t first, n;
+	uint32_t first;
+	uint16_t n;
 	bool used;
 };
 
@@ -869,7 +871,7 @@ int srcinfo_add(struct srcinfo *si, uint64_t pc, const struct up_src_frame *f,
 	n = keep_n;
 	e = slot_for(si, pc);
 	*e = (struct entry){ .pc = pc, .first = (uint32_t)first,
-			     .n = (uint32_t)n, .used = true };
+			     .n = (uint16_t)n, .used = true };
 	si->used++;
 	return 0;
 }
@@ -939,7 +941,7 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		e->used = true;
 		e->pc = pc;
 		e->first = (uint32_t)first;
-		e->n = (uint32_t)(si->nframes - first);
+		e->n = (uint16_t)(si->nframes - first);
 		si->used++;
 		if (si->capped_depth)
 			set_warning(si);
@@ -948,7 +950,7 @@ found:
 	n = e->n < max ? e->n : max;
 	for (size_t k = 0; k < n; k++) {
 		/* Cut short: the innermost calls and, last, the function. */
-		size_t i = k + 1 == n ? e->n - 1 : k;
+		size_t i = k + 1 == n ? (size_t)e->n - 1 : k;
 		const struct frame_rec *f = &si->frames[e->first + i];
 
 		out[k] = (struct up_src_frame){
