@@ -27,8 +27,6 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-/* A location's key: 16 hex digits, '/', a sign and 20 digits, "/r". */
-#define LOC_KEY_MAX 48
 #define MAX_LABELS 5   /* vcpu, state, truncated, elapsed, credited */
 
 /* One sample as collected: its location ids live in the ids arena. */
@@ -53,16 +51,25 @@ struct timed {
 
 struct loc {
 	uint64_t addr;
-	long func;      /* function index, -1: unsymbolized */
+	int32_t func;   /* function index, -1: unsymbolized */
+	uint32_t nlines;
+	uint32_t lines_off;   /* with source: its lines in the lines arena */
 	bool synthetic; /* [truncated], [dropped]: no mapping */
-	size_t lines_off;   /* with source: its lines in the lines arena */
-	unsigned nlines;
 };
 
 /* A pprof Line: a function and a line in it (0: unknown). */
 struct line_rec {
-	long func;
-	int64_t line;
+	int32_t func;
+	uint32_t line;
+};
+
+/* A location's key: its address, function and whether it is a return
+ * address, and the location it stands for (v: (index + 1) << 1 | ret,
+ * 0: an empty slot). Open addressing, at most 3/4 full. */
+struct loc_slot {
+	uint64_t addr;
+	int32_t func;
+	uint32_t v;
 };
 
 /* What DWARF says of a function: where it is defined. */
@@ -75,10 +82,13 @@ struct writer {
 	const struct up_symtab *symtab;
 	bool names_only;
 	bool no_inline;           /* inlined calls folded into their callers */
-	struct strmap *strings, *locs, *funcs;
-	size_t nfuncs;       /* of funcs, kept when it is freed */
-	long *key_loc;       /* per key of locs: its location's index */
-	size_t key_loc_cap;
+	struct strmap *strings;
+	/* Each string's function + 1 (0: none), by string index: a
+	 * function is known by its name's string. */
+	uint32_t *str_func;
+	size_t str_func_len, str_func_cap, nfuncs;
+	struct loc_slot *slots;   /* the locations by key (loc_idx) */
+	size_t nslots, nkeys;
 	struct loc *loc;
 	size_t nloc, loc_cap;
 	long *func_name;     /* string index of each function's name */
@@ -124,20 +134,27 @@ static long text_idx(struct writer *w, const char *s)
 
 static long func_idx(struct writer *w, const char *name)
 {
-	size_t known = strmap_count(w->funcs);
-	long i = strmap_intern(w->funcs, name), s;
+	long s = str_idx(w, name), i;
 
-	if (i < 0 || (size_t)i < known)
-		return i;
-	s = str_idx(w, name);
-	if (s < 0 || grow_array(&w->func_name, &w->func_cap, (size_t)i + 1,
-				sizeof(*w->func_name), 64) < 0)
+	if (s < 0 || grow_array(&w->str_func, &w->str_func_cap, (size_t)s + 1,
+				sizeof(*w->str_func), 256) < 0)
+		return -1;
+	while (w->str_func_len <= (size_t)s)
+		w->str_func[w->str_func_len++] = 0;
+	if (w->str_func[s])
+		return (long)w->str_func[s] - 1;
+	i = (long)w->nfuncs;
+	if (i >= INT32_MAX ||
+	    grow_array(&w->func_name, &w->func_cap, (size_t)i + 1,
+		       sizeof(*w->func_name), 64) < 0)
 		return -1;
 	w->func_name[i] = s;
 	if (grow_array(&w->func_src, &w->func_src_cap, (size_t)i + 1,
 		       sizeof(*w->func_src), 64) < 0)
 		return -1;
 	w->func_src[i] = (struct func_src){ 0, 0 };
+	w->str_func[s] = (uint32_t)i + 1;
+	w->nfuncs++;
 	return i;
 }
 
@@ -166,7 +183,8 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 	if (n == 0)
 		return 0;
 	/* n lines, and the function's when DWARF found none around. */
-	if (grow_array(&w->lines, &w->lines_cap, w->nlines + n + 1,
+	if (w->nlines + n + 1 > UINT32_MAX ||
+	    grow_array(&w->lines, &w->lines_cap, w->nlines + n + 1,
 		       sizeof(*w->lines), 256) < 0)
 		return UP_ENOMEM;
 	for (size_t k = 0; k < n; k++) {
@@ -183,13 +201,13 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 			continue;
 		}
 		func_source(w, g, sf);
-		w->lines[w->nlines++] = (struct line_rec){ g, sf->line };
+		w->lines[w->nlines++] = (struct line_rec){ (int32_t)g, sf->line };
 	}
 	/* The function itself, when DWARF found no subprogram around. */
 	if (src[n - 1].inlined)
-		w->lines[w->nlines++] = (struct line_rec){ f, 0 };
-	w->loc[loc].lines_off = first;
-	w->loc[loc].nlines = (unsigned)(w->nlines - first);
+		w->lines[w->nlines++] = (struct line_rec){ (int32_t)f, 0 };
+	w->loc[loc].lines_off = (uint32_t)first;
+	w->loc[loc].nlines = (uint32_t)(w->nlines - first);
 	return 0;
 }
 
@@ -198,47 +216,68 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
  * function names the caller, the same address as an IP the next one);
  * with source lines an IP and a return address at one address are two
  * keys (the return address is looked up at the call). */
-static void loc_key(char key[LOC_KEY_MAX], uint64_t addr, long f, bool ret)
+static struct loc_slot *loc_slot(const struct writer *w, uint64_t addr,
+				 long f, bool ret)
 {
-	char *p = key;      /* "%" PRIx64 "/%ld%s", without printf */
+	uint64_t h = (addr ^ ((uint64_t)(uint32_t)f << 1 | ret) *
+		      0xff51afd7ed558ccdULL) * 0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h >> 24) & (w->nslots - 1);
 
-	p += text_hex(p, addr);
-	*p++ = '/';
-	if (f < 0)
-		*p++ = '-';
-	p += text_u64(p, f < 0 ? 0 - (uint64_t)f : (uint64_t)f);
-	if (ret) {
-		*p++ = '/';
-		*p++ = 'r';
+	while (w->slots[i].v && (w->slots[i].addr != addr ||
+				 w->slots[i].func != (int32_t)f ||
+				 (w->slots[i].v & 1) != ret))
+		i = (i + 1) & (w->nslots - 1);
+	return &w->slots[i];
+}
+
+static int slots_room(struct writer *w)
+{
+	struct loc_slot *old = w->slots;
+	size_t n = w->nslots;
+
+	if (n && (w->nkeys + 1) * 4 < n * 3)
+		return 0;
+	w->nslots = n ? n * 2 : 1024;
+	w->slots = calloc(w->nslots, sizeof(*w->slots));
+	if (!w->slots) {
+		w->slots = old;
+		w->nslots = n;
+		return UP_ENOMEM;
 	}
-	*p = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (old[i].v)
+			*loc_slot(w, old[i].addr, old[i].func, old[i].v & 1) = old[i];
+	free(old);
+	return 0;
+}
+
+static long slot_loc(const struct loc_slot *k)
+{
+	return (long)(k->v >> 1) - 1;
 }
 
 /* The location of a frame; *made when it is new (its lines to add). */
 static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
 		    const char *name, bool named, bool synthetic, bool *made)
 {
-	char key[LOC_KEY_MAX];
 	long f = named ? func_idx(w, name) : -1;
-	size_t known;
-	long i;
+	bool ret = w->source && is_return;
+	struct loc_slot *k;
 
 	*made = false;
 	if (named && f < 0)
 		return -1;
-	loc_key(key, addr, f, w->source && is_return);
-	known = strmap_count(w->locs);
-	i = strmap_intern(w->locs, key);
-	if (i < 0)
+	if (slots_room(w) < 0 || w->nloc >= UINT32_MAX / 2 - 1)
 		return -1;
-	if ((size_t)i < known)
-		return w->key_loc[i];
-	if (grow_array(&w->key_loc, &w->key_loc_cap, (size_t)i + 1,
-		       sizeof(*w->key_loc), 256) < 0 ||
-	    grow_array(&w->loc, &w->loc_cap, w->nloc + 1, sizeof(*w->loc), 256) < 0)
+	k = loc_slot(w, addr, f, ret);
+	if (k->v)
+		return slot_loc(k);
+	if (grow_array(&w->loc, &w->loc_cap, w->nloc + 1, sizeof(*w->loc), 256) < 0)
 		return -1;
-	w->key_loc[i] = (long)w->nloc;
-	w->loc[w->nloc] = (struct loc){ addr, f, synthetic, 0, 0 };
+	*k = (struct loc_slot){ addr, (int32_t)f,
+				(uint32_t)(w->nloc + 1) << 1 | ret };
+	w->nkeys++;
+	w->loc[w->nloc] = (struct loc){ addr, (int32_t)f, 0, 0, synthetic };
 	*made = true;
 	return (long)w->nloc++;
 }
@@ -258,18 +297,16 @@ static bool same_lines(const struct writer *w, const struct loc *a,
 static long loc_dedup(struct writer *w, long loc, bool is_return)
 {
 	const struct loc *l = &w->loc[loc];
-	char key[LOC_KEY_MAX];
-	long other;
+	const struct loc_slot *other = loc_slot(w, l->addr, l->func, !is_return);
+	long o = other->v ? slot_loc(other) : -1;
 
-	loc_key(key, l->addr, l->func, !is_return);
-	other = strmap_find(w->locs, key);
-	if (other < 0 || !same_lines(w, &w->loc[w->key_loc[other]], l))
+	if (o < 0 || !same_lines(w, &w->loc[o], l))
 		return loc;
-	loc_key(key, l->addr, l->func, is_return);
-	w->key_loc[strmap_find(w->locs, key)] = w->key_loc[other];
+	loc_slot(w, l->addr, l->func, is_return)->v =
+		(uint32_t)(o + 1) << 1 | is_return;
 	w->nlines = l->lines_off;
 	w->nloc--;
-	return w->key_loc[other];
+	return o;
 }
 
 static int add_id(struct writer *w, long loc)
@@ -311,7 +348,7 @@ static int visit(const struct up_stack_record *s, void *arg)
 			      name, named, w->names_only, &made);
 
 		if (loc >= 0 && made && named && w->source) {
-			w->loc[loc].lines_off = w->nlines;
+			w->loc[loc].lines_off = (uint32_t)w->nlines;
 			if (loc_lines(w, loc, w->loc[loc].func, s->frames[i], i > 0) < 0)
 				loc = -1;
 			else
@@ -340,9 +377,8 @@ static int visit(const struct up_stack_record *s, void *arg)
 static void writer_release(struct writer *w)
 {
 	strmap_free(w->strings);
-	strmap_free(w->locs);
-	strmap_free(w->funcs);
-	free(w->key_loc);
+	free(w->str_func);
+	free(w->slots);
 	free(w->loc);
 	free(w->func_name);
 	free(w->func_src);
@@ -896,8 +932,7 @@ int up_profile_write_pprof(const struct up_profile *p,
 
 	if (!meta)
 		meta = &none;
-	if (!b || strmap_new(&w.strings) < 0 || strmap_new(&w.locs) < 0 ||
-	    strmap_new(&w.funcs) < 0 || str_idx(&w, "") != 0) {
+	if (!b || strmap_new(&w.strings) < 0 || str_idx(&w, "") != 0) {
 		rc = up_fail(UP_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -906,13 +941,11 @@ int up_profile_write_pprof(const struct up_profile *p,
 	if (rc == 0)
 		rc = w.err;
 	/* The keys that found locations and functions are done with: freed
-	 * before the protobuf is packed (they were a third of the peak). */
-	w.nfuncs = strmap_count(w.funcs);
-	strmap_free(w.locs);
-	strmap_free(w.funcs);
-	free(w.key_loc);
-	w.locs = w.funcs = NULL;
-	w.key_loc = NULL;
+	 * before the protobuf is packed. */
+	free(w.str_func);
+	free(w.slots);
+	w.str_func = NULL;
+	w.slots = NULL;
 	fit_array(&w.loc, &w.loc_cap, w.nloc, sizeof(*w.loc));
 	fit_array(&w.lines, &w.lines_cap, w.nlines, sizeof(*w.lines));
 	fit_array(&w.ids, &w.ids_cap, w.nids, sizeof(*w.ids));
