@@ -117,6 +117,10 @@ struct srcinfo {
 	 * 2: at real-time priority), 0: none. */
 	int warming;
 	char warning[512];
+	/* What the warning says: the caps' bits and the refusal it was
+	 * written for (it is written again only when they change). */
+	unsigned warned;
+	const char *warned_refused;
 };
 
 bool srcinfo_elf_has_dwarf(const void *elf_handle)
@@ -819,6 +823,16 @@ static int table_room(struct srcinfo *si)
 
 static void set_warning(struct srcinfo *si)
 {
+	unsigned flags = si->capped_depth | si->capped_addresses << 1 |
+			 si->capped_time << 2 | si->capped_size << 3 |
+			 si->capped_lines << 4 | si->at_realtime << 5;
+
+	/* Called after every address a cap touched: a line table past the
+	 * budget would have it formatted for each of them. */
+	if (flags == si->warned && si->refused == si->warned_refused)
+		return;
+	si->warned = flags;
+	si->warned_refused = si->refused;
 	snprintf(si->warning, sizeof(si->warning), "%s%s%s%s%s%s%s%s",
 		 si->refused ? si->refused : "", si->refused ? "; " : "",
 		 si->capped_depth ? "inlined calls deeper than the cap left out; " : "",
