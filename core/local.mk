@@ -31,6 +31,7 @@ CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \
 	core/unwind/eh_frame.c core/unwind/eh_frame.h \
 	core/unwind/cfi_table.c core/unwind/cfi_table.h
 CORE_SYMBOLS = core/symbols/table.c core/symbols/table_impl.h \
+	core/symbols/lookup_cache.h \
 	core/symbols/elf.c core/symbols/nm.c core/symbols/demangle.c \
 	core/symbols/hypercall.c core/symbols/load.c \
 	core/symbols/srcinfo.c core/symbols/srcinfo.h \

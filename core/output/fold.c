@@ -13,6 +13,7 @@
 #include "output/utf8.h"
 #include "output/fold.h"
 #include "util/strmap.h"
+#include "symbols/lookup_cache.h"
 #include "uniprof/profile.h"
 #include "uniprof/text.h"
 
@@ -22,7 +23,7 @@ bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
 			 bool is_return, bool with_offset, char *buf)
 {
 	uint64_t look = is_return && addr ? addr - 1 : addr;
-	const struct up_symbol *sym = s ? up_symtab_lookup(s, look) : NULL;
+	const struct up_symbol *sym = s ? symtab_lookup_cached(s, look) : NULL;
 	char off[24] = "";
 
 	if (!sym) {
@@ -36,6 +37,62 @@ bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
 	name_fit(buf, PROFILE_NAME_MAX - strlen(off), sym->name);
 	strcat(buf, off);
 	return true;
+}
+
+/* The addresses to resolve, collected: at most WARM_MAX (the cache's
+ * bound); the rest are looked up one by one. */
+#define WARM_MAX (1u << 19)
+
+struct warm {
+	const struct up_symtab *symtab;
+	uint64_t *pcs;
+	size_t n, cap;
+	bool failed;
+};
+
+static int visit_warm(const struct up_stack_record *s, void *arg)
+{
+	struct warm *w = arg;
+
+	for (unsigned i = 0; i < s->depth && !w->failed; i++) {
+		uint64_t pc = i > 0 && s->frames[i] ? s->frames[i] - 1 : s->frames[i];
+
+		if (symtab_cached(w->symtab, pc))
+			continue;
+		if (w->n >= WARM_MAX ||
+		    grow_array(&w->pcs, &w->cap, w->n + 1, sizeof(*w->pcs), 4096) < 0) {
+			w->failed = true;
+			break;
+		}
+		w->pcs[w->n++] = pc;
+	}
+	return 0;
+}
+
+static int pc_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void profile_warm(const struct up_profile *p, const struct up_symtab *s,
+		  bool source)
+{
+	struct warm w = { .symtab = s };
+	size_t n = 0;
+
+	if (!p || !s || up_symtab_count(s) == 0)
+		return;
+	up_profile_foreach(p, visit_warm, &w);
+	if (w.n) {
+		qsort(w.pcs, w.n, sizeof(*w.pcs), pc_cmp);
+		for (size_t i = 0; i < w.n; i++)
+			if (n == 0 || w.pcs[n - 1] != w.pcs[i])
+				w.pcs[n++] = w.pcs[i];
+		symtab_warm(s, w.pcs, n, source && up_symtab_has_source(s));
+	}
+	free(w.pcs);
 }
 
 static void frame_name(const struct up_symtab *s, uint64_t addr,
@@ -288,7 +345,8 @@ int profile_fold_ids(const struct up_profile *p,
 
 	if (rc == 0)
 		rc = strmap_new(&a.keys);
-
+	if (rc == 0)
+		profile_warm(p, symtab, !a.opts->no_inline);
 	if (rc == 0)
 		rc = up_profile_foreach(p, visit_folded, &a);
 	if (rc == 0 && a.err)
@@ -436,6 +494,8 @@ int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
 	rc = agg_names(&a);
 	if (rc == 0)
 		rc = strmap_new(&a.keys);
+	if (rc == 0)
+		profile_warm(p, symtab, !a.opts->no_inline);
 	if (rc == 0)
 		rc = up_profile_foreach(p, visit_top, &a);
 	if (rc == 0 && a.err)

@@ -31,6 +31,13 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 			      const struct up_output_opts *opts,
 			      char (*names)[PROFILE_NAME_MAX]);
 
+/* Resolve the symbols of every frame of p not resolved yet in one walk
+ * of the table, in address order (the writers' lookups then find them
+ * cached), and with source, their source frames: done first by each
+ * writer, as only the first finds any left to do. */
+void profile_warm(const struct up_profile *p, const struct up_symtab *s,
+		  bool source);
+
 /* *keys holds each distinct stack string, (*counts)[i] its samples; the
  * caller frees both (strmap_free, free). */
 int profile_fold(const struct up_profile *p, const struct up_symtab *symtab,

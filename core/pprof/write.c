@@ -27,8 +27,6 @@ typedef Perftools__Profiles__Location PbLocation;
 typedef Perftools__Profiles__Line PbLine;
 typedef Perftools__Profiles__Function PbFunction;
 
-/* A location's key: 16 hex digits, '/', a sign and 20 digits, "/r". */
-#define LOC_KEY_MAX 48
 #define MAX_LABELS 5   /* vcpu, state, truncated, elapsed, credited */
 
 /* One sample as collected: its location ids live in the ids arena. */
@@ -53,16 +51,25 @@ struct timed {
 
 struct loc {
 	uint64_t addr;
-	long func;      /* function index, -1: unsymbolized */
+	int32_t func;   /* function index, -1: unsymbolized */
+	uint32_t nlines;
+	uint32_t lines_off;   /* with source: its lines in the lines arena */
 	bool synthetic; /* [truncated], [dropped]: no mapping */
-	size_t lines_off;   /* with source: its lines in the lines arena */
-	unsigned nlines;
 };
 
 /* A pprof Line: a function and a line in it (0: unknown). */
 struct line_rec {
-	long func;
-	int64_t line;
+	int32_t func;
+	uint32_t line;
+};
+
+/* A location's key: its address, function and whether it is a return
+ * address, and the location it stands for (v: (index + 1) << 1 | ret,
+ * 0: an empty slot). Open addressing, at most 3/4 full. */
+struct loc_slot {
+	uint64_t addr;
+	int32_t func;
+	uint32_t v;
 };
 
 /* What DWARF says of a function: where it is defined. */
@@ -75,10 +82,13 @@ struct writer {
 	const struct up_symtab *symtab;
 	bool names_only;
 	bool no_inline;           /* inlined calls folded into their callers */
-	struct strmap *strings, *locs, *funcs;
-	size_t nfuncs;       /* of funcs, kept when it is freed */
-	long *key_loc;       /* per key of locs: its location's index */
-	size_t key_loc_cap;
+	struct strmap *strings;
+	/* Each string's function + 1 (0: none), by string index: a
+	 * function is known by its name's string. */
+	uint32_t *str_func;
+	size_t str_func_len, str_func_cap, nfuncs;
+	struct loc_slot *slots;   /* the locations by key (loc_idx) */
+	size_t nslots, nkeys;
 	struct loc *loc;
 	size_t nloc, loc_cap;
 	long *func_name;     /* string index of each function's name */
@@ -124,20 +134,27 @@ static long text_idx(struct writer *w, const char *s)
 
 static long func_idx(struct writer *w, const char *name)
 {
-	size_t known = strmap_count(w->funcs);
-	long i = strmap_intern(w->funcs, name), s;
+	long s = str_idx(w, name), i;
 
-	if (i < 0 || (size_t)i < known)
-		return i;
-	s = str_idx(w, name);
-	if (s < 0 || grow_array(&w->func_name, &w->func_cap, (size_t)i + 1,
-				sizeof(*w->func_name), 64) < 0)
+	if (s < 0 || grow_array(&w->str_func, &w->str_func_cap, (size_t)s + 1,
+				sizeof(*w->str_func), 256) < 0)
+		return -1;
+	while (w->str_func_len <= (size_t)s)
+		w->str_func[w->str_func_len++] = 0;
+	if (w->str_func[s])
+		return (long)w->str_func[s] - 1;
+	i = (long)w->nfuncs;
+	if (i >= INT32_MAX ||
+	    grow_array(&w->func_name, &w->func_cap, (size_t)i + 1,
+		       sizeof(*w->func_name), 64) < 0)
 		return -1;
 	w->func_name[i] = s;
 	if (grow_array(&w->func_src, &w->func_src_cap, (size_t)i + 1,
 		       sizeof(*w->func_src), 64) < 0)
 		return -1;
 	w->func_src[i] = (struct func_src){ 0, 0 };
+	w->str_func[s] = (uint32_t)i + 1;
+	w->nfuncs++;
 	return i;
 }
 
@@ -166,7 +183,8 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 	if (n == 0)
 		return 0;
 	/* n lines, and the function's when DWARF found none around. */
-	if (grow_array(&w->lines, &w->lines_cap, w->nlines + n + 1,
+	if (w->nlines + n + 1 > UINT32_MAX ||
+	    grow_array(&w->lines, &w->lines_cap, w->nlines + n + 1,
 		       sizeof(*w->lines), 256) < 0)
 		return UP_ENOMEM;
 	for (size_t k = 0; k < n; k++) {
@@ -183,13 +201,13 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
 			continue;
 		}
 		func_source(w, g, sf);
-		w->lines[w->nlines++] = (struct line_rec){ g, sf->line };
+		w->lines[w->nlines++] = (struct line_rec){ (int32_t)g, sf->line };
 	}
 	/* The function itself, when DWARF found no subprogram around. */
 	if (src[n - 1].inlined)
-		w->lines[w->nlines++] = (struct line_rec){ f, 0 };
-	w->loc[loc].lines_off = first;
-	w->loc[loc].nlines = (unsigned)(w->nlines - first);
+		w->lines[w->nlines++] = (struct line_rec){ (int32_t)f, 0 };
+	w->loc[loc].lines_off = (uint32_t)first;
+	w->loc[loc].nlines = (uint32_t)(w->nlines - first);
 	return 0;
 }
 
@@ -198,47 +216,68 @@ static int loc_lines(struct writer *w, long loc, long f, uint64_t addr,
  * function names the caller, the same address as an IP the next one);
  * with source lines an IP and a return address at one address are two
  * keys (the return address is looked up at the call). */
-static void loc_key(char key[LOC_KEY_MAX], uint64_t addr, long f, bool ret)
+static struct loc_slot *loc_slot(const struct writer *w, uint64_t addr,
+				 long f, bool ret)
 {
-	char *p = key;      /* "%" PRIx64 "/%ld%s", without printf */
+	uint64_t h = (addr ^ ((uint64_t)(uint32_t)f << 1 | ret) *
+		      0xff51afd7ed558ccdULL) * 0x9e3779b97f4a7c15ULL;
+	size_t i = (size_t)(h >> 24) & (w->nslots - 1);
 
-	p += text_hex(p, addr);
-	*p++ = '/';
-	if (f < 0)
-		*p++ = '-';
-	p += text_u64(p, f < 0 ? 0 - (uint64_t)f : (uint64_t)f);
-	if (ret) {
-		*p++ = '/';
-		*p++ = 'r';
+	while (w->slots[i].v && (w->slots[i].addr != addr ||
+				 w->slots[i].func != (int32_t)f ||
+				 (w->slots[i].v & 1) != ret))
+		i = (i + 1) & (w->nslots - 1);
+	return &w->slots[i];
+}
+
+static int slots_room(struct writer *w)
+{
+	struct loc_slot *old = w->slots;
+	size_t n = w->nslots;
+
+	if (n && (w->nkeys + 1) * 4 < n * 3)
+		return 0;
+	w->nslots = n ? n * 2 : 1024;
+	w->slots = calloc(w->nslots, sizeof(*w->slots));
+	if (!w->slots) {
+		w->slots = old;
+		w->nslots = n;
+		return UP_ENOMEM;
 	}
-	*p = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (old[i].v)
+			*loc_slot(w, old[i].addr, old[i].func, old[i].v & 1) = old[i];
+	free(old);
+	return 0;
+}
+
+static long slot_loc(const struct loc_slot *k)
+{
+	return (long)(k->v >> 1) - 1;
 }
 
 /* The location of a frame; *made when it is new (its lines to add). */
 static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
 		    const char *name, bool named, bool synthetic, bool *made)
 {
-	char key[LOC_KEY_MAX];
 	long f = named ? func_idx(w, name) : -1;
-	size_t known;
-	long i;
+	bool ret = w->source && is_return;
+	struct loc_slot *k;
 
 	*made = false;
 	if (named && f < 0)
 		return -1;
-	loc_key(key, addr, f, w->source && is_return);
-	known = strmap_count(w->locs);
-	i = strmap_intern(w->locs, key);
-	if (i < 0)
+	if (slots_room(w) < 0 || w->nloc >= UINT32_MAX / 2 - 1)
 		return -1;
-	if ((size_t)i < known)
-		return w->key_loc[i];
-	if (grow_array(&w->key_loc, &w->key_loc_cap, (size_t)i + 1,
-		       sizeof(*w->key_loc), 256) < 0 ||
-	    grow_array(&w->loc, &w->loc_cap, w->nloc + 1, sizeof(*w->loc), 256) < 0)
+	k = loc_slot(w, addr, f, ret);
+	if (k->v)
+		return slot_loc(k);
+	if (grow_array(&w->loc, &w->loc_cap, w->nloc + 1, sizeof(*w->loc), 256) < 0)
 		return -1;
-	w->key_loc[i] = (long)w->nloc;
-	w->loc[w->nloc] = (struct loc){ addr, f, synthetic, 0, 0 };
+	*k = (struct loc_slot){ addr, (int32_t)f,
+				(uint32_t)(w->nloc + 1) << 1 | ret };
+	w->nkeys++;
+	w->loc[w->nloc] = (struct loc){ addr, (int32_t)f, 0, 0, synthetic };
 	*made = true;
 	return (long)w->nloc++;
 }
@@ -258,18 +297,16 @@ static bool same_lines(const struct writer *w, const struct loc *a,
 static long loc_dedup(struct writer *w, long loc, bool is_return)
 {
 	const struct loc *l = &w->loc[loc];
-	char key[LOC_KEY_MAX];
-	long other;
+	const struct loc_slot *other = loc_slot(w, l->addr, l->func, !is_return);
+	long o = other->v ? slot_loc(other) : -1;
 
-	loc_key(key, l->addr, l->func, !is_return);
-	other = strmap_find(w->locs, key);
-	if (other < 0 || !same_lines(w, &w->loc[w->key_loc[other]], l))
+	if (o < 0 || !same_lines(w, &w->loc[o], l))
 		return loc;
-	loc_key(key, l->addr, l->func, is_return);
-	w->key_loc[strmap_find(w->locs, key)] = w->key_loc[other];
+	loc_slot(w, l->addr, l->func, is_return)->v =
+		(uint32_t)(o + 1) << 1 | is_return;
 	w->nlines = l->lines_off;
 	w->nloc--;
-	return w->key_loc[other];
+	return o;
 }
 
 static int add_id(struct writer *w, long loc)
@@ -311,7 +348,7 @@ static int visit(const struct up_stack_record *s, void *arg)
 			      name, named, w->names_only, &made);
 
 		if (loc >= 0 && made && named && w->source) {
-			w->loc[loc].lines_off = w->nlines;
+			w->loc[loc].lines_off = (uint32_t)w->nlines;
 			if (loc_lines(w, loc, w->loc[loc].func, s->frames[i], i > 0) < 0)
 				loc = -1;
 			else
@@ -340,9 +377,8 @@ static int visit(const struct up_stack_record *s, void *arg)
 static void writer_release(struct writer *w)
 {
 	strmap_free(w->strings);
-	strmap_free(w->locs);
-	strmap_free(w->funcs);
-	free(w->key_loc);
+	free(w->str_func);
+	free(w->slots);
 	free(w->loc);
 	free(w->func_name);
 	free(w->func_src);
@@ -450,27 +486,53 @@ static void gzip_append(ProtobufCBuffer *buf, size_t len, const uint8_t *data)
 	}
 }
 
-static int write_gzip(const PbProfile *prof, FILE *out)
+static int gzip_open(struct gzip_sink **out, FILE *file)
 {
 	struct gzip_sink *g = calloc(1, sizeof(*g));
-	int rc = 0;
 
+	*out = NULL;
 	if (!g)
 		return up_fail(UP_ENOMEM, "out of memory");
-	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+	/* Go's runtime/pprof writes its profiles at gzip.BestSpeed: every
+	 * pprof tool reads any level, and this one deflates in a fraction
+	 * of the default's time for a file a few percent larger (8 % for
+	 * the lines bench's 160,000 locations). */
+	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(g);
 		return up_fail(UP_ENOMEM, "out of memory (zlib)");
 	}
 	g->base.append = gzip_append;
-	g->out = out;
-	perftools__profiles__profile__pack_to_buffer(prof, &g->base);
+	g->out = file;
+	*out = g;
+	return 0;
+}
+
+/* One piece of the Profile message: a Profile holding some of the
+ * fields (or some of one repeated field's elements) and nothing else.
+ * Protobuf's encoding of a message is its fields' in turn, a repeated
+ * field's elements each as a field of its own: pieces packed in the
+ * fields' order, and each field's elements in theirs, are the bytes the
+ * whole message would pack to, which is never held whole. */
+static void gzip_piece(struct gzip_sink *g, const PbProfile *piece)
+{
 	if (!g->failed)
+		perftools__profiles__profile__pack_to_buffer(piece, &g->base);
+}
+
+/* Finish the file (ok: every piece given) and free the sink. */
+static int gzip_close(struct gzip_sink *g, bool ok)
+{
+	int rc = 0;
+
+	if (!g)
+		return 0;
+	if (ok && !g->failed)
 		deflate_some(g, g->in, g->n, Z_FINISH);
 	deflateEnd(&g->z);
-	if (g->failed)
+	if (ok && g->failed)
 		rc = up_fail(UP_EIO, "gzip compression failed");
-	else if (ferror(out))
+	else if (ok && ferror(g->out))
 		rc = up_fail(UP_EIO, "write error");
 	free(g);
 	return rc;
@@ -514,27 +576,33 @@ static uint64_t mapping_of(const struct map_at *v, size_t n, uint64_t addr)
 	return 0;
 }
 
+/* Elements packed in a piece at once: the messages of a few thousand
+ * samples or locations at a time, never of all (25 MiB for 160,000
+ * locations and their lines). */
+#define PIECE 2048
+
 struct pb {
-	PbProfile prof;
 	PbValueType types[2], period_type;
 	PbValueType *type_ptrs[2];
 	PbMapping *mappings;
 	PbMapping **mapping_ptrs;
 	struct map_at *map_at;
-	size_t nmap_at;
-	PbFunction *funcs;
-	PbFunction **func_ptrs;
-	PbLocation *locs;
-	PbLocation **loc_ptrs;
-	PbLine *lines;
-	PbLine **line_ptrs;
-	PbSample *samples;
-	PbSample **sample_ptrs;
-	int64_t *values;
-	PbLabel *labels;
-	PbLabel **label_ptrs;
-	char **strings;
+	size_t nmap_at, nm;
+	int64_t period;
 	int64_t *comments;
+	/* One piece's messages. */
+	PbSample samples[PIECE];
+	PbSample *sample_ptrs[PIECE];
+	int64_t values[2 * PIECE];
+	PbLabel labels[PIECE * MAX_LABELS];
+	PbLabel *label_ptrs[PIECE * MAX_LABELS];
+	PbLocation locs[PIECE];
+	PbLocation *loc_ptrs[PIECE];
+	PbLine *lines;            /* the most one piece of locations has */
+	PbLine **line_ptrs;
+	PbFunction funcs[PIECE];
+	PbFunction *func_ptrs[PIECE];
+	char *strings[PIECE];
 };
 
 static void pb_release(struct pb *b)
@@ -542,18 +610,8 @@ static void pb_release(struct pb *b)
 	free(b->mappings);
 	free(b->mapping_ptrs);
 	free(b->map_at);
-	free(b->funcs);
-	free(b->func_ptrs);
-	free(b->locs);
-	free(b->loc_ptrs);
 	free(b->lines);
 	free(b->line_ptrs);
-	free(b->samples);
-	free(b->sample_ptrs);
-	free(b->values);
-	free(b->labels);
-	free(b->label_ptrs);
-	free(b->strings);
 	free(b->comments);
 }
 
@@ -579,48 +637,58 @@ static PbLabel num_label(struct writer *w, const char *k, int64_t v,
 	return l;
 }
 
-/* Everything but the string table, which the last strings still grow. */
-static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
+/* Sample i of the file's (those with a time first, one each, then what
+ * each stack has left without one): its record and count, 0 for none. */
+static const struct rec *sample_at(const struct writer *w, size_t i,
+				   uint64_t *count)
 {
-	size_t nf = w->nfuncs, nl = w->nloc, nlines = 0, at = 0;
-	size_t ns = w->ntimed + w->nrecs, nsamples = 0;
-	size_t nlabels = 0, nm = m->mappings ? m->nr_mappings : 0;
-	/* One sampling period in ns; no rate: none (and no CPU time). */
-	const int64_t period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
+	bool with_time = i < w->ntimed;
+	const struct rec *r = &w->recs[with_time ? w->timed[i].rec :
+					     i - w->ntimed];
 
-	size_t label_room = 0;
+	*count = with_time ? w->timed[i].count : r->count - r->timed;
+	return r;
+}
 
-	/* Each location's lines, or the one of its function: no more. */
-	for (size_t i = 0; i < nl; i++)
-		nlines += w->loc[i].nlines ? w->loc[i].nlines : w->loc[i].func >= 0;
-	/* Each sample's labels, as the samples' loop below gives them. */
-	for (size_t i = 0; i < ns; i++) {
-		const struct timed *t = i < w->ntimed ? &w->timed[i] : NULL;
-		const struct rec *r = &w->recs[t ? t->rec : i - w->ntimed];
+/* Sample i's labels into l (at most MAX_LABELS): label elapsed is ns
+ * since the profile's time_nanos, the run's start; credited=missed on
+ * periods the sampler missed. Returns how many. */
+static size_t sample_labels(struct writer *w, size_t i, const struct rec *r,
+			    PbLabel *l)
+{
+	size_t n = 0;
 
-		label_room += 1 + (r->act != UP_VCPU_UNKNOWN) +
-			      (r->trunc != UP_TRUNC_NONE) +
-			      (t ? 1 + t->credited : 0);
+	l[n++] = num_label(w, "vcpu", r->vcpu, "count");
+	if (r->act != UP_VCPU_UNKNOWN)
+		l[n++] = label(w, "state", r->unseen ? "unseen" :
+				  r->act == UP_VCPU_BLOCKED ? "idle" :
+				  r->act == UP_VCPU_WAITING ? "waiting" : "busy");
+	if (r->trunc != UP_TRUNC_NONE)
+		l[n++] = label(w, "truncated", up_trunc_name(r->trunc));
+	if (i < w->ntimed) {
+		l[n++] = num_label(w, "elapsed", (int64_t)w->timed[i].t_ns,
+				   "nanoseconds");
+		if (w->timed[i].credited)
+			l[n++] = label(w, "credited", "missed");
 	}
+	return n;
+}
 
-	b->funcs = calloc(nf + 1, sizeof(*b->funcs));
-	b->func_ptrs = calloc(nf + 1, sizeof(*b->func_ptrs));
-	b->locs = calloc(nl + 1, sizeof(*b->locs));
-	b->loc_ptrs = calloc(nl + 1, sizeof(*b->loc_ptrs));
-	b->lines = calloc(nlines + 1, sizeof(*b->lines));
-	b->line_ptrs = calloc(nlines + 1, sizeof(*b->line_ptrs));
-	b->samples = calloc(ns + 1, sizeof(*b->samples));
-	b->sample_ptrs = calloc(ns + 1, sizeof(*b->sample_ptrs));
-	b->values = calloc(2 * ns + 1, sizeof(*b->values));
-	b->labels = calloc(label_room + 1, sizeof(*b->labels));
-	b->label_ptrs = calloc(label_room + 1, sizeof(*b->label_ptrs));
+/* Before any piece: every string the pieces use, in the order the whole
+ * message was always built in (mappings', samples' labels, types,
+ * comments), the mappings and what they say of their locations. */
+static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
+{
+	size_t nm = m->mappings ? m->nr_mappings : 0, most = 1;
+	PbLabel l[MAX_LABELS];
+
+	b->nm = nm;
+	b->period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
 	b->mappings = calloc(nm + 1, sizeof(*b->mappings));
 	b->mapping_ptrs = calloc(nm + 1, sizeof(*b->mapping_ptrs));
 	b->map_at = calloc(nm + 1, sizeof(*b->map_at));
-	if (!b->funcs || !b->func_ptrs || !b->locs || !b->loc_ptrs || !b->lines ||
-	    !b->line_ptrs || !b->samples || !b->sample_ptrs || !b->values ||
-	    !b->labels || !b->label_ptrs || !b->mappings || !b->mapping_ptrs ||
-	    !b->map_at)
+	b->comments = calloc(m->nr_comments + 1, sizeof(*b->comments));
+	if (!b->mappings || !b->mapping_ptrs || !b->map_at || !b->comments)
 		return up_fail(UP_ENOMEM, "out of memory");
 
 	/* The mappings as given, ids in their order; without any, none: a
@@ -645,101 +713,27 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	for (size_t i = 0; i < b->nmap_at; i++)
 		b->map_at[i].reach = i && b->map_at[i - 1].reach > b->map_at[i].limit ?
 				     b->map_at[i - 1].reach : b->map_at[i].limit;
+	/* A mapping says it is symbolized (tools then leave it be) when
+	 * some location in it has a name, and lines. */
+	for (size_t i = 0; i < w->nloc; i++) {
+		uint64_t id = w->loc[i].synthetic ? 0 :
+			mapping_of(b->map_at, b->nmap_at, w->loc[i].addr);
+		PbMapping *pm = id ? &b->mappings[id - 1] : NULL;
 
-	for (size_t i = 0; i < nf; i++) {
-		perftools__profiles__function__init(&b->funcs[i]);
-		b->funcs[i].id = i + 1;
-		b->funcs[i].name = b->funcs[i].system_name = w->func_name[i];
-		b->funcs[i].filename = w->func_src[i].file;
-		b->funcs[i].start_line = w->func_src[i].start_line;
-		b->func_ptrs[i] = &b->funcs[i];
-	}
-	for (size_t i = 0; i < nl; i++) {
-		PbLocation *l = &b->locs[i];
-
-		perftools__profiles__location__init(l);
-		l->id = i + 1;
-		l->address = w->loc[i].addr;
-		if (!w->loc[i].synthetic)
-			l->mapping_id = mapping_of(b->map_at, b->nmap_at, l->address);
-		/* A mapping says it is symbolized (tools then leave it be)
-		 * when some location in it has a name, and lines. */
-		if (l->mapping_id) {
-			PbMapping *pm = &b->mappings[l->mapping_id - 1];
-
+		if (pm) {
 			pm->has_functions |= w->loc[i].func >= 0;
 			if (w->loc[i].nlines)
 				pm->has_filenames = pm->has_line_numbers =
 					pm->has_inline_frames = true;
 		}
-		if (w->loc[i].nlines) {
-			for (unsigned k = 0; k < w->loc[i].nlines; k++) {
-				const struct line_rec *lr =
-					&w->lines[w->loc[i].lines_off + k];
-
-				perftools__profiles__line__init(&b->lines[at + k]);
-				b->lines[at + k].function_id = (uint64_t)lr->func + 1;
-				b->lines[at + k].line = lr->line;
-				b->line_ptrs[at + k] = &b->lines[at + k];
-			}
-			l->n_line = w->loc[i].nlines;
-			l->line = &b->line_ptrs[at];
-			at += w->loc[i].nlines;
-		} else if (w->loc[i].func >= 0) {
-			perftools__profiles__line__init(&b->lines[at]);
-			b->lines[at].function_id = (uint64_t)w->loc[i].func + 1;
-			b->line_ptrs[at] = &b->lines[at];
-			l->n_line = 1;
-			l->line = &b->line_ptrs[at++];
-		}
-		b->loc_ptrs[i] = l;
 	}
-	/* The samples with a time first, one each (label elapsed: ns since
-	 * the profile's time_nanos, the run's start; credited=missed on
-	 * periods the sampler missed), then what each stack has left
-	 * without one. */
-	for (size_t i = 0; i < ns; i++) {
-		bool with_time = i < w->ntimed;
-		const struct rec *r = &w->recs[with_time ? w->timed[i].rec :
-						     i - w->ntimed];
-		uint64_t count = with_time ? w->timed[i].count :
-				 r->count - r->timed;
-		PbSample *s = &b->samples[nsamples];
-		size_t first = nlabels;
+	for (size_t i = 0; i < w->ntimed + w->nrecs; i++) {
+		uint64_t count;
+		const struct rec *r = sample_at(w, i, &count);
 
-		if (count == 0)
-			continue;
-		perftools__profiles__sample__init(s);
-		s->n_location_id = r->nids;
-		s->location_id = w->ids + r->ids_off;
-		s->n_value = m->hz > 0 ? 2 : 1;    /* no rate: no CPU time */
-		s->value = &b->values[2 * nsamples];
-		s->value[0] = (int64_t)count;
-		/* count periods: tools that take value = count * period
-		 * find it exact */
-		s->value[1] = (int64_t)count * period;
-		b->labels[nlabels++] = num_label(w, "vcpu", r->vcpu, "count");
-		if (r->act != UP_VCPU_UNKNOWN)
-			b->labels[nlabels++] = label(w, "state",
-						     r->unseen ? "unseen" :
-						     r->act == UP_VCPU_BLOCKED ? "idle" :
-						     r->act == UP_VCPU_WAITING ? "waiting" : "busy");
-		if (r->trunc != UP_TRUNC_NONE)
-			b->labels[nlabels++] = label(w, "truncated", up_trunc_name(r->trunc));
-		if (with_time) {
-			b->labels[nlabels++] = num_label(w, "elapsed",
-						       (int64_t)w->timed[i].t_ns,
-						       "nanoseconds");
-			if (w->timed[i].credited)
-				b->labels[nlabels++] = label(w, "credited", "missed");
-		}
-		for (size_t j = first; j < nlabels; j++)
-			b->label_ptrs[j] = &b->labels[j];
-		s->n_label = nlabels - first;
-		s->label = &b->label_ptrs[first];
-		b->sample_ptrs[nsamples++] = s;
+		if (count)
+			sample_labels(w, i, r, l);
 	}
-
 	for (int i = 0; i < 2; i++) {
 		perftools__profiles__value_type__init(&b->types[i]);
 		b->type_ptrs[i] = &b->types[i];
@@ -753,32 +747,172 @@ static int build(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
 	perftools__profiles__value_type__init(&b->period_type);
 	b->period_type.type = b->types[1].type;
 	b->period_type.unit = b->types[1].unit;
-
-	b->comments = calloc(m->nr_comments + 1, sizeof(*b->comments));
-	if (!b->comments)
-		return up_fail(UP_ENOMEM, "out of memory");
 	for (size_t i = 0; i < m->nr_comments; i++)
 		b->comments[i] = text_idx(w, m->comments[i]);
 
-	perftools__profiles__profile__init(&b->prof);
-	b->prof.n_sample_type = m->hz > 0 ? 2 : 1;
-	b->prof.sample_type = b->type_ptrs;
-	b->prof.n_sample = nsamples;
-	b->prof.sample = b->sample_ptrs;
-	b->prof.n_mapping = nm;
-	b->prof.mapping = b->mapping_ptrs;
-	b->prof.n_location = nl;
-	b->prof.location = b->loc_ptrs;
-	b->prof.n_function = nf;
-	b->prof.function = b->func_ptrs;
-	b->prof.time_nanos = m->time_nanos;
-	b->prof.duration_nanos = m->duration_nanos;
-	b->prof.period_type = m->hz > 0 ? &b->period_type : NULL;
-	b->prof.period = period;
-	b->prof.n_comment = m->nr_comments;
-	b->prof.comment = b->comments;
-	b->prof.default_sample_type = b->types[0].type;
+	/* Room for the lines of the most any piece of locations has. */
+	for (size_t i = 0; i < w->nloc; i += PIECE) {
+		size_t n = 0;
+
+		for (size_t k = i; k < w->nloc && k < i + PIECE; k++)
+			n += w->loc[k].nlines ? w->loc[k].nlines : w->loc[k].func >= 0;
+		most = n > most ? n : most;
+	}
+	b->lines = calloc(most, sizeof(*b->lines));
+	b->line_ptrs = calloc(most, sizeof(*b->line_ptrs));
+	if (!b->lines || !b->line_ptrs)
+		return up_fail(UP_ENOMEM, "out of memory");
 	return w->err;
+}
+
+static void pack_samples(struct writer *w, struct pb *b,
+			 const struct up_pprof_meta *m, struct gzip_sink *g)
+{
+	size_t ns = w->ntimed + w->nrecs, i = 0;
+
+	while (i < ns) {
+		PbProfile piece = PERFTOOLS__PROFILES__PROFILE__INIT;
+		size_t nsamples = 0, nlabels = 0;
+
+		for (; i < ns && nsamples < PIECE; i++) {
+			uint64_t count;
+			const struct rec *r = sample_at(w, i, &count);
+			PbSample *s = &b->samples[nsamples];
+			size_t first = nlabels;
+
+			if (count == 0)
+				continue;
+			perftools__profiles__sample__init(s);
+			s->n_location_id = r->nids;
+			s->location_id = w->ids + r->ids_off;
+			s->n_value = m->hz > 0 ? 2 : 1;  /* no rate: no CPU time */
+			s->value = &b->values[2 * nsamples];
+			s->value[0] = (int64_t)count;
+			/* count periods: tools that take value = count *
+			 * period find it exact */
+			s->value[1] = (int64_t)count * b->period;
+			nlabels += sample_labels(w, i, r, &b->labels[nlabels]);
+			for (size_t j = first; j < nlabels; j++)
+				b->label_ptrs[j] = &b->labels[j];
+			s->n_label = nlabels - first;
+			s->label = &b->label_ptrs[first];
+			b->sample_ptrs[nsamples++] = s;
+		}
+		piece.n_sample = nsamples;
+		piece.sample = b->sample_ptrs;
+		if (nsamples)
+			gzip_piece(g, &piece);
+	}
+}
+
+static void pack_locations(struct writer *w, struct pb *b, struct gzip_sink *g)
+{
+	for (size_t i = 0; i < w->nloc; i += PIECE) {
+		PbProfile piece = PERFTOOLS__PROFILES__PROFILE__INIT;
+		size_t at = 0, n = 0;
+
+		for (size_t k = i; k < w->nloc && k < i + PIECE; k++, n++) {
+			const struct loc *lw = &w->loc[k];
+			PbLocation *l = &b->locs[n];
+
+			perftools__profiles__location__init(l);
+			l->id = k + 1;
+			l->address = lw->addr;
+			if (!lw->synthetic)
+				l->mapping_id = mapping_of(b->map_at, b->nmap_at,
+							   l->address);
+			if (lw->nlines) {
+				for (unsigned j = 0; j < lw->nlines; j++) {
+					const struct line_rec *lr =
+						&w->lines[lw->lines_off + j];
+
+					perftools__profiles__line__init(&b->lines[at + j]);
+					b->lines[at + j].function_id = (uint64_t)lr->func + 1;
+					b->lines[at + j].line = lr->line;
+					b->line_ptrs[at + j] = &b->lines[at + j];
+				}
+				l->n_line = lw->nlines;
+				l->line = &b->line_ptrs[at];
+				at += lw->nlines;
+			} else if (lw->func >= 0) {
+				perftools__profiles__line__init(&b->lines[at]);
+				b->lines[at].function_id = (uint64_t)lw->func + 1;
+				b->line_ptrs[at] = &b->lines[at];
+				l->n_line = 1;
+				l->line = &b->line_ptrs[at++];
+			}
+			b->loc_ptrs[n] = l;
+		}
+		piece.n_location = n;
+		piece.location = b->loc_ptrs;
+		gzip_piece(g, &piece);
+	}
+}
+
+static void pack_functions(struct writer *w, struct pb *b, struct gzip_sink *g)
+{
+	for (size_t i = 0; i < w->nfuncs; i += PIECE) {
+		PbProfile piece = PERFTOOLS__PROFILES__PROFILE__INIT;
+		size_t n = 0;
+
+		for (size_t k = i; k < w->nfuncs && k < i + PIECE; k++, n++) {
+			PbFunction *f = &b->funcs[n];
+
+			perftools__profiles__function__init(f);
+			f->id = k + 1;
+			f->name = f->system_name = w->func_name[k];
+			f->filename = w->func_src[k].file;
+			f->start_line = w->func_src[k].start_line;
+			b->func_ptrs[n] = f;
+		}
+		piece.n_function = n;
+		piece.function = b->func_ptrs;
+		gzip_piece(g, &piece);
+	}
+}
+
+static void pack_strings(struct writer *w, struct pb *b, struct gzip_sink *g)
+{
+	size_t ns = strmap_count(w->strings);
+
+	for (size_t i = 0; i < ns; i += PIECE) {
+		PbProfile piece = PERFTOOLS__PROFILES__PROFILE__INIT;
+		size_t n = 0;
+
+		for (size_t k = i; k < ns && k < i + PIECE; k++)
+			b->strings[n++] = (char *)strmap_key(w->strings, k);
+		piece.n_string_table = n;
+		piece.string_table = b->strings;
+		gzip_piece(g, &piece);
+	}
+}
+
+/* The whole Profile, piece by piece in its fields' order. */
+static void pack(struct writer *w, struct pb *b, const struct up_pprof_meta *m,
+		 struct gzip_sink *g)
+{
+	PbProfile piece = PERFTOOLS__PROFILES__PROFILE__INIT;
+
+	piece.n_sample_type = m->hz > 0 ? 2 : 1;
+	piece.sample_type = b->type_ptrs;
+	gzip_piece(g, &piece);
+	pack_samples(w, b, m, g);
+	perftools__profiles__profile__init(&piece);
+	piece.n_mapping = b->nm;
+	piece.mapping = b->mapping_ptrs;
+	gzip_piece(g, &piece);
+	pack_locations(w, b, g);
+	pack_functions(w, b, g);
+	pack_strings(w, b, g);
+	perftools__profiles__profile__init(&piece);
+	piece.time_nanos = m->time_nanos;
+	piece.duration_nanos = m->duration_nanos;
+	piece.period_type = m->hz > 0 ? &b->period_type : NULL;
+	piece.period = b->period;
+	piece.n_comment = m->nr_comments;
+	piece.comment = b->comments;
+	piece.default_sample_type = b->types[0].type;
+	gzip_piece(g, &piece);
 }
 
 int up_profile_write_pprof(const struct up_profile *p,
@@ -792,28 +926,26 @@ int up_profile_write_pprof(const struct up_profile *p,
 
 	/* Stored profiles read back by name have no addresses to look up. */
 	w.source = up_symtab_has_source(symtab) && !w.names_only;
-	struct pb b;
+	struct gzip_sink *g = NULL;
+	struct pb *b = calloc(1, sizeof(*b));
 	int rc;
 
-	memset(&b, 0, sizeof(b));
 	if (!meta)
 		meta = &none;
-	if (strmap_new(&w.strings) < 0 || strmap_new(&w.locs) < 0 ||
-	    strmap_new(&w.funcs) < 0 || str_idx(&w, "") != 0) {
+	if (!b || strmap_new(&w.strings) < 0 || str_idx(&w, "") != 0) {
 		rc = up_fail(UP_ENOMEM, "out of memory");
 		goto out;
 	}
+	profile_warm(p, symtab, w.source);
 	rc = up_profile_foreach(p, visit, &w);
 	if (rc == 0)
 		rc = w.err;
 	/* The keys that found locations and functions are done with: freed
-	 * before the protobuf is built (they were a third of the peak). */
-	w.nfuncs = strmap_count(w.funcs);
-	strmap_free(w.locs);
-	strmap_free(w.funcs);
-	free(w.key_loc);
-	w.locs = w.funcs = NULL;
-	w.key_loc = NULL;
+	 * before the protobuf is packed. */
+	free(w.str_func);
+	free(w.slots);
+	w.str_func = NULL;
+	w.slots = NULL;
 	fit_array(&w.loc, &w.loc_cap, w.nloc, sizeof(*w.loc));
 	fit_array(&w.lines, &w.lines_cap, w.nlines, sizeof(*w.lines));
 	fit_array(&w.ids, &w.ids_cap, w.nids, sizeof(*w.ids));
@@ -822,34 +954,19 @@ int up_profile_write_pprof(const struct up_profile *p,
 	if (rc == 0)
 		rc = w.err;
 	if (rc == 0)
-		rc = build(&w, &b, meta);
-	if (rc < 0)
-		goto out;
-	/* Built: what remains needed is the strings and the samples' ids. */
-	free(w.loc);
-	free(w.lines);
-	free(w.func_name);
-	free(w.func_src);
-	free(w.recs);
-	free(w.timed);
-	w.loc = NULL;
-	w.lines = NULL;
-	w.func_name = NULL;
-	w.func_src = NULL;
-	w.recs = NULL;
-	w.timed = NULL;
-	b.prof.n_string_table = strmap_count(w.strings);
-	b.strings = calloc(b.prof.n_string_table, sizeof(*b.strings));
-	if (!b.strings) {
-		rc = up_fail(UP_ENOMEM, "out of memory");
-		goto out;
+		rc = prepare(&w, b, meta);
+	if (rc == 0)
+		rc = gzip_open(&g, out);
+	if (rc == 0) {
+		pack(&w, b, meta, g);
+		rc = gzip_close(g, true);
+	} else {
+		gzip_close(g, false);
 	}
-	for (size_t i = 0; i < b.prof.n_string_table; i++)
-		b.strings[i] = (char *)strmap_key(w.strings, i);
-	b.prof.string_table = b.strings;
-	rc = write_gzip(&b.prof, out);
 out:
-	pb_release(&b);
+	if (b)
+		pb_release(b);
+	free(b);
 	writer_release(&w);
 	return rc < 0 ? rc : 0;
 }

@@ -57,10 +57,12 @@ struct frame_rec {
 	bool inlined;
 };
 
-/* One resolved address: frames [first, first + n) of the frame array. */
+/* One resolved address: frames [first, first + n) of the frame array
+ * (n at most UP_SRC_MAX_FRAMES): 16 bytes, four to a cache line. */
 struct entry {
 	uint64_t pc;
-	uint32_t first, n;
+	uint32_t first;
+	uint16_t n;
 	bool used;
 };
 
@@ -111,7 +113,14 @@ struct srcinfo {
 	const char *refused;           /* why the image's DWARF is not used */
 	bool capped_depth, capped_addresses, capped_time, capped_size;
 	bool capped_lines, at_realtime;
+	/* srcinfo_warm under way: its policy looked at once (1: may resolve,
+	 * 2: at real-time priority), 0: none. */
+	int warming;
 	char warning[512];
+	/* What the warning says: the caps' bits and the refusal it was
+	 * written for (it is written again only when they change). */
+	unsigned warned;
+	const char *warned_refused;
 };
 
 bool srcinfo_elf_has_dwarf(const void *elf_handle)
@@ -814,6 +823,16 @@ static int table_room(struct srcinfo *si)
 
 static void set_warning(struct srcinfo *si)
 {
+	unsigned flags = si->capped_depth | si->capped_addresses << 1 |
+			 si->capped_time << 2 | si->capped_size << 3 |
+			 si->capped_lines << 4 | si->at_realtime << 5;
+
+	/* Called after every address a cap touched: a line table past the
+	 * budget would have it formatted for each of them. */
+	if (flags == si->warned && si->refused == si->warned_refused)
+		return;
+	si->warned = flags;
+	si->warned_refused = si->refused;
 	snprintf(si->warning, sizeof(si->warning), "%s%s%s%s%s%s%s%s",
 		 si->refused ? si->refused : "", si->refused ? "; " : "",
 		 si->capped_depth ? "inlined calls deeper than the cap left out; " : "",
@@ -866,9 +885,19 @@ int srcinfo_add(struct srcinfo *si, uint64_t pc, const struct up_src_frame *f,
 	n = keep_n;
 	e = slot_for(si, pc);
 	*e = (struct entry){ .pc = pc, .first = (uint32_t)first,
-			     .n = (uint32_t)n, .used = true };
+			     .n = (uint16_t)n, .used = true };
 	si->used++;
 	return 0;
+}
+
+static bool realtime(const struct srcinfo *si)
+{
+	int policy;
+
+	if (si->warming)
+		return si->warming == 2;
+	policy = sched_getscheduler(0);
+	return policy == SCHED_FIFO || policy == SCHED_RR;
 }
 
 size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
@@ -886,14 +915,10 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 	}
 	/* libdw on an untrusted image never runs at real-time priority
 	 * (xl profile top samples at SCHED_FIFO): not looked up, not kept. */
-	if (si->buf && !(si->opened && si->broken)) {
-		int policy = sched_getscheduler(0);
-
-		if (policy == SCHED_FIFO || policy == SCHED_RR) {
-			si->at_realtime = true;
-			set_warning(si);
-			return 0;
-		}
+	if (si->buf && !(si->opened && si->broken) && realtime(si)) {
+		si->at_realtime = true;
+		set_warning(si);
+		return 0;
 	}
 	if (!si->opened) {
 		/* The checks before libdw reads a DIE count as lookup time. */
@@ -930,7 +955,7 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		e->used = true;
 		e->pc = pc;
 		e->first = (uint32_t)first;
-		e->n = (uint32_t)(si->nframes - first);
+		e->n = (uint16_t)(si->nframes - first);
 		si->used++;
 		if (si->capped_depth)
 			set_warning(si);
@@ -939,7 +964,7 @@ found:
 	n = e->n < max ? e->n : max;
 	for (size_t k = 0; k < n; k++) {
 		/* Cut short: the innermost calls and, last, the function. */
-		size_t i = k + 1 == n ? e->n - 1 : k;
+		size_t i = k + 1 == n ? (size_t)e->n - 1 : k;
 		const struct frame_rec *f = &si->frames[e->first + i];
 
 		out[k] = (struct up_src_frame){
@@ -952,6 +977,25 @@ found:
 		};
 	}
 	return n;
+}
+
+void srcinfo_warm(struct srcinfo *si, uint64_t pc)
+{
+	struct up_src_frame f;
+
+	if (!si)
+		return;
+	if (!si->warming)
+		si->warming = realtime(si) ? 2 : 1;   /* once for the batch */
+	/* At real-time priority the writers' own lookups say why not. */
+	if (si->warming == 1)
+		srcinfo_lookup(si, pc, &f, 1);
+}
+
+void srcinfo_warm_end(struct srcinfo *si)
+{
+	if (si)
+		si->warming = 0;
 }
 
 void srcinfo_new_pass(struct srcinfo *si)

@@ -33,6 +33,13 @@ void srcinfo_free(struct srcinfo *si);
 size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		      struct up_src_frame *out, size_t max);
 
+/* srcinfo_lookup(si, pc) for its answer to be cached, called for many
+ * addresses in a row (rising: libdw then reads each unit's tables once
+ * in a row), srcinfo_warm_end after the last: the scheduling policy is
+ * looked at once for them all. */
+void srcinfo_warm(struct srcinfo *si, uint64_t pc);
+void srcinfo_warm_end(struct srcinfo *si);
+
 /* A new run of the same table (the daemon keeps one per kernel build):
  * the time budget and the address cap start again, the answers kept
  * unless they filled the cap. */

@@ -10,10 +10,13 @@
 
 #include "util/error_impl.h"
 #include "util/grow.h"
+#include "symbols/lookup_cache.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
 
 struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
+
+static void cache_free(struct up_symtab *s);
 
 struct up_symtab *symtab_alloc(enum up_symtab_format format)
 {
@@ -33,6 +36,7 @@ void up_symtab_free(struct up_symtab *s)
 	free(s->syms);
 	free(s->build_id);
 	srcinfo_free(s->src);
+	cache_free(s);
 	free(s);
 }
 
@@ -348,11 +352,26 @@ const struct up_symbol *up_symtab_symbol(const struct up_symtab *s, size_t i)
 	return i < s->count ? &s->syms[i] : NULL;
 }
 
+/* Symbol i if it holds addr (syms[i].addr <= addr, the last such). */
+static const struct up_symbol *holding(const struct up_symtab *s, size_t i,
+				       uint64_t addr)
+{
+	const struct up_symbol *sym = &s->syms[i];
+
+	if (sym->size)
+		return addr - sym->addr < sym->size ? sym : NULL;
+	if (i + 1 < s->count)
+		return sym;                 /* unsized: up to the next symbol */
+	/* The last unsized symbol: up to the end of its section (ELF) or the
+	 * highest address in the map (nm), else one page. */
+	return addr - sym->addr < (s->end > sym->addr ? s->end - sym->addr : 4096) ?
+	       sym : NULL;
+}
+
 const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
 					 uint64_t addr)
 {
 	size_t lo = 0, hi;
-	const struct up_symbol *sym;
 
 	if (!s || s->count == 0 || addr < s->syms[0].addr)
 		return NULL;
@@ -365,15 +384,152 @@ const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
 		else
 			hi = mid;
 	}
-	sym = &s->syms[lo];
-	if (sym->size)
-		return addr - sym->addr < sym->size ? sym : NULL;
-	if (lo + 1 < s->count)
-		return sym;                 /* unsized: up to the next symbol */
-	/* The last unsized symbol: up to the end of its section (ELF) or the
-	 * highest address in the map (nm), else one page. */
-	return addr - sym->addr < (s->end > sym->addr ? s->end - sym->addr : 4096) ?
-	       sym : NULL;
+	return holding(s, lo, addr);
+}
+
+/* The writers' cache: open addressing by address, at most 3/4 full; sym
+ * is the symbol's index + 1, 0 for none. Bounded like the source cache's
+ * addresses: past the bound, lookups are binary searches again. */
+#define LOOKUP_CACHE_MAX (1u << 19)
+
+struct cached {
+	uint64_t pc;
+	uint32_t sym;
+	bool used;
+};
+
+struct lookup_cache {
+	struct cached *slot;
+	size_t nslots, used;
+};
+
+static struct cached *cache_slot(const struct lookup_cache *c, uint64_t pc)
+{
+	size_t i = (size_t)((pc * 0x9e3779b97f4a7c15ULL) >> 20) & (c->nslots - 1);
+
+	while (c->slot[i].used && c->slot[i].pc != pc)
+		i = (i + 1) & (c->nslots - 1);
+	return &c->slot[i];
+}
+
+/* The table's cache with room for one more, or NULL (no memory, full). */
+static struct lookup_cache *cache_room(const struct up_symtab *s)
+{
+	struct lookup_cache *c = s->lookups;
+	struct cached *old;
+	size_t n;
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		/* The table is read-only to its users; its caches are not. */
+		((struct up_symtab *)s)->lookups = c;
+	}
+	if (c->used >= LOOKUP_CACHE_MAX)
+		return NULL;
+	if (c->nslots && (c->used + 1) * 4 < c->nslots * 3)
+		return c;
+	old = c->slot;
+	n = c->nslots;
+	c->slot = calloc(n ? n * 2 : 1024, sizeof(*c->slot));
+	if (!c->slot) {
+		c->slot = old;
+		return NULL;
+	}
+	c->nslots = n ? n * 2 : 1024;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].used)
+			*cache_slot(c, old[i].pc) = old[i];
+	free(old);
+	return c;
+}
+
+static void cache_put(const struct up_symtab *s, uint64_t pc,
+		      const struct up_symbol *sym)
+{
+	struct lookup_cache *c = cache_room(s);
+	struct cached *e;
+
+	if (!c)
+		return;
+	e = cache_slot(c, pc);
+	if (e->used)
+		return;
+	*e = (struct cached){ pc, sym ? (uint32_t)(sym - s->syms) + 1 : 0, true };
+	c->used++;
+}
+
+static void cache_free(struct up_symtab *s)
+{
+	if (s->lookups)
+		free(s->lookups->slot);
+	free(s->lookups);
+	s->lookups = NULL;
+}
+
+bool symtab_cached(const struct up_symtab *s, uint64_t pc)
+{
+	return s && s->lookups && s->lookups->nslots &&
+	       cache_slot(s->lookups, pc)->used;
+}
+
+const struct up_symbol *symtab_lookup_cached(const struct up_symtab *s,
+					     uint64_t pc)
+{
+	const struct up_symbol *sym;
+
+	if (!s || s->count == 0)
+		return NULL;
+	if (s->lookups && s->lookups->nslots) {
+		const struct cached *e = cache_slot(s->lookups, pc);
+
+		if (e->used)
+			return e->sym ? &s->syms[e->sym - 1] : NULL;
+	}
+	sym = up_symtab_lookup(s, pc);
+	cache_put(s, pc, sym);
+	return sym;
+}
+
+void symtab_warm(const struct up_symtab *s, const uint64_t *pcs, size_t n,
+		 bool source)
+{
+	size_t i = 0;     /* the last symbol at or below the pc, as it rises */
+
+	if (!s || s->count == 0)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t pc = pcs[k];
+		const struct up_symbol *sym = NULL;
+
+		if (pc >= s->syms[0].addr) {
+			/* Forward by doubling steps, then halving: a walk of
+			 * the table when the addresses are dense in it, a
+			 * search when they are sparse. */
+			size_t step = 1, hi;
+
+			while (i + step < s->count && s->syms[i + step].addr <= pc) {
+				i += step;
+				step *= 2;
+			}
+			hi = i + step < s->count ? i + step : s->count;
+			while (hi - i > 1) {
+				size_t mid = i + (hi - i) / 2;
+
+				if (s->syms[mid].addr <= pc)
+					i = mid;
+				else
+					hi = mid;
+			}
+			sym = holding(s, i, pc);
+		}
+		cache_put(s, pc, sym);
+		if (source && sym && s->src)
+			srcinfo_warm(s->src, pc);
+	}
+	if (source && s->src)
+		srcinfo_warm_end(s->src);
 }
 
 int up_symtab_format(const struct up_symtab *s, uint64_t addr,
@@ -411,6 +567,9 @@ const char *up_symtab_source_warning(const struct up_symtab *s)
 /* The table is read-only to its users; its source cache is not. */
 void up_symtab_source_new_pass(const struct up_symtab *s)
 {
-	if (s)
-		srcinfo_new_pass(s->src);
+	if (!s)
+		return;
+	srcinfo_new_pass(s->src);
+	/* A table kept between runs keeps no more than one run's lookups. */
+	cache_free((struct up_symtab *)s);
 }

@@ -30,6 +30,7 @@ struct up_symtab {
 	bool capped;               /* symbols left out (SYMTAB_MAX_*) */
 	size_t long_names;         /* names cut to SYMTAB_MAX_NAME */
 	struct srcinfo *src;       /* DWARF lines and inlines, or NULL */
+	struct lookup_cache *lookups;  /* the writers' (lookup_cache.h) */
 };
 
 /* Add to the table's warning line ("; "-separated). */

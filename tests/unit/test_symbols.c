@@ -6,6 +6,7 @@
 
 #include "util/elf_copy.h"
 #include "guest.h"
+#include "symbols/lookup_cache.h"
 #include "test.h"
 
 TEST_GLOBALS;
@@ -79,6 +80,48 @@ static void test_lookup_edges(void)
 	up_symtab_format(s, 0x10, true, buf, sizeof(buf));
 	CHECK_STR(buf, "0x10");
 	up_symtab_free(s);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The writers' lookups, resolved in one walk (dense: every edge of every
+ * symbol; sparse: a few far apart), answer as the binary search does. */
+static void check_warmed(struct up_symtab *s, size_t every)
+{
+	size_t n = 0, cap = 4 * up_symtab_count(s) + 4, m = 0;
+	uint64_t *pcs = malloc(cap * sizeof(*pcs));
+
+	REQUIRE(pcs != NULL);
+	for (size_t i = 0; i < up_symtab_count(s); i += every) {
+		const struct up_symbol *y = up_symtab_symbol(s, i);
+
+		pcs[n++] = y->addr - 1;
+		pcs[n++] = y->addr;
+		pcs[n++] = y->addr + (y->size ? y->size - 1 : 1);
+		pcs[n++] = y->addr + (y->size ? y->size : 0x100000);
+	}
+	pcs[n++] = 0;
+	pcs[n++] = UINT64_MAX;
+	qsort(pcs, n, sizeof(*pcs), u64_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || pcs[m - 1] != pcs[i])
+			pcs[m++] = pcs[i];
+	symtab_warm(s, pcs, m, true);
+	for (size_t i = 0; i < m; i++) {
+		CHECK(symtab_cached(s, pcs[i]));
+		CHECK(symtab_lookup_cached(s, pcs[i]) == up_symtab_lookup(s, pcs[i]));
+	}
+	/* A new pass forgets them; lookups stay right. */
+	up_symtab_source_new_pass(s);
+	CHECK(!symtab_cached(s, pcs[0]));
+	for (size_t i = 0; i < m; i++)
+		CHECK(symtab_lookup_cached(s, pcs[i]) == up_symtab_lookup(s, pcs[i]));
+	free(pcs);
 }
 
 static void test_gzip_image(void)
@@ -360,6 +403,21 @@ static void test_truncated_parts(void)
 	free(img);
 }
 
+static void test_warmed_lookups(void)
+{
+	struct up_symtab *s;
+
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	check_warmed(s, 1);
+	up_symtab_free(s);
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	check_warmed(s, up_symtab_count(s) / 3 + 1);
+	up_symtab_free(s);
+	REQUIRE(up_symtab_load_mem(&s, nm_map, sizeof(nm_map) - 1, "map") == 0);
+	check_warmed(s, 1);
+	up_symtab_free(s);
+}
+
 static void test_malformed(void)
 {
 	struct up_symtab *s = NULL;
@@ -392,6 +450,7 @@ int main(int argc, char **argv)
 	}
 	RUN(test_elf_against_nm);
 	RUN(test_lookup_edges);
+	RUN(test_warmed_lookups);
 	RUN(test_gzip_image);
 	RUN(test_nm_map);
 	RUN(test_shuffled_aliases);
