@@ -60,6 +60,15 @@ fleet_samples() {
 fleet_floor() {
 	create_guest fl-floor tg-pv-fp "$PIN" 'memory=8' || { put "error fleet: the floor's guest did not start"; return; }
 	put "fleet floor $($UNIPROF_LIBEXEC/uniprof-floor $(xl domid fl-floor) -f 19 -n 400 2>&1 | tail -n 1)"
+	# Start-up in dom0 with the generated 100,000-function images, the
+	# symbols alone and with DWARF (run-overhead.sh puts them in /bench).
+	for _img in big-symbols big-lines; do
+		[ -f /bench/$_img.elf ] || continue
+		xl profile fl-floor -s /bench/$_img.elf --force-symbols -d 1 -F json -o $OUT/su-$_img -q \
+			> $OUT/su-$_img.err 2>&1 ||
+			{ put "error startup $_img: $(head -n 1 $OUT/su-$_img.err)"; continue; }
+		put "fleet startup_$_img setup_ms=$(json_num $OUT/su-$_img setup_ms) rss_kib=$(json_num $OUT/su-$_img peak_rss_kib) functions=$(json_num $OUT/su-$_img functions)"
+	done
 	stop_guest fl-floor
 	uniprofd --port 9190 > $OUT/fleet-0.log 2>&1 &
 	_pid=$!

@@ -60,6 +60,7 @@ $1 == "big" || $1 == "small" {
 $1 == "error" { errors = errors "  " rest "\n" }
 $1 == "fleet" && $2 == "floor" { fl_floor_cpu = kv(rest, "cpu_us"); next }
 $1 == "fleet" && $2 == "base" { fl_rss0 = kv(rest, "rss_kib"); next }
+$1 == "fleet" && $2 ~ /^startup_/ { nsu++; su_name[nsu] = substr($2, 9); su[nsu] = rest; next }
 $1 == "fleet" { nfl++; fl[nfl] = rest }
 # "floor KIND r=N k=v...": bench/floor-job.sh, one measure of one round.
 $1 == "floor" {
@@ -276,6 +277,9 @@ END {
 		}
 		printf "  The floor (Xen's interfaces only, paced at 19 Hz): %s us of dom0 CPU per sample; the daemon alone: %s KiB resident.\n", fl_floor_cpu, fl_rss0
 		printf "  Goal: CPU per sample <= 1.2x the floor's\n"
+		for (i = 1; i <= nsu; i++)
+			printf "  Start-up in dom0, generated 100,000-function image (%s): %s ms, %s KiB peak (goal: 150 ms)\n",
+				(su_name[i] == "big-lines" ? "with DWARF" : "symbols only"), kv(su[i], "setup_ms"), kv(su[i], "rss_kib")
 	}
 	if (notes != "")
 		printf "\nNotes:\n%s", notes
