@@ -19,6 +19,7 @@ struct upd_budget {
 	pthread_t thread;
 	bool stopping;
 	double budget, scale, used;
+	unsigned settle_s;         /* how long a new scale takes to show */
 };
 
 double upd_budget_next_scale(double scale, double used_pct, double budget_pct)
@@ -36,6 +37,24 @@ double upd_budget_next_scale(double scale, double used_pct, double budget_pct)
 	return scale;
 }
 
+double upd_budget_step(double scale, double used_pct, double budget_pct,
+		       double now_s, unsigned settle_s, double *held_until)
+{
+	double next;
+
+	/* A new scale shows only in profiles started after it, and in a
+	 * window of usage after those: until then the usage is the old
+	 * scale's, and acting on it again would compound one excess into
+	 * the floor (16 domains went from 1 to 0.01 in seconds while their
+	 * profiles ran on at 1). */
+	if (now_s < *held_until)
+		return scale;
+	next = upd_budget_next_scale(scale, used_pct, budget_pct);
+	if (next != scale)
+		*held_until = now_s + settle_s + WINDOW;
+	return next;
+}
+
 static double now_s(clockid_t clk)
 {
 	struct timespec ts;
@@ -47,7 +66,7 @@ static double now_s(clockid_t clk)
 static void *watch(void *arg)
 {
 	struct upd_budget *b = arg;
-	double cpu[WINDOW + 1], wall[WINDOW + 1];
+	double cpu[WINDOW + 1], wall[WINDOW + 1], held_until = 0;
 	unsigned n = 0;
 
 	pthread_mutex_lock(&b->lock);
@@ -63,7 +82,8 @@ static void *watch(void *arg)
 
 			oldest = n % (WINDOW + 1);
 			b->used = 100 * (cpu[i] - cpu[oldest]) / (wall[i] - wall[oldest]);
-			b->scale = upd_budget_next_scale(b->scale, b->used, b->budget);
+			b->scale = upd_budget_step(b->scale, b->used, b->budget,
+						   wall[i], b->settle_s, &held_until);
 			if (b->scale < before * 0.95 || (b->scale == 1 && before < 1))
 				upd_log("CPU budget: using %.1f%% of a CPU (budget %.1f%%): sampling rates at %.0f%%",
 					b->used, b->budget, 100 * b->scale);
@@ -78,7 +98,8 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-int upd_budget_start(struct upd_budget **out, double budget_pct)
+int upd_budget_start(struct upd_budget **out, double budget_pct,
+		     unsigned settle_s)
 {
 	struct upd_budget *b = calloc(1, sizeof(*b));
 	pthread_condattr_t ca;
@@ -92,6 +113,7 @@ int upd_budget_start(struct upd_budget **out, double budget_pct)
 	pthread_cond_init(&b->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	b->budget = budget_pct;
+	b->settle_s = settle_s;
 	b->scale = 1;
 	if (pthread_create(&b->thread, NULL, watch, b) != 0) {
 		upd_budget_stop(b);

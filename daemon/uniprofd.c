@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 		goto out;
 	if (upd_symbol_cache_new(&d.cache, 64, s.unwinder, s.debug_dir, debuginfod,
 				 &stopping) < 0 ||
-	    upd_budget_start(&d.budget, s.cpu_budget_pct) < 0) {
+	    upd_budget_start(&d.budget, s.cpu_budget_pct,
+			     s.push_url ? s.push_period_s : 0) < 0) {
 		upd_log("out of memory");
 		goto out;
 	}

@@ -224,6 +224,20 @@ static void test_budget_rule(void)
 	CHECK(upd_budget_next_scale(0.5, 1, 10) == 0.625);     /* recovers */
 	CHECK(upd_budget_next_scale(0.9, 1, 10) == 1);         /* up to 1 */
 	CHECK(upd_budget_next_scale(0.01, 1000, 10) == 0.01);  /* a floor */
+	{
+		/* Held after a change until its profiles show in the usage:
+		 * the push period (10 s) and the 5 s window. */
+		double held = 0, sc;
+
+		sc = upd_budget_step(1, 40, 10, 100, 10, &held);
+		CHECK(sc < 0.25 && held == 115);
+		CHECK(upd_budget_step(sc, 40, 10, 101, 10, &held) == sc);
+		CHECK(upd_budget_step(sc, 40, 10, 114.9, 10, &held) == sc);
+		CHECK(upd_budget_step(sc, 40, 10, 115, 10, &held) < sc);
+		held = 0;
+		CHECK(upd_budget_step(0.5, 9, 10, 50, 10, &held) == 0.5);
+		CHECK(held == 0);                               /* no change, no hold */
+	}
 }
 
 int main(void)
