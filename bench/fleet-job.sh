@@ -38,7 +38,7 @@ fleet_phase() {
 		_sent=$(sed -n 's/.*"sent": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_drop=$(sed -n 's/.*"dropped_queue_full": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_scale=$(sed -n 's/.*"rate_scale": \([0-9.]*\).*/\1/p' $OUT/fleet-$_n.status)
-		put "fleet domains=$_n cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
+		put "fleet domains=$_n window_ms=$((_t1 - _t0)) cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
 		kill -TERM $_pid
 		wait $_pid
 	fi
@@ -70,13 +70,20 @@ fleet_floor() {
 		put "fleet startup_$_img setup_ms=$(json_num $OUT/su-$_img setup_ms) rss_kib=$(json_num $OUT/su-$_img peak_rss_kib) functions=$(json_num $OUT/su-$_img functions)"
 	done
 	stop_guest fl-floor
-	uniprofd --port 9190 > $OUT/fleet-0.log 2>&1 &
+	# The daemon with nothing to push: its resident memory, and the CPU
+	# its own threads take (domain list, HTTP, budget) over 20 s.
+	uniprofd --push-url http://127.0.0.1:4041 --push-domains 'none-*' --host bench \
+		--port 9190 > $OUT/fleet-0.log 2>&1 &
 	_pid=$!
 	sleep 5
+	_t0=$(uptime_ms) _c0=$(cpu_ticks $_pid)
+	sleep 20
+	_t1=$(uptime_ms) _c1=$(cpu_ticks $_pid)
 	FLEET_RSS0=$(awk '/^VmRSS:/ { print $2 }' /proc/$_pid/status)
+	FLEET_IDLE_PCT=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }')
 	kill -TERM $_pid
 	wait $_pid
-	put "fleet base rss_kib=${FLEET_RSS0:-?}"
+	put "fleet base rss_kib=${FLEET_RSS0:-?} cpu_pct=${FLEET_IDLE_PCT:-?}"
 }
 
 fleet_bench() {

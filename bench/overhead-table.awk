@@ -59,7 +59,7 @@ $1 == "big" || $1 == "small" {
 }
 $1 == "error" { errors = errors "  " rest "\n" }
 $1 == "fleet" && $2 == "floor" { fl_floor_cpu = kv(rest, "cpu_us"); next }
-$1 == "fleet" && $2 == "base" { fl_rss0 = kv(rest, "rss_kib"); next }
+$1 == "fleet" && $2 == "base" { fl_rss0 = kv(rest, "rss_kib"); fl_idle = kv(rest, "cpu_pct"); next }
 $1 == "fleet" && $2 ~ /^startup_/ { nsu++; su_name[nsu] = substr($2, 9); su[nsu] = rest; next }
 $1 == "fleet" { nfl++; fl[nfl] = rest }
 # "floor KIND r=N k=v...": bench/floor-job.sh, one measure of one round.
@@ -266,16 +266,19 @@ END {
 			(t97 <= 0.5 * s97 ? "met" : "not met")
 	if (nfl) {
 		printf "\nuniprofd over a fleet, at its defaults (each domain pushed every 10 s at 19 Hz; CPU budget 10%%):\n"
-		printf "  %8s %10s %16s %9s %14s %26s %16s %8s\n", "domains", "CPU (%)", "CPU/sample (us)", "/ floor", "RSS/domain", "guest paused % (mean/max)", "sent (dropped)", "scale"
+		printf "  %8s %10s %16s %9s %18s %14s %26s %16s %8s\n", "domains", "CPU (%)", "CPU/sample (us)", "/ floor", "less idle / floor", "RSS/domain", "guest paused % (mean/max)", "sent (dropped)", "scale"
 		for (i = 1; i <= nfl; i++) {
 			c = kv(fl[i], "cpu_us_per_sample")
-			printf "  %8s %10s %16s %9s %14s %26s %16s %8s\n", kv(fl[i], "domains"), kv(fl[i], "cpu_pct"),
+			# Less the daemon's idle CPU: what each sample added.
+			m = kv(fl[i], "samples") > 0 ? (kv(fl[i], "cpu_pct") - fl_idle) / 100 * (kv(fl[i], "window_ms") > 0 ? kv(fl[i], "window_ms") : 30000) * 1000 / kv(fl[i], "samples") : 0
+			printf "  %8s %10s %16s %9s %18s %14s %26s %16s %8s\n", kv(fl[i], "domains"), kv(fl[i], "cpu_pct"),
 				c, (fl_floor_cpu > 0 && c > 0 ? sprintf("%.2f", c / fl_floor_cpu) : "?"),
+				(fl_floor_cpu > 0 && m > 0 ? sprintf("%.2f", m / fl_floor_cpu) : "?"),
 				kv(fl[i], "rss_kib_per_domain") " KiB",
 				kv(fl[i], "paused_pct_mean") " / " kv(fl[i], "paused_pct_max"),
 				kv(fl[i], "sent") " (" kv(fl[i], "dropped") ")", kv(fl[i], "rate_scale")
 		}
-		printf "  The floor (Xen's interfaces only, paced at 19 Hz): %s us of dom0 CPU per sample; the daemon alone: %s KiB resident.\n", fl_floor_cpu, fl_rss0
+		printf "  The floor (Xen's interfaces only, paced at 19 Hz): %s us of dom0 CPU per sample; the daemon with nothing to push: %s KiB resident, %s %% of a CPU.\n", fl_floor_cpu, fl_rss0, fl_idle
 		printf "  Goal: CPU per sample <= 1.2x the floor's\n"
 		for (i = 1; i <= nsu; i++)
 			printf "  Start-up in dom0, generated 100,000-function image (%s): %s ms, %s KiB peak (goal: 150 ms)\n",
