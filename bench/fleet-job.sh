@@ -24,7 +24,15 @@ fleet_phase() {
 		uniprofd --push-url http://127.0.0.1:4041 --push-domains 'fl-*' --host bench \
 			--port 9190 --max-stall 100 > $OUT/fleet-$_n.log 2>&1 &
 		_pid=$!
-		# The first period loads the symbols once; measure after it.
+		# It serves once it has read every domain's configuration
+		# (seconds at 64 under emulation); then the first period loads
+		# the symbols once: measure after it.
+		_w=0
+		while [ $_w -lt 300 ] && ! wget -q -O /dev/null http://127.0.0.1:9190/status 2>/dev/null; do
+			sleep 1
+			_w=$((_w + 1))
+		done
+		put "fleet serving domains=$_n after_s=$_w"
 		sleep 14
 		_s0=$(fleet_samples) _t0=$(uptime_ms) _c0=$(cpu_ticks $_pid)
 		sleep 30

@@ -60,6 +60,7 @@ $1 == "big" || $1 == "small" {
 $1 == "error" { errors = errors "  " rest "\n" }
 $1 == "fleet" && $2 == "floor" { fl_floor_cpu = kv(rest, "cpu_us"); next }
 $1 == "fleet" && $2 == "base" { fl_rss0 = kv(rest, "rss_kib"); fl_idle = kv(rest, "cpu_pct"); next }
+$1 == "fleet" && $2 == "serving" { next }
 $1 == "fleet" && $2 ~ /^startup_/ { nsu++; su_name[nsu] = substr($2, 9); su[nsu] = rest; next }
 $1 == "fleet" { nfl++; fl[nfl] = rest }
 # "floor KIND r=N k=v...": bench/floor-job.sh, one measure of one round.
