@@ -96,6 +96,10 @@ function callee_ok(a, b,    n) {
 	for (i = 1; i < n && good; i++)
 		if (!callee_ok(f[i], f[i + 1])) good = 0
 	if (good) complete += count
+	# Neither whole nor marked cut: the first few, to show (stat's key
+	# "other" prints them; a check failing on them names them).
+	if (!good && f[1] != "[truncated]" && nother < 5)
+		other[++nother] = $0
 	group[ap] += count
 	leaf[f[n]] += count
 	leaf_group[f[n]] = ap
@@ -105,6 +109,8 @@ END {
 	printf "unseen %d\n", unseen
 	if (total == 0) exit
 	printf "complete %.2f\n", 100 * complete / total
+	for (i = 1; i <= nother; i++)
+		printf "other %d %s\n", i, other[i]
 	printf "vcpu1 %.2f\n", 100 * group[1] / total
 	printf "idle %.2f\n", 100 * idle / total
 	printf "waiting %.2f\n", 100 * waiting / total

@@ -111,6 +111,9 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 			if (s ~ /^\[truncated\];/) c += $NF } END { if (n) printf "%.2f", 100 * c / n }' $OUT/$g-rx.folded)
 		check "$label relaxed: ${c:-0}% of stacks whole, idle ones too, ${cut:-?}% cut and marked truncated (need >= 99 whole, >= 99.9 together)" \
 			awk -v c="${c:-0}" -v d="${cut:-0}" 'BEGIN { exit !(c >= 99 && c + d >= 99.9) }'
+		# The stacks neither whole nor marked cut, if any: named.
+		awk -f /uniprof/jobs/profile-check.awk $OUT/$g-rx.folded | sed -n 's/^other [0-9]* /# not whole, not marked: /p' |
+			while read -r l; do tap "$l"; done
 		mine=$(json_num $OUT/$g-rx.json busy_pct)
 		theirs=$(guest_busy $log $n0 $(json_num $OUT/$g-rx.json paused_while_blocked_ms))
 		tol=$(busy_tolerance "${theirs:-50}" $OUT/$g-rx.json)
