@@ -53,6 +53,16 @@ static int doc_close(struct doc *d, char **buf, size_t *len)
 	return 0;
 }
 
+/* KEY: v, or null when v is negative (never happened, or unknown). */
+static void num_or_null(yajl_gen g, const char *key, double v, int decimals)
+{
+	xlp_json_key(g, key);
+	if (v >= 0)
+		xlp_json_num(g, v, decimals);
+	else
+		yajl_gen_null(g);
+}
+
 static int domains_json(void *ctx, char **buf, size_t *len)
 {
 	struct upd_daemon *dm = ctx;
@@ -111,11 +121,7 @@ static int domains_json(void *ctx, char **buf, size_t *len)
 			xlp_json_num(d.g, rn->hz_final, 3);
 			xlp_json_key(d.g, "hz_lowest");
 			xlp_json_num(d.g, rn->hz_lowest, 3);
-			xlp_json_key(d.g, "rate_lowered_at_s");
-			if (rn->lowered_at_s >= 0)
-				xlp_json_num(d.g, rn->lowered_at_s, 3);
-			else
-				yajl_gen_null(d.g);
+			num_or_null(d.g, "rate_lowered_at_s", rn->lowered_at_s, 3);
 			xlp_json_key(d.g, "paused_pct");
 			xlp_json_num(d.g, list[i].last_paused_pct, 3);
 			xlp_json_key(d.g, "pause_mean_us");
@@ -126,11 +132,7 @@ static int domains_json(void *ctx, char **buf, size_t *len)
 			xlp_json_num(d.g, rn->setup_ms, 1);
 			xlp_json_key(d.g, "write_ms");
 			xlp_json_num(d.g, rn->write_ms, 1);
-			xlp_json_key(d.g, "uncovered_ms");
-			if (rn->uncovered_ms >= 0)
-				xlp_json_num(d.g, rn->uncovered_ms, 1);
-			else
-				yajl_gen_null(d.g);
+			num_or_null(d.g, "uncovered_ms", rn->uncovered_ms, 1);
 			yajl_gen_map_close(d.g);
 		} else
 			yajl_gen_null(d.g);
