@@ -831,6 +831,18 @@ static void test_sampler_activity(void)
 	tg_release(&g);
 }
 
+/* The sampler's defaults with the FP unwinder and a kernel map that knows
+ * the hypercall page (its block points): the block-point tests' set-up. */
+static void fp_sampler_with_stubs(struct up_sampler_config *c,
+				  struct up_kernel_map **k)
+{
+	REQUIRE(up_kernel_map_new(k) == 0);
+	up_kernel_map_set_hypercall_page(*k, HC);
+	up_sampler_config_init(c);
+	c->unwinder = UP_UNWINDER_FP;
+	c->unwind.kernel = *k;
+}
+
 /* A vCPU stopped just after SCHEDOP_block's trap that was blocked just
  * is blocked or, when Xen no longer has it blocked, waiting (woken and
  * not back in its code); yield from the same stub is CPU time. Paused and
@@ -866,11 +878,7 @@ static void test_sampler_at_block(void)
 		 * clock's and its check's after it, in the second pause): the
 		 * second sample finds it woken, waiting. */
 		up_target_image_block_on_read(t, 0, relaxed ? 2 : 4);
-		REQUIRE(up_kernel_map_new(&k) == 0);
-		up_kernel_map_set_hypercall_page(k, HC);
-		up_sampler_config_init(&c);
-		c.unwinder = UP_UNWINDER_FP;
-		c.unwind.kernel = k;
+		fp_sampler_with_stubs(&c, &k);
 		c.consistency = relaxed ? UP_CONSISTENCY_RELAXED : UP_CONSISTENCY_PAUSED;
 		c.max_samples = relaxed ? 1 : 2;
 		c.hz = 10000;
@@ -921,11 +929,7 @@ static void test_sampler_unknown_block_point(void)
 	up_image_add_vcpu(g.img, &r);
 	up_image_set_blocked(g.img, 0, true);
 	t = tg_open(&g);
-	REQUIRE(up_kernel_map_new(&k) == 0);
-	up_kernel_map_set_hypercall_page(k, HC);
-	up_sampler_config_init(&c);
-	c.unwinder = UP_UNWINDER_FP;
-	c.unwind.kernel = k;
+	fp_sampler_with_stubs(&c, &k);
 	c.max_samples = 3;
 	c.hz = 10000;
 	c.drop_late = true;
@@ -965,11 +969,7 @@ static void test_sampler_block_checks_bounded(void)
 	up_image_add_vcpu(g.img, &r);
 	up_image_set_blocked(g.img, 0, true);
 	t = tg_open(&g);
-	REQUIRE(up_kernel_map_new(&k) == 0);
-	up_kernel_map_set_hypercall_page(k, HC);
-	up_sampler_config_init(&c);
-	c.unwinder = UP_UNWINDER_FP;
-	c.unwind.kernel = k;
+	fp_sampler_with_stubs(&c, &k);
 	c.hz = 200;
 	c.duration_s = 1.5;         /* ~30 clock reads: 16 checks, none after */
 	REQUIRE(up_profile_new(&p, 1) == 0);
