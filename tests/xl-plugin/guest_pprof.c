@@ -155,7 +155,7 @@ int main(int argc, char **argv)
 	}
 	dom.kernel = argv[1];
 	if (xlp_symtab_load(&s, argv[1]) < 0 ||
-	    xlp_kernel_map_load(argv[1], NULL, s, NULL, &opt, &k) < 0 ||
+	    xlp_kernel_map_load(argv[1], NULL, s, NULL, NULL, 0, false, &k) < 0 ||
 	    up_file_read(argv[1], &bytes, &im.len) < 0 ||
 	    up_stored_load(&st, (const char *const *)&argv[2], 1, NULL) < 0 ||
 	    up_profile_new(&p, 1) < 0) {
