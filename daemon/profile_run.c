@@ -12,7 +12,6 @@
 #include "log.h"
 #include "toolkit/formats.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
 #include "profile_run.h"
 #include "toolkit/report.h"
 #include "toolkit/sampler_cpu.h"
@@ -31,14 +30,14 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		       const struct up_sampler_stats *stats, const char *hypercalls,
 		       struct upd_run_result *r)
 {
-	struct xlp_options opt;
 	struct xlp_domain dom = {
 		.domid = p->dom->domid, .name = (char *)p->dom->name,
 		.type = p->dom->type, .kernel = p->dom->kernel,
 		.max_vcpus = p->dom->vcpus,
 	};
 	struct xlp_report rep = {
-		.opt = &opt, .dom = &dom, .symtab = sym->symtab,
+		.asked = { .hz = p->hz, .consistency = p->consistency },
+		.dom = &dom, .symtab = sym->symtab,
 		.symbols_used = sym->symbols_used, .profile = profile,
 		.stats = stats, .unwinder = sym->uw.unwinder,
 		.hypercalls = hypercalls,
@@ -49,10 +48,6 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 	FILE *f = open_memstream(&buf, &len);
 	int rc;
 
-	memset(&opt, 0, sizeof(opt));
-	opt.hz = p->hz;
-	opt.consistency = p->consistency;
-	opt.vcpu = -1;
 	if (!f) {
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		return -1;

@@ -92,8 +92,8 @@ double xlp_rate_short(const struct xlp_report *r)
 	double reached = s->elapsed_s > 0 ?
 			 (double)(s->samples + s->budget_periods) / s->elapsed_s : 0;
 
-	return r->opt->hz > 0 && s->samples > 1 && s->missed_deadlines &&
-	       reached < RATE_SHORT * r->opt->hz ? reached : 0;
+	return r->asked.hz > 0 && s->samples > 1 && s->missed_deadlines &&
+	       reached < RATE_SHORT * r->asked.hz ? reached : 0;
 }
 
 double xlp_stood_still_pct(const struct up_sampler_stats *s)
@@ -297,7 +297,7 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 	char budget[640];
 	size_t n = 0;
 	struct up_pprof_meta m = {
-		.hz = r->opt->hz,
+		.hz = r->asked.hz,
 		/* The sample times count from the sampler's start. */
 		.time_nanos = s->start_unix_ns ? s->start_unix_ns :
 			      (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
@@ -331,15 +331,15 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 	LINE("symbols: %s", r->symbols_used ? r->symbols_used : "none (addresses)");
 	LINE("unwinder: %s", up_unwinder_name(r->unwinder));
 	LINE("hypercalls: %s", r->hypercalls ? r->hypercalls : "?");
-	LINE("frequency: %g Hz", r->opt->hz);
+	LINE("frequency: %g Hz", r->asked.hz);
 	LINE("samples: %" PRIu64 " in %.1f s, stopped: %s", s->samples, s->elapsed_s,
 	     up_stop_reason_name(s->stop));
 	if (up_profile_credited(r->profile))
 		LINE("credited: %" PRIu64 " of the %" PRIu64 " counted are periods the sampler missed, counted as the stack it sampled before them (label credited=missed)",
 		     up_profile_credited(r->profile), up_profile_samples(r->profile));
-	LINE("consistency: %s", up_consistency_name(r->opt->consistency));
+	LINE("consistency: %s", up_consistency_name(r->asked.consistency));
 	LINE("%s per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us",
-	     r->opt->consistency == UP_CONSISTENCY_RELAXED ?
+	     r->asked.consistency == UP_CONSISTENCY_RELAXED ?
 	     "longest vCPU stall" : "pause",
 	     up_sampler_pause_mean(s) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 50) / 1e3,
@@ -347,7 +347,7 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *
 	     (double)up_sampler_pause_percentile(s, 100) / 1e3);
 	xlp_budget_text(s, budget, sizeof(budget));
 	LINE("%s", budget);
-	LINE("vcpu state: %s", r->opt->no_vcpu_state ? "not asked (--no-vcpu-state)" :
+	LINE("vcpu state: %s", r->asked.no_vcpu_state ? "not asked (--no-vcpu-state)" :
 	     "state label busy or idle, from Xen at each sample");
 	for (unsigned v = 0; v < nv; v++) {
 		double busy = xlp_busy_pct(r->profile, v), run = up_sampler_running_pct(s, v);
@@ -377,10 +377,10 @@ void xlp_report_summary(const struct xlp_report *r, struct xlp_summary *s)
 	s->profile = r->profile;
 	s->names = r->symtab;
 	s->view.vcpu = -1;
-	s->view.with_idle = r->opt->with_idle;
-	s->view.no_inline = r->opt->no_inline;
-	s->view.lines = r->opt->lines;
-	s->top = r->opt->top;
+	s->view.with_idle = r->asked.with_idle;
+	s->view.no_inline = r->asked.no_inline;
+	s->view.lines = r->asked.lines;
+	s->top = r->asked.top;
 	s->run = r;
 	s->outputs = r->files;
 	s->nr_outputs = r->nr_files;
@@ -413,10 +413,10 @@ void xlp_report_source(struct xlp_report_source *rs, const struct xlp_report *r,
 	src->profile = r->profile;
 	src->names = r->symtab;
 	src->view.vcpu = -1;
-	src->view.with_idle = r->opt->with_idle;
-	src->view.no_inline = r->opt->no_inline;
-	src->view.lines = r->opt->lines;
-	src->top = r->opt->top;
+	src->view.with_idle = r->asked.with_idle;
+	src->view.no_inline = r->asked.no_inline;
+	src->view.lines = r->asked.lines;
+	src->top = r->asked.top;
 	src->title = rs->title;
 	xlp_report_summary(r, &rs->summary);
 	src->summary_text = xlp_summary_source_text;
@@ -426,7 +426,7 @@ void xlp_report_source(struct xlp_report_source *rs, const struct xlp_report *r,
 	snprintf(rs->title, sizeof(rs->title), "%s (%s): %" PRIu64 " %s stacks at %g Hz",
 		 r->dom->name, r->dom->type,
 		 up_profile_kept_samples(r->profile, &src->view),
-		 r->opt->with_idle ? "busy and idle" : "on-CPU", r->opt->hz);
+		 r->asked.with_idle ? "busy and idle" : "on-CPU", r->asked.hz);
 	/* Without a header the pprof writer fails (this said why). */
 	if (formats & XLP_FORMAT_PPROF)
 		pprof_header(rs, r, kmap, started);

@@ -8,13 +8,25 @@
 
 #include "domain.h"
 #include "formats.h"
-#include "options.h"
 #include "sampler_cpu.h"
 #include "summary.h"
 #include "uniprof/uniprof.h"
 
+/* What the run was asked for, as its outputs say it: xl profile fills it
+ * from its options, uniprofd from its settings and the request. */
+struct xlp_run_settings {
+	double hz;
+	enum up_consistency consistency;
+	bool no_vcpu_state;              /* Xen not asked whether vCPUs block */
+	/* The flame graph's and the top list's view. */
+	bool with_idle;
+	bool no_inline;
+	bool lines;
+	unsigned top;
+};
+
 struct xlp_report {
-	const struct xlp_options *opt;
+	struct xlp_run_settings asked;
 	const struct xlp_domain *dom;
 	enum up_arch arch;               /* the domain's vCPUs' architecture */
 	const struct up_symtab *symtab;

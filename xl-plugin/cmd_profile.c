@@ -53,11 +53,21 @@ struct run {
  * configuration, not only at the end. */
 #define EARLY_NS (3ULL * 1000 * 1000 * 1000)
 
+/* What the run's outputs say it was asked for. */
+static struct xlp_run_settings run_settings(const struct xlp_options *o)
+{
+	return (struct xlp_run_settings){
+		.hz = o->hz, .consistency = o->consistency,
+		.no_vcpu_state = o->no_vcpu_state, .with_idle = o->with_idle,
+		.no_inline = o->no_inline, .lines = o->lines, .top = o->top,
+	};
+}
+
 static void early_warning(const struct up_profile *p,
 			  const struct up_sampler_stats *s, void *arg)
 {
 	const struct run *r = arg;
-	struct xlp_report rep = { .opt = r->opt, .dom = &r->live.dom,
+	struct xlp_report rep = { .asked = run_settings(r->opt), .dom = &r->live.dom,
 				  .profile = p, .stats = s };
 
 	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
@@ -235,7 +245,7 @@ static int write_results(struct run *r)
 	others_on_pcpus(r);
 
 	struct xlp_report rep = {
-		.opt = opt, .dom = &r->live.dom, .arch = r->live.arch,
+		.asked = run_settings(opt), .dom = &r->live.dom, .arch = r->live.arch,
 		.symtab = r->live.symtab,
 		.symbols_used = r->live.symbols_used, .profile = r->profile,
 		.stats = &r->stats, .unwinder = r->live.uw.unwinder,

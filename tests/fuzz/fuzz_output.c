@@ -201,7 +201,6 @@ static void check_json(const struct mem_file *m, size_t want_top)
 static void write_json(const struct up_profile *prof, const struct up_symtab *syms,
 		       unsigned top, struct mem_file *out)
 {
-	struct xlp_options opt = { .hz = 97, .vcpu = -1, .top = top };
 	struct xlp_domain dom = { .domid = 7, .name = (char *)"fuzz", .type = "pvh",
 				  .kernel = (char *)"/boot/fuzz.elf" };
 	uint64_t pause_ns[] = { 1000, 2000, 3000 };
@@ -210,7 +209,7 @@ static void write_json(const struct up_profile *prof, const struct up_symtab *sy
 		.nr_pause = 3, .elapsed_s = 1, .stop = UP_STOP_DURATION,
 	};
 	struct xlp_report r = {
-		.opt = &opt, .dom = &dom, .symtab = syms,
+		.asked = { .hz = 97, .top = top }, .dom = &dom, .symtab = syms,
 		.symbols_used = syms ? "fuzz names" : NULL, .profile = prof,
 		.stats = &stats, .unwinder = UP_UNWINDER_AUTO, .hypercalls = "image",
 	};

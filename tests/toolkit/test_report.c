@@ -90,12 +90,12 @@ static void test_json_hostile_names(void)
 {
 	struct up_symtab *s;
 	struct up_profile *p;
-	struct xlp_options opt = { .hz = 100, .top = 20, .vcpu = -1 };
+	const struct xlp_run_settings asked = { .hz = 100, .top = 20 };
 	struct xlp_domain dom = { .domid = 7, .name = "dom\xff", .type = "pv",
 				  .kernel = "/k/\xc3" "kernel" };
 	struct up_sampler_stats stats = { .samples = 5 };
 	struct xlp_report r = {
-		.opt = &opt, .dom = &dom, .profile = NULL, .stats = &stats,
+		.asked = asked, .dom = &dom, .profile = NULL, .stats = &stats,
 		.symbols_used = "/k/syms\xe2\x82", .hypercalls = "direct",
 		.files = { "/out/\xff.svg" }, .nr_files = 1,
 	};
@@ -133,14 +133,14 @@ static void test_json_hostile_names(void)
 static void test_busy_check(void)
 {
 	struct up_profile *p;
-	struct xlp_options opt = { .hz = 100, .top = 20, .vcpu = -1 };
+	const struct xlp_run_settings asked = { .hz = 100, .top = 20 };
 	struct xlp_domain dom = { .domid = 7, .name = "d", .type = "pv" };
 	uint64_t run[1], unpaused[1] = { 10000 };
 	struct up_sampler_stats stats = {
 		.samples = 1000, .nr_vcpus = 1,
 		.vcpu_run_ns = run, .vcpu_unpaused_ns = unpaused,
 	};
-	struct xlp_report r = { .opt = &opt, .dom = &dom, .stats = &stats };
+	struct xlp_report r = { .asked = asked, .dom = &dom, .stats = &stats };
 	uint64_t st[] = { 0x1001 };
 	char buf[1024] = "";
 	FILE *f;
@@ -217,7 +217,7 @@ static void test_busy_check(void)
 static void test_waiting(void)
 {
 	struct up_profile *p;
-	struct xlp_options opt = { .hz = 100, .top = 20, .vcpu = -1 };
+	const struct xlp_run_settings asked = { .hz = 100, .top = 20 };
 	struct xlp_domain dom = { .domid = 7, .name = "d", .type = "pv" };
 	uint64_t run[1] = { 3000 }, unpaused[1] = { 10000 };
 	struct up_sampler_stats stats = {
@@ -225,7 +225,7 @@ static void test_waiting(void)
 		.vcpu_run_ns = run, .vcpu_unpaused_ns = unpaused,
 	};
 	double others[1] = { 0.5 };
-	struct xlp_report r = { .opt = &opt, .dom = &dom, .stats = &stats,
+	struct xlp_report r = { .asked = asked, .dom = &dom, .stats = &stats,
 				.others_pct = others, .nr_others = 1 };
 	uint64_t st[] = { 0x1001 };
 	char buf[2048] = "";
@@ -291,7 +291,7 @@ static const char check_budget_json[] =
 static void test_stall_budget_summary(void)
 {
 	struct up_profile *p;
-	struct xlp_options opt = { .hz = 997, .top = 20, .vcpu = -1 };
+	const struct xlp_run_settings asked = { .hz = 997, .top = 20 };
 	struct xlp_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
 	uint64_t paused[1] = { 40000000 }, blocked[1] = { 0 };
 	struct up_sampler_stats stats = {
@@ -303,7 +303,7 @@ static void test_stall_budget_summary(void)
 		.vcpu_paused_ns = paused, .vcpu_paused_blocked_ns = blocked,
 		.nr_vcpus = 1,
 	};
-	struct xlp_report r = { .opt = &opt, .dom = &dom, .stats = &stats };
+	struct xlp_report r = { .asked = asked, .dom = &dom, .stats = &stats };
 	char line[640];
 
 	xlp_budget_text(&stats, line, sizeof(line));

@@ -124,7 +124,6 @@ static int add_line(const struct image *im, struct up_profile *p, char *line)
 int main(int argc, char **argv)
 {
 	static const struct up_output_opts no_inline = { .vcpu = -1, .no_inline = true };
-	struct xlp_options opt = { .hz = 97, .vcpu = -1, .top = 20 };
 	struct up_sampler_stats stats = { .start_unix_ns = 1700000000000000000LL,
 					  .elapsed_s = 14 };
 	struct timespec started = { 0, 0 };
@@ -182,7 +181,7 @@ int main(int argc, char **argv)
 	stats.samples = up_profile_samples(p);
 	{
 		struct xlp_report rep = {
-			.opt = &opt, .dom = &dom, .symtab = addresses_only ? NULL : s,
+			.asked = { .hz = 97, .top = 20 }, .dom = &dom, .symtab = addresses_only ? NULL : s,
 			.symbols_used = addresses_only ? NULL : argv[1],
 			.profile = p, .stats = &stats, .unwinder = UP_UNWINDER_FP,
 			.hypercalls = "none (no Xen: tests/xl-plugin/guest_pprof.c)",
