@@ -14,6 +14,7 @@
 #include "toolkit/kernel_map_load.h"
 #include "profile_run.h"
 #include "toolkit/report.h"
+#include "toolkit/run_checks.h"
 #include "toolkit/sampler_cpu.h"
 
 void upd_run_result_free(struct upd_run_result *r)
@@ -35,7 +36,7 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		.type = p->dom->type, .kernel = p->dom->kernel,
 		.max_vcpus = p->dom->vcpus,
 	};
-	struct xlp_report rep = {
+	struct xlp_run rep = {
 		.asked = { .hz = p->hz, .consistency = p->consistency },
 		.dom = &dom, .symtab = sym->symtab,
 		.symbols_used = sym->symbols_used, .profile = profile,

@@ -13,6 +13,7 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
 	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/image_cache.c toolkit/image_cache.h \
+	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
 	toolkit/report.c toolkit/report.h \
 	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \

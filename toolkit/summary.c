@@ -10,7 +10,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "toolkit/json_write.h"
-#include "toolkit/report.h"
+#include "toolkit/run_checks.h"
 #include "toolkit/summary.h"
 
 #define str xlp_json_str
@@ -20,7 +20,7 @@
 /* --- text ---------------------------------------------------------------- */
 
 /* A live run: the domain, the symbols, the sampler and its cost. */
-static void run_head_text(const struct xlp_report *r, FILE *out)
+static void run_head_text(const struct xlp_run *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -209,7 +209,7 @@ static void truncation_text(const struct xlp_summary *s, FILE *out)
 }
 
 /* A live run: how it read the guest and unwound. */
-static void run_walk_text(const struct xlp_report *r, FILE *out)
+static void run_walk_text(const struct xlp_run *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -357,7 +357,7 @@ static void domain_json(yajl_gen g, const struct xlp_summary *s)
 }
 
 /* A live run: its symbols, unwinder and sampler settings. */
-static void run_setup_json(yajl_gen g, const struct xlp_report *r)
+static void run_setup_json(yajl_gen g, const struct xlp_run *r)
 {
 	const struct up_sampler_stats *s = r->stats;
 

@@ -23,6 +23,7 @@
 #include "toolkit/options.h"
 #include "toolkit/output_files.h"
 #include "toolkit/report.h"
+#include "toolkit/run_checks.h"
 #include "toolkit/pcpu_clock.h"
 #include "toolkit/sampler_cpu.h"
 #include "toolkit/symbols_find.h"
@@ -43,7 +44,7 @@ struct run {
 	struct xlp_backend_load backends; /* at the start: the placement's window */
 	struct xlp_sampler_cpu where; /* the dom0 CPU the sampler ran on */
 	struct xlp_pcpu_clock *pcpus[2]; /* Xen's idle clocks around sampling */
-	double *others_pct;       /* per vCPU (report.h) */
+	double *others_pct;       /* per vCPU (run.h) */
 	unsigned rate_said;       /* the stall budget's factor last said (0: none) */
 	unsigned rate_lines;      /* lines said of it */
 };
@@ -67,7 +68,7 @@ static void early_warning(const struct up_profile *p,
 			  const struct up_sampler_stats *s, void *arg)
 {
 	const struct run *r = arg;
-	struct xlp_report rep = { .asked = run_settings(r->opt), .dom = &r->live.dom,
+	struct xlp_run rep = { .asked = run_settings(r->opt), .dom = &r->live.dom,
 				  .profile = p, .stats = s };
 
 	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
@@ -244,7 +245,7 @@ static int write_results(struct run *r)
 		fprintf(stderr, "xl profile: %s\n", up_error_last());
 	others_on_pcpus(r);
 
-	struct xlp_report rep = {
+	struct xlp_run rep = {
 		.asked = run_settings(opt), .dom = &r->live.dom, .arch = r->live.arch,
 		.symtab = r->live.symtab,
 		.symbols_used = r->live.symbols_used, .profile = r->profile,

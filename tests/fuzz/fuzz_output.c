@@ -208,7 +208,7 @@ static void write_json(const struct up_profile *prof, const struct up_symtab *sy
 		.samples = up_profile_samples(prof), .pause_ns = pause_ns,
 		.nr_pause = 3, .elapsed_s = 1, .stop = UP_STOP_DURATION,
 	};
-	struct xlp_report r = {
+	struct xlp_run r = {
 		.asked = { .hz = 97, .top = top }, .dom = &dom, .symtab = syms,
 		.symbols_used = syms ? "fuzz names" : NULL, .profile = prof,
 		.stats = &stats, .unwinder = UP_UNWINDER_AUTO, .hypercalls = "image",

@@ -48,6 +48,7 @@ tests_fuzz_fuzz_srcinfo_LDADD = $(FUZZ_LDADD)
 # The JSON summary is xl profile's own (toolkit/report.c), read back with yajl; the
 # SVG is read back with libxml2.
 tests_fuzz_fuzz_output_SOURCES = tests/fuzz/fuzz_output.c \
+	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
 	toolkit/report.c toolkit/report.h \
 	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \

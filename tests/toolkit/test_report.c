@@ -10,6 +10,7 @@
 
 #include "../unit/test.h"
 #include "toolkit/report.h"
+#include "toolkit/run_checks.h"
 #include "toolkit/summary.h"
 #include "uniprof/uniprof.h"
 
@@ -81,7 +82,7 @@ static int summary_json(const void *s, FILE *out)
 }
 
 /* The report's JSON, read by the Python checker. */
-static bool json_passes(const struct xlp_report *r, const char *checker)
+static bool json_passes(const struct xlp_run *r, const char *checker)
 {
 	return json_file_passes(report_json, r, checker);
 }
@@ -94,7 +95,7 @@ static void test_json_hostile_names(void)
 	struct xlp_domain dom = { .domid = 7, .name = "dom\xff", .type = "pv",
 				  .kernel = "/k/\xc3" "kernel" };
 	struct up_sampler_stats stats = { .samples = 5 };
-	struct xlp_report r = {
+	struct xlp_run r = {
 		.asked = asked, .dom = &dom, .profile = NULL, .stats = &stats,
 		.symbols_used = "/k/syms\xe2\x82", .hypercalls = "direct",
 		.files = { "/out/\xff.svg" }, .nr_files = 1,
@@ -140,7 +141,7 @@ static void test_busy_check(void)
 		.samples = 1000, .nr_vcpus = 1,
 		.vcpu_run_ns = run, .vcpu_unpaused_ns = unpaused,
 	};
-	struct xlp_report r = { .asked = asked, .dom = &dom, .stats = &stats };
+	struct xlp_run r = { .asked = asked, .dom = &dom, .stats = &stats };
 	uint64_t st[] = { 0x1001 };
 	char buf[1024] = "";
 	FILE *f;
@@ -225,7 +226,7 @@ static void test_waiting(void)
 		.vcpu_run_ns = run, .vcpu_unpaused_ns = unpaused,
 	};
 	double others[1] = { 0.5 };
-	struct xlp_report r = { .asked = asked, .dom = &dom, .stats = &stats,
+	struct xlp_run r = { .asked = asked, .dom = &dom, .stats = &stats,
 				.others_pct = others, .nr_others = 1 };
 	uint64_t st[] = { 0x1001 };
 	char buf[2048] = "";
@@ -303,7 +304,7 @@ static void test_stall_budget_summary(void)
 		.vcpu_paused_ns = paused, .vcpu_paused_blocked_ns = blocked,
 		.nr_vcpus = 1,
 	};
-	struct xlp_report r = { .asked = asked, .dom = &dom, .stats = &stats };
+	struct xlp_run r = { .asked = asked, .dom = &dom, .stats = &stats };
 	char line[640];
 
 	xlp_budget_text(&stats, line, sizeof(line));

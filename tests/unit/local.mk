@@ -85,6 +85,7 @@ tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
 	toolkit/image_cache.c toolkit/image_cache.h
 # It reads the test guests (noinst_DATA: built before any test runs).
 tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
+	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
 	toolkit/report.c toolkit/report.h \
 	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \

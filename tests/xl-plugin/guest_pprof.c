@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	}
 	stats.samples = up_profile_samples(p);
 	{
-		struct xlp_report rep = {
+		struct xlp_run rep = {
 			.asked = { .hz = 97, .top = 20 }, .dom = &dom, .symtab = addresses_only ? NULL : s,
 			.symbols_used = addresses_only ? NULL : argv[1],
 			.profile = p, .stats = &stats, .unwinder = UP_UNWINDER_FP,
