@@ -13,7 +13,7 @@
 #include "toolkit/formats.h"
 #include "toolkit/kernel_map_load.h"
 #include "profile_run.h"
-#include "toolkit/report.h"
+#include "toolkit/run_output.h"
 #include "toolkit/run_checks.h"
 #include "toolkit/sampler_cpu.h"
 
@@ -43,7 +43,7 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		.stats = stats, .unwinder = sym->uw.unwinder,
 		.hypercalls = hypercalls,
 	};
-	struct xlp_report_source out;
+	struct xlp_run_source out;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -53,12 +53,12 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		return -1;
 	}
-	xlp_report_source(&out, &rep, sym->kmap, &r->started, XLP_FORMAT_PPROF);
+	xlp_run_source(&out, &rep, sym->kmap, &r->started, XLP_FORMAT_PPROF);
 	/* The table outlives this run (cached per build): its source-line
 	 * caps are this profile's. */
 	up_symtab_source_new_pass(sym->symtab);
 	rc = xlp_format_write(XLP_FORMAT_PPROF, &out.src, f);
-	xlp_report_source_release(&out);
+	xlp_run_source_release(&out);
 	if (up_symtab_source_warning(sym->symtab))
 		upd_log("domain %s: source lines: %s", p->dom->name,
 			up_symtab_source_warning(sym->symtab));

@@ -2,7 +2,7 @@
 # Makefile.am: one non-recursive make). The domain through libxl, the
 # symbol search (and debuginfod), unwind tables, the kernel map, the summaries, the output
 # formats and the files they go to. Its users include its headers by path
-# ("toolkit/report.h").
+# ("toolkit/run_output.h").
 noinst_LTLIBRARIES += toolkit/libtoolkit.la
 toolkit_libtoolkit_la_SOURCES = \
 	toolkit/options.c toolkit/options.h \
@@ -14,7 +14,7 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/image_cache.c toolkit/image_cache.h \
 	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
-	toolkit/report.c toolkit/report.h \
+	toolkit/run_output.c toolkit/run_output.h \
 	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \
 	toolkit/json_write.c toolkit/json_write.h \

@@ -22,7 +22,7 @@
 #include "toolkit/kernel_map_load.h"
 #include "toolkit/options.h"
 #include "toolkit/output_files.h"
-#include "toolkit/report.h"
+#include "toolkit/run_output.h"
 #include "toolkit/run_checks.h"
 #include "toolkit/pcpu_clock.h"
 #include "toolkit/sampler_cpu.h"
@@ -217,7 +217,7 @@ static int sample(struct run *r, double start_ms)
 }
 
 /* For each vCPU, the most of the run other vCPUs held every pCPU it may
- * use (report.h): whether it can have waited for them. */
+ * use (run.h): whether it can have waited for them. */
 static void others_on_pcpus(struct run *r)
 {
 	struct xlp_cpuset may_run[64];
@@ -238,7 +238,7 @@ static void others_on_pcpus(struct run *r)
 static int write_results(struct run *r)
 {
 	const struct xlp_options *opt = r->opt;
-	struct xlp_report_source out;
+	struct xlp_run_source out;
 	int rc;
 
 	if (xlp_account_unseen(r->profile, &r->stats) < 0)
@@ -256,10 +256,10 @@ static int write_results(struct run *r)
 		.others_pct = r->others_pct, .nr_others = r->others_pct ? r->stats.nr_vcpus : 0,
 	};
 
-	xlp_report_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
+	xlp_run_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
 	rc = xlp_formats_write(&out.src, opt->formats, r->stem,
 			       opt->quiet ? NULL : stdout) < 0 ? 1 : 0;
-	xlp_report_source_release(&out);
+	xlp_run_source_release(&out);
 	xlp_busy_warnings(&rep, stderr);
 	/* A guest that ends at once (a unikernel's test, run from boot with
 	 * --paused) leaves files with nothing in them: said, not left to be
@@ -276,7 +276,7 @@ static int write_results(struct run *r)
 						     .no_inline = opt->no_inline,
 						     .lines = opt->lines };
 
-		xlp_report_text(&rep, stdout);
+		xlp_run_text(&rep, stdout);
 		fputc('\n', stdout);
 		up_profile_write_top(r->profile, r->live.symtab, &view,
 				     opt->top < 10 ? opt->top : 10, stdout);

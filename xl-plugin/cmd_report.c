@@ -10,7 +10,6 @@
 
 #include "toolkit/json_write.h"
 #include "toolkit/options.h"
-#include "toolkit/report.h"
 #include "toolkit/summary.h"
 #include "stored_cmds.h"
 #include "subcommands.h"

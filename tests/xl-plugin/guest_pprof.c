@@ -1,5 +1,5 @@
 /* A pprof profile of the test unikernel's image, written without Xen the
- * way xl profile writes one (toolkit/report.c's header, the code map read
+ * way xl profile writes one (toolkit/run_output.c's header, the code map read
  * from the image, the pprof writer), for checks by tools nobody here
  * wrote (pprof-mappings-go.test): the stacks of a stored profile of the
  * same guest (tests/fuzz/corpus/fuzz_stored/tg-times.pb, another build),
@@ -23,7 +23,7 @@
 #include "toolkit/formats.h"
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/report.h"
+#include "toolkit/run_output.h"
 #include "uniprof/uniprof.h"
 
 #define MAX_FRAMES 256
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	struct up_sampler_stats stats = { .start_unix_ns = 1700000000000000000LL,
 					  .elapsed_s = 14 };
 	struct timespec started = { 0, 0 };
-	struct xlp_report_source out;
+	struct xlp_run_source out;
 	struct up_symtab *s = NULL;
 	struct up_kernel_map *k = NULL;
 	struct up_stored *st = NULL;
@@ -187,14 +187,14 @@ int main(int argc, char **argv)
 			.hypercalls = "none (no Xen: tests/xl-plugin/guest_pprof.c)",
 		};
 
-		xlp_report_source(&out, &rep, k, &started, XLP_FORMAT_PPROF);
+		xlp_run_source(&out, &rep, k, &started, XLP_FORMAT_PPROF);
 		f = fopen(argv[3], "wb");
 		rc = f ? xlp_format_write(XLP_FORMAT_PPROF, &out.src, f) : -1;
 		if ((f && fclose(f) != 0) || rc < 0) {
 			fprintf(stderr, "guest-pprof: cannot write %s\n", argv[3]);
 			rc = 1;
 		}
-		xlp_report_source_release(&out);
+		xlp_run_source_release(&out);
 	}
 out:
 	free(folded);

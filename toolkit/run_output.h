@@ -1,7 +1,8 @@
-/* What one profiling run produced, and the summaries made from it: the
- * JSON document for runbooks (libyajl) and the human-readable text. */
-#ifndef XLP_REPORT_H
-#define XLP_REPORT_H
+/* A live run's outputs: its summaries (summary.h) as text and JSON, and
+ * the run as the source the output formats write from (formats.h): the
+ * flame graph's title and the pprof header. */
+#ifndef XLP_RUN_OUTPUT_H
+#define XLP_RUN_OUTPUT_H
 
 #include <stdio.h>
 
@@ -12,15 +13,15 @@
 
 /* The run's summary (summary.h), as text and as JSON (-1 after one error
  * line; the JSON lists r->files). */
-void xlp_report_summary(const struct xlp_run *r, struct xlp_summary *s);
-void xlp_report_text(const struct xlp_run *r, FILE *out);
-int xlp_report_json(const struct xlp_run *r, FILE *out);
+void xlp_run_summary(const struct xlp_run *r, struct xlp_summary *s);
+void xlp_run_text(const struct xlp_run *r, FILE *out);
+int xlp_run_json(const struct xlp_run *r, FILE *out);
 
 /* The run as the output formats' source (formats.h): the flame graph's
  * title, the summaries above, and when formats has pprof the pprof
  * header (the run's summary in its comments). r and rs must outlive the
  * writing; release rs after. */
-struct xlp_report_source {
+struct xlp_run_source {
 	struct xlp_source src;
 	struct xlp_summary summary;
 	char title[256];
@@ -31,9 +32,9 @@ struct xlp_report_source {
 	size_t nr_lines;
 };
 struct timespec;
-void xlp_report_source(struct xlp_report_source *rs, const struct xlp_run *r,
+void xlp_run_source(struct xlp_run_source *rs, const struct xlp_run *r,
 		       const struct up_kernel_map *kmap,
 		       const struct timespec *started, unsigned formats);
-void xlp_report_source_release(struct xlp_report_source *rs);
+void xlp_run_source_release(struct xlp_run_source *rs);
 
 #endif

@@ -1,3 +1,4 @@
+/* A live run's outputs (see run_output.h). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -5,15 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <yajl/yajl_gen.h>
 
-#include "report.h"
+#include "run_output.h"
 #include "run_checks.h"
 #include "summary.h"
 
 /* The pprof header: in its comments what the other summaries say of the
  * run ("key: value"; report reads domain, type and vcpus back). */
-static void pprof_header(struct xlp_report_source *rs, const struct xlp_run *r,
+static void pprof_header(struct xlp_run_source *rs, const struct xlp_run *r,
 			const struct up_kernel_map *kmap, const struct timespec *started)
 {
 	const struct up_sampler_stats *s = r->stats;
@@ -94,7 +94,7 @@ static void pprof_header(struct xlp_report_source *rs, const struct xlp_run *r,
 	rs->src.pprof = &rs->meta;
 }
 
-void xlp_report_summary(const struct xlp_run *r, struct xlp_summary *s)
+void xlp_run_summary(const struct xlp_run *r, struct xlp_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->cmd = "xl profile";
@@ -111,23 +111,23 @@ void xlp_report_summary(const struct xlp_run *r, struct xlp_summary *s)
 	s->nr_outputs = r->nr_files;
 }
 
-void xlp_report_text(const struct xlp_run *r, FILE *out)
+void xlp_run_text(const struct xlp_run *r, FILE *out)
 {
 	struct xlp_summary s;
 
-	xlp_report_summary(r, &s);
+	xlp_run_summary(r, &s);
 	xlp_summary_text(&s, out);
 }
 
-int xlp_report_json(const struct xlp_run *r, FILE *out)
+int xlp_run_json(const struct xlp_run *r, FILE *out)
 {
 	struct xlp_summary s;
 
-	xlp_report_summary(r, &s);
+	xlp_run_summary(r, &s);
 	return xlp_summary_json(&s, out);
 }
 
-void xlp_report_source(struct xlp_report_source *rs, const struct xlp_run *r,
+void xlp_run_source(struct xlp_run_source *rs, const struct xlp_run *r,
 		       const struct up_kernel_map *kmap,
 		       const struct timespec *started, unsigned formats)
 {
@@ -143,7 +143,7 @@ void xlp_report_source(struct xlp_report_source *rs, const struct xlp_run *r,
 	src->view.lines = r->asked.lines;
 	src->top = r->asked.top;
 	src->title = rs->title;
-	xlp_report_summary(r, &rs->summary);
+	xlp_run_summary(r, &rs->summary);
 	src->summary_text = xlp_summary_source_text;
 	src->summary_json = xlp_summary_source_json;
 	src->ctx = &rs->summary;
@@ -157,7 +157,7 @@ void xlp_report_source(struct xlp_report_source *rs, const struct xlp_run *r,
 		pprof_header(rs, r, kmap, started);
 }
 
-void xlp_report_source_release(struct xlp_report_source *rs)
+void xlp_run_source_release(struct xlp_run_source *rs)
 {
 	for (size_t i = 0; i < rs->nr_lines; i++)
 		free(rs->lines[i]);
