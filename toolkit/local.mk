@@ -5,7 +5,7 @@
 # ("toolkit/run_output.h").
 noinst_LTLIBRARIES += toolkit/libtoolkit.la
 toolkit_libtoolkit_la_SOURCES = \
-	toolkit/options.c toolkit/options.h \
+	toolkit/value_parse.c toolkit/value_parse.h \
 	toolkit/domain.c toolkit/domain.h toolkit/cpuset.h \
 	toolkit/sampler_cpu.c toolkit/sampler_cpu.h \
 	toolkit/backend_load.c toolkit/backend_load.h \

@@ -19,7 +19,7 @@
 #include "toolkit/image_cache.h"
 #include "toolkit/json_write.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "stack_print.h"
 #include "subcommands.h"
 #include "toolkit/symbols_find.h"

@@ -20,7 +20,7 @@
 #include "toolkit/formats.h"
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "toolkit/output_files.h"
 #include "toolkit/run_output.h"
 #include "toolkit/run_checks.h"

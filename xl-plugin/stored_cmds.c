@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "stored_cmds.h"
 
 int xlp_stored_option(const char *cmd, int c, char **argv,
