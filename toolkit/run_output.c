@@ -134,16 +134,14 @@ void xlp_run_source(struct xlp_run_source *rs, const struct xlp_run *r,
 	struct xlp_source *src = &rs->src;
 
 	memset(rs, 0, sizeof(*rs));
+	xlp_run_summary(r, &rs->summary);
 	src->cmd = "xl profile";
 	src->profile = r->profile;
 	src->names = r->symtab;
-	src->view.vcpu = -1;
-	src->view.with_idle = r->asked.with_idle;
-	src->view.no_inline = r->asked.no_inline;
-	src->view.lines = r->asked.lines;
-	src->top = r->asked.top;
+	/* The flame graph and the top list show what the summaries count. */
+	src->view = rs->summary.view;
+	src->top = rs->summary.top;
 	src->title = rs->title;
-	xlp_run_summary(r, &rs->summary);
 	src->summary_text = xlp_summary_source_text;
 	src->summary_json = xlp_summary_source_json;
 	src->ctx = &rs->summary;
