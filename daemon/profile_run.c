@@ -24,8 +24,8 @@ void upd_run_result_free(struct upd_run_result *r)
 	r->len = 0;
 }
 
-/* The report's view of the run, as xl profile builds it, written as xl
- * profile writes its pprof file. */
+/* The run as xl profile's outputs see it (toolkit/run.h), its settings
+ * from the request, written as xl profile writes its pprof file. */
 static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		       const struct up_profile *profile,
 		       const struct up_sampler_stats *stats, const char *hypercalls,
