@@ -19,7 +19,6 @@
 
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
 #include "toolkit/symbols_find.h"
 #include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
@@ -40,7 +39,6 @@ int main(int argc, char **argv)
 {
 	static uint64_t took[PHASES][MAX_RUNS];
 	unsigned long runs = argc > 2 ? strtoul(argv[2], NULL, 10) : 5;
-	struct xlp_options opt = { .vcpu = -1 };
 	size_t functions = 0, rows = 0;
 	struct rusage ru;
 
@@ -64,7 +62,7 @@ int main(int argc, char **argv)
 		if (xlp_unwind_load(UP_UNWINDER_AUTO, argv[1], used, 0, &uw) < 0)
 			return 1;
 		t2 = now_ns();
-		if (xlp_kernel_map_load(argv[1], used, symtab, uw.cfi, &opt, &kmap) < 0)
+		if (xlp_kernel_map_load(argv[1], used, symtab, uw.cfi, NULL, 0, false, &kmap) < 0)
 			return 1;
 		xlp_image_cache_drop();
 		t3 = now_ns();

@@ -12,9 +12,9 @@
 #include "log.h"
 #include "toolkit/formats.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
 #include "profile_run.h"
-#include "toolkit/report.h"
+#include "toolkit/run_output.h"
+#include "toolkit/run_checks.h"
 #include "toolkit/sampler_cpu.h"
 
 void upd_run_result_free(struct upd_run_result *r)
@@ -24,45 +24,41 @@ void upd_run_result_free(struct upd_run_result *r)
 	r->len = 0;
 }
 
-/* The report's view of the run, as xl profile builds it, written as xl
- * profile writes its pprof file. */
+/* The run as xl profile's outputs see it (toolkit/run.h), its settings
+ * from the request, written as xl profile writes its pprof file. */
 static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		       const struct up_profile *profile,
 		       const struct up_sampler_stats *stats, const char *hypercalls,
 		       struct upd_run_result *r)
 {
-	struct xlp_options opt;
 	struct xlp_domain dom = {
 		.domid = p->dom->domid, .name = (char *)p->dom->name,
 		.type = p->dom->type, .kernel = p->dom->kernel,
 		.max_vcpus = p->dom->vcpus,
 	};
-	struct xlp_report rep = {
-		.opt = &opt, .dom = &dom, .symtab = sym->symtab,
+	struct xlp_run rep = {
+		.asked = { .hz = p->hz, .consistency = p->consistency },
+		.dom = &dom, .symtab = sym->symtab,
 		.symbols_used = sym->symbols_used, .profile = profile,
 		.stats = stats, .unwinder = sym->uw.unwinder,
 		.hypercalls = hypercalls,
 	};
-	struct xlp_report_source out;
+	struct xlp_run_source out;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	int rc;
 
-	memset(&opt, 0, sizeof(opt));
-	opt.hz = p->hz;
-	opt.consistency = p->consistency;
-	opt.vcpu = -1;
 	if (!f) {
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		return -1;
 	}
-	xlp_report_source(&out, &rep, sym->kmap, &r->started, XLP_FORMAT_PPROF);
+	xlp_run_source(&out, &rep, sym->kmap, &r->started, XLP_FORMAT_PPROF);
 	/* The table outlives this run (cached per build): its source-line
 	 * caps are this profile's. */
 	up_symtab_source_new_pass(sym->symtab);
 	rc = xlp_format_write(XLP_FORMAT_PPROF, &out.src, f);
-	xlp_report_source_release(&out);
+	xlp_run_source_release(&out);
 	if (up_symtab_source_warning(sym->symtab))
 		upd_log("domain %s: source lines: %s", p->dom->name,
 			up_symtab_source_warning(sym->symtab));

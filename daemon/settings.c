@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "toolkit/options.h"
+#include "toolkit/value_parse.h"
 #include "settings.h"
 #include "uniprof/uniprof.h"
 

@@ -120,10 +120,8 @@ static int load(struct upd_symbol_cache *c, struct entry *e, const char *kernel,
 		unsigned width, char *err, size_t errlen)
 {
 	struct xlp_symbol_query q = { 0 };
-	struct xlp_options opt;
 	int rc = 0;
 
-	memset(&opt, 0, sizeof(opt));
 	q.kernel = kernel;
 	q.debug_dir = c->debug_dir;
 	q.debuginfod = c->debuginfod;
@@ -133,7 +131,7 @@ static int load(struct upd_symbol_cache *c, struct entry *e, const char *kernel,
 	if (xlp_find_symbols(&q, &e->s.symtab, &e->s.symbols_used) < 0 ||
 	    xlp_unwind_load(c->unwinder, kernel, e->s.symbols_used, 0, &e->s.uw) < 0 ||
 	    xlp_kernel_map_load(kernel, e->s.symbols_used, e->s.symtab, e->s.uw.cfi,
-				&opt, &e->s.kmap) < 0) {
+				NULL, 0, false, &e->s.kmap) < 0) {
 		snprintf(err, errlen, "cannot load the symbols or unwind tables of kernel %s (see the daemon's log)",
 			 kernel ? kernel : "(none configured)");
 		rc = -1;

@@ -38,7 +38,8 @@ bool xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 
 int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 			struct up_symtab *symtab, const struct up_cfi_table *cfi,
-			const struct xlp_options *opt, struct up_kernel_map **out)
+			const char *const *entries, unsigned nr_entries,
+			bool verbose, struct up_kernel_map **out)
 {
 	const char *from[2] = { kernel, symbols_file };
 	struct up_kernel_map *k = NULL;
@@ -50,7 +51,7 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 			continue;
 		if (xlp_kernel_map_read(&k, from[i], symtab) == 0)
 			used = from[i];
-		else if (opt->verbose)
+		else if (verbose)
 			fprintf(stderr, "xl profile: code map: %s\n", up_error_last());
 	}
 	if (!k && up_kernel_map_new(&k) < 0) {
@@ -64,9 +65,9 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 				up_kernel_map_set_hypercall_page(k, up_symtab_symbol(symtab, i)->addr);
 				break;
 			}
-	for (unsigned i = 0; i < opt->nr_entries; i++) {
-		if (up_kernel_map_add_entry_symbol(k, symtab, opt->entries[i]) < 0) {
-			fprintf(stderr, "xl profile: --entry %s: %s\n", opt->entries[i],
+	for (unsigned i = 0; i < nr_entries; i++) {
+		if (up_kernel_map_add_entry_symbol(k, symtab, entries[i]) < 0) {
+			fprintf(stderr, "xl profile: --entry %s: %s\n", entries[i],
 				symtab ? up_error_last() : "no symbols to find it in (see -s)");
 			up_kernel_map_free(k);
 			return -1;
@@ -78,7 +79,7 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 		up_kernel_map_set_functions(k, symtab);
 	hc = up_kernel_map_hypercall_page(k);
 	name_stubs(symtab, hc);
-	if (opt->verbose)
+	if (verbose)
 		fprintf(stderr, "xl profile: code map from %s: %zu code ranges, %zu outermost functions, hypercall page %#llx, frame pointers %s\n",
 			used ? used : "symbols only", up_kernel_map_text_ranges(k),
 			up_kernel_map_entries(k), (unsigned long long)hc,

@@ -1,21 +1,24 @@
 /* The kernel map for the unwinders (include/uniprof/kernel.h), from what
- * xl profile found: the kernel image, else the symbol file, else only the
- * symbols; plus the user's --entry functions and what the CFI table says
- * of frame pointers. The hypercall page's stubs get names in the symbol
- * table. */
+ * xl profile or uniprofd found: the kernel image, else the symbol file,
+ * else only the symbols; plus the functions where stacks begin (xl
+ * profile's --entry) and what the CFI table says of frame pointers. The
+ * hypercall page's stubs get names in the symbol table. */
 #ifndef XLP_KERNEL_MAP_LOAD_H
 #define XLP_KERNEL_MAP_LOAD_H
 
-#include "options.h"
+#include <stdbool.h>
+
 #include "uniprof/uniprof.h"
 
-/* Prints one error line and returns -1 on failure (an --entry that names
- * no function). symtab and cfi may be NULL. With a domain to read, the
+/* Prints one error line and returns -1 on failure (an entry that names
+ * no function). symtab and cfi may be NULL; verbose: say what the map was
+ * read from, on stderr. With a domain to read, the
  * caller then checks the hypercall page in its memory
  * (xlp_kernel_map_probe). */
 int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 			struct up_symtab *symtab, const struct up_cfi_table *cfi,
-			const struct xlp_options *opt, struct up_kernel_map **out);
+			const char *const *entries, unsigned nr_entries,
+			bool verbose, struct up_kernel_map **out);
 
 /* Where domain t's hypercall stubs are, from its memory (a PVH kernel's
  * page has no note and any name), and their names in symtab if the page

@@ -2,10 +2,10 @@
 # Makefile.am: one non-recursive make). The domain through libxl, the
 # symbol search (and debuginfod), unwind tables, the kernel map, the summaries, the output
 # formats and the files they go to. Its users include its headers by path
-# ("toolkit/report.h").
+# ("toolkit/run_output.h").
 noinst_LTLIBRARIES += toolkit/libtoolkit.la
 toolkit_libtoolkit_la_SOURCES = \
-	toolkit/options.c toolkit/options.h \
+	toolkit/value_parse.c toolkit/value_parse.h \
 	toolkit/domain.c toolkit/domain.h toolkit/cpuset.h \
 	toolkit/sampler_cpu.c toolkit/sampler_cpu.h \
 	toolkit/backend_load.c toolkit/backend_load.h \
@@ -13,7 +13,8 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
 	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/image_cache.c toolkit/image_cache.h \
-	toolkit/report.c toolkit/report.h \
+	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
+	toolkit/run_output.c toolkit/run_output.h \
 	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \
 	toolkit/json_write.c toolkit/json_write.h \

@@ -2,7 +2,7 @@
  * (XEN_SYSCTL_getcpuinfo). Read before and after a run, it bounds how
  * long other vCPUs held the pCPUs a guest's vCPU may use, so that the
  * profiler says a vCPU waited for a pCPU others held only when Xen's own
- * figures allow it (report.c). */
+ * figures allow it (run_checks.c). */
 #ifndef XLP_PCPU_CLOCK_H
 #define XLP_PCPU_CLOCK_H
 

@@ -10,7 +10,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "toolkit/json_write.h"
-#include "toolkit/report.h"
+#include "toolkit/run_checks.h"
 #include "toolkit/summary.h"
 
 #define str xlp_json_str
@@ -20,7 +20,7 @@
 /* --- text ---------------------------------------------------------------- */
 
 /* A live run: the domain, the symbols, the sampler and its cost. */
-static void run_head_text(const struct xlp_report *r, FILE *out)
+static void run_head_text(const struct xlp_run *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -31,7 +31,7 @@ static void run_head_text(const struct xlp_report *r, FILE *out)
 		r->symbols_used ? r->symbols_used : "none (addresses)");
 	fprintf(out, "%" PRIu64 " samples in %.1f s at %g Hz (%" PRIu64
 		" stacks), stopped: %s\n", s->samples, s->elapsed_s,
-		r->opt->hz, up_profile_samples(r->profile),
+		r->asked.hz, up_profile_samples(r->profile),
 		up_stop_reason_name(s->stop));
 	{
 		char budget[640];
@@ -41,11 +41,11 @@ static void run_head_text(const struct xlp_report *r, FILE *out)
 	}
 	if (xlp_rate_short(r) > 0)
 		fprintf(out, "rate reached %.0f Hz of the %g asked: one sample takes %.0f us here (the %s, p50 %.0f us, and what the sampler does around it), so it sampled back to back; the periods it missed count as the last sample\n",
-			xlp_rate_short(r), r->opt->hz, 1e6 / xlp_rate_short(r),
-			r->opt->consistency == UP_CONSISTENCY_RELAXED ?
+			xlp_rate_short(r), r->asked.hz, 1e6 / xlp_rate_short(r),
+			r->asked.consistency == UP_CONSISTENCY_RELAXED ?
 			"longest vCPU stall" : "pause",
 			(double)up_sampler_pause_percentile(s, 50) / 1e3);
-	if (r->opt->consistency == UP_CONSISTENCY_RELAXED) {
+	if (r->asked.consistency == UP_CONSISTENCY_RELAXED) {
 		fprintf(out, "consistency relaxed (no domain pause): a vCPU stood still only to copy its registers\n");
 		fprintf(out, "vCPU stacks: %" PRIu64 " exact (the vCPU did not run), %" PRIu64
 			" verified unchanged, %" PRIu64 " cut to the IP (the stack moved under two walks), %"
@@ -54,7 +54,7 @@ static void run_head_text(const struct xlp_report *r, FILE *out)
 			s->relaxed_unverified, s->relaxed_retried);
 	}
 	fprintf(out, "%s per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us (%s)\n",
-		r->opt->consistency == UP_CONSISTENCY_RELAXED ?
+		r->asked.consistency == UP_CONSISTENCY_RELAXED ?
 		"longest vCPU stall" : "pause",
 		up_sampler_pause_mean(s) / 1e3,
 		(double)up_sampler_pause_percentile(s, 50) / 1e3,
@@ -209,7 +209,7 @@ static void truncation_text(const struct xlp_summary *s, FILE *out)
 }
 
 /* A live run: how it read the guest and unwound. */
-static void run_walk_text(const struct xlp_report *r, FILE *out)
+static void run_walk_text(const struct xlp_run *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -260,7 +260,7 @@ static void vcpu_text(const struct xlp_summary *s, unsigned v, FILE *out)
 		/* Its state is read before its registers, and a guest that
 		 * blocks and wakes often is found blocked more than it is
 		 * (docs/IO-GUESTS.md). */
-		if (s->run->opt->consistency == UP_CONSISTENCY_RELAXED &&
+		if (s->run->asked.consistency == UP_CONSISTENCY_RELAXED &&
 		    xlp_busy_pct(p, v) >= 0)
 			fputs(" (relaxed: the waiting share is a lower bound)", out);
 	} else if (up_profile_vcpu_unseen(p, v)) {
@@ -357,7 +357,7 @@ static void domain_json(yajl_gen g, const struct xlp_summary *s)
 }
 
 /* A live run: its symbols, unwinder and sampler settings. */
-static void run_setup_json(yajl_gen g, const struct xlp_report *r)
+static void run_setup_json(yajl_gen g, const struct xlp_run *r)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -370,8 +370,8 @@ static void run_setup_json(yajl_gen g, const struct xlp_report *r)
 	yajl_gen_map_close(g);
 	key(g, "unwinder"); str(g, up_unwinder_name(r->unwinder));
 	key(g, "hypercalls"); str(g, r->hypercalls);
-	key(g, "consistency"); str(g, up_consistency_name(r->opt->consistency));
-	if (r->opt->consistency == UP_CONSISTENCY_RELAXED) {
+	key(g, "consistency"); str(g, up_consistency_name(r->asked.consistency));
+	if (r->asked.consistency == UP_CONSISTENCY_RELAXED) {
 		key(g, "relaxed");
 		yajl_gen_map_open(g);
 		key(g, "exact"); yajl_gen_integer(g, (long long)s->relaxed_still);
@@ -445,7 +445,7 @@ static void stall_budget_json(yajl_gen g, const struct up_sampler_stats *st)
 static void counts_json(yajl_gen g, const struct xlp_summary *s)
 {
 	const struct up_profile *p = s->profile;
-	double hz = s->run ? s->run->opt->hz : up_stored_hz(s->stored);
+	double hz = s->run ? s->run->asked.hz : up_stored_hz(s->stored);
 	long long distinct;
 
 	key(g, "frequency_hz");

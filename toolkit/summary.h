@@ -13,7 +13,7 @@
 #include "toolkit/formats.h"
 #include "uniprof/uniprof.h"
 
-struct xlp_report;
+struct xlp_run;
 
 struct xlp_summary {
 	const char *cmd;                  /* error lines: "CMD: ..." */
@@ -23,7 +23,7 @@ struct xlp_summary {
 	struct up_output_opts view;
 	unsigned top;
 	/* A live run: its domain, symbols and sampler (NULL: stored). */
-	const struct xlp_report *run;
+	const struct xlp_run *run;
 	/* Stored profiles: the files read, merged, and what they recorded
 	 * (NULL: live). */
 	const struct up_stored *stored;

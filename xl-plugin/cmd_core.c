@@ -19,7 +19,7 @@
 #include "toolkit/image_cache.h"
 #include "toolkit/json_write.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "stack_print.h"
 #include "subcommands.h"
 #include "toolkit/symbols_find.h"
@@ -469,7 +469,8 @@ int xlp_cmd_core(int argc, char **argv)
 	else if (xlp_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)
 		goto out;
 	if (xlp_unwind_load(r.opt.unwinder, r.kernel, r.symbols_used, r.opt.verbose, &r.uw) < 0 ||
-	    xlp_kernel_map_load(r.kernel, r.symbols_used, r.symtab, r.uw.cfi, &r.opt, &r.kmap) < 0)
+	    xlp_kernel_map_load(r.kernel, r.symbols_used, r.symtab, r.uw.cfi, r.opt.entries,
+				r.opt.nr_entries, r.opt.verbose, &r.kmap) < 0)
 		goto out;
 	xlp_kernel_map_probe(r.kmap, r.symtab, t, r.opt.verbose, "xl profile core");
 	if (walk(&r, t) < 0) {

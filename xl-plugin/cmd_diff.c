@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "toolkit/json_write.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "stored_cmds.h"
 #include "subcommands.h"
 

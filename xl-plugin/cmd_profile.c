@@ -20,9 +20,10 @@
 #include "toolkit/formats.h"
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "toolkit/output_files.h"
-#include "toolkit/report.h"
+#include "toolkit/run_output.h"
+#include "toolkit/run_checks.h"
 #include "toolkit/pcpu_clock.h"
 #include "toolkit/sampler_cpu.h"
 #include "toolkit/symbols_find.h"
@@ -43,7 +44,7 @@ struct run {
 	struct xlp_backend_load backends; /* at the start: the placement's window */
 	struct xlp_sampler_cpu where; /* the dom0 CPU the sampler ran on */
 	struct xlp_pcpu_clock *pcpus[2]; /* Xen's idle clocks around sampling */
-	double *others_pct;       /* per vCPU (report.h) */
+	double *others_pct;       /* per vCPU (run.h) */
 	unsigned rate_said;       /* the stall budget's factor last said (0: none) */
 	unsigned rate_lines;      /* lines said of it */
 };
@@ -53,11 +54,21 @@ struct run {
  * configuration, not only at the end. */
 #define EARLY_NS (3ULL * 1000 * 1000 * 1000)
 
+/* What the run's outputs say it was asked for. */
+static struct xlp_run_settings run_settings(const struct xlp_options *o)
+{
+	return (struct xlp_run_settings){
+		.hz = o->hz, .consistency = o->consistency,
+		.no_vcpu_state = o->no_vcpu_state, .with_idle = o->with_idle,
+		.no_inline = o->no_inline, .lines = o->lines, .top = o->top,
+	};
+}
+
 static void early_warning(const struct up_profile *p,
 			  const struct up_sampler_stats *s, void *arg)
 {
 	const struct run *r = arg;
-	struct xlp_report rep = { .opt = r->opt, .dom = &r->live.dom,
+	struct xlp_run rep = { .asked = run_settings(r->opt), .dom = &r->live.dom,
 				  .profile = p, .stats = s };
 
 	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
@@ -206,7 +217,7 @@ static int sample(struct run *r, double start_ms)
 }
 
 /* For each vCPU, the most of the run other vCPUs held every pCPU it may
- * use (report.h): whether it can have waited for them. */
+ * use (run.h): whether it can have waited for them. */
 static void others_on_pcpus(struct run *r)
 {
 	struct xlp_cpuset may_run[64];
@@ -227,15 +238,15 @@ static void others_on_pcpus(struct run *r)
 static int write_results(struct run *r)
 {
 	const struct xlp_options *opt = r->opt;
-	struct xlp_report_source out;
+	struct xlp_run_source out;
 	int rc;
 
 	if (xlp_account_unseen(r->profile, &r->stats) < 0)
 		fprintf(stderr, "xl profile: %s\n", up_error_last());
 	others_on_pcpus(r);
 
-	struct xlp_report rep = {
-		.opt = opt, .dom = &r->live.dom, .arch = r->live.arch,
+	struct xlp_run rep = {
+		.asked = run_settings(opt), .dom = &r->live.dom, .arch = r->live.arch,
 		.symtab = r->live.symtab,
 		.symbols_used = r->live.symbols_used, .profile = r->profile,
 		.stats = &r->stats, .unwinder = r->live.uw.unwinder,
@@ -245,10 +256,10 @@ static int write_results(struct run *r)
 		.others_pct = r->others_pct, .nr_others = r->others_pct ? r->stats.nr_vcpus : 0,
 	};
 
-	xlp_report_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
+	xlp_run_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
 	rc = xlp_formats_write(&out.src, opt->formats, r->stem,
 			       opt->quiet ? NULL : stdout) < 0 ? 1 : 0;
-	xlp_report_source_release(&out);
+	xlp_run_source_release(&out);
 	xlp_busy_warnings(&rep, stderr);
 	/* A guest that ends at once (a unikernel's test, run from boot with
 	 * --paused) leaves files with nothing in them: said, not left to be
@@ -265,7 +276,7 @@ static int write_results(struct run *r)
 						     .no_inline = opt->no_inline,
 						     .lines = opt->lines };
 
-		xlp_report_text(&rep, stdout);
+		xlp_run_text(&rep, stdout);
 		fputc('\n', stdout);
 		up_profile_write_top(r->profile, r->live.symtab, &view,
 				     opt->top < 10 ? opt->top : 10, stdout);

@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "toolkit/json_write.h"
-#include "toolkit/options.h"
-#include "toolkit/report.h"
+#include "options.h"
 #include "toolkit/summary.h"
 #include "stored_cmds.h"
 #include "subcommands.h"

@@ -24,7 +24,7 @@
 #include "top_term.h"
 #include "top_view.h"
 #include "toolkit/image_cache.h"
-#include "toolkit/options.h"
+#include "options.h"
 
 enum { OPT_VCPU = 256, OPT_IDLE, OPT_TOP, OPT_DELAY, OPT_REPLAY, OPT_SPEED, OPT_SAMPLER_CPU,
        OPT_FORCE_SYMBOLS, OPT_CONSISTENCY, OPT_DEBUGINFOD, OPT_MAX_STALL };

@@ -94,7 +94,7 @@ int xlp_live_open(struct xlp_live *r)
 		return -1;
 	if (xlp_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
 	    xlp_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
-				opt, &r->kmap) < 0)
+				opt->entries, opt->nr_entries, opt->verbose, &r->kmap) < 0)
 		return -1;
 	r->hypercall_seen = xlp_kernel_map_probe(r->kmap, r->symtab, r->t, opt->verbose,
 						 "xl profile");

@@ -7,7 +7,7 @@
 #include <signal.h>
 
 #include "toolkit/domain.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
 

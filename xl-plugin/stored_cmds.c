@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/options.h"
+#include "options.h"
 #include "stored_cmds.h"
 
 int xlp_stored_option(const char *cmd, int c, char **argv,
@@ -73,10 +73,9 @@ struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
 	/* Hypercall stubs named as in the live run ("hypercall_page
 	 * [sched_op]"): the code map names them in the table. */
 	if (t) {
-		const struct xlp_options none = { .vcpu = -1 };
 		struct up_kernel_map *k = NULL;
 
-		if (xlp_kernel_map_load(symbols, NULL, t, NULL, &none, &k) < 0) {
+		if (xlp_kernel_map_load(symbols, NULL, t, NULL, NULL, 0, false, &k) < 0) {
 			up_symtab_free(t);
 			return NULL;
 		}

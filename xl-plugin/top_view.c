@@ -153,7 +153,7 @@ static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view
 			else
 				fputs("          ?", out);
 			/* Woken and not yet resumed may be Xen's running
-			 * time too (report.c, busy_check). */
+			 * time too (run_checks.c, busy_check). */
 			if (busy[0] + blocked[0] &&
 			    short_of_xen(pct(busy[0] + waiting, busy[0] + blocked[0]), ran,
 					 samples_of(in, busy[0] + blocked[0]))) {

@@ -23,7 +23,7 @@ files_of() {
 	fuzz_image) echo core/target/image.c core/target/target.c core/mem/memory.c core/mem/paging.c core/arch/x86/paging.c \
 		core/mem/frame_cache.c core/unwind/fp.c core/unwind/cfi.c ;;
 	fuzz_output) echo core/profile/profile.c core/output/fold.c core/output/flamegraph_svg.c \
-		core/util/strmap.c toolkit/report.c ;;
+		core/util/strmap.c toolkit/run_output.c toolkit/summary.c ;;
 	esac
 }
 for t in fuzz_symbols fuzz_eh_frame fuzz_cfi_table fuzz_image fuzz_output; do

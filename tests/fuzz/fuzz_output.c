@@ -11,7 +11,7 @@
  *              per frame: bits 0-5 the name, bits 6-7 where in it (its
  *              start, inside, before every symbol, after the last)
  * The profile is written as folded stacks, an SVG flame graph, the top list
- * and the JSON summary (toolkit/report.c). Each is read back: the folded
+ * and the JSON summary (toolkit/summary.c). Each is read back: the folded
  * counts must add up to the samples, the SVG must be well-formed XML
  * (libxml2), the JSON must parse (yajl) with the top list in it. */
 #include "config.h"
@@ -24,7 +24,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "known_open.h"
-#include "toolkit/report.h"
+#include "toolkit/run_output.h"
 #include "uniprof/uniprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -201,7 +201,6 @@ static void check_json(const struct mem_file *m, size_t want_top)
 static void write_json(const struct up_profile *prof, const struct up_symtab *syms,
 		       unsigned top, struct mem_file *out)
 {
-	struct xlp_options opt = { .hz = 97, .vcpu = -1, .top = top };
 	struct xlp_domain dom = { .domid = 7, .name = (char *)"fuzz", .type = "pvh",
 				  .kernel = (char *)"/boot/fuzz.elf" };
 	uint64_t pause_ns[] = { 1000, 2000, 3000 };
@@ -209,13 +208,13 @@ static void write_json(const struct up_profile *prof, const struct up_symtab *sy
 		.samples = up_profile_samples(prof), .pause_ns = pause_ns,
 		.nr_pause = 3, .elapsed_s = 1, .stop = UP_STOP_DURATION,
 	};
-	struct xlp_report r = {
-		.opt = &opt, .dom = &dom, .symtab = syms,
+	struct xlp_run r = {
+		.asked = { .hz = 97, .top = top }, .dom = &dom, .symtab = syms,
 		.symbols_used = syms ? "fuzz names" : NULL, .profile = prof,
 		.stats = &stats, .unwinder = UP_UNWINDER_AUTO, .hypercalls = "image",
 	};
 
-	if (xlp_report_json(&r, out->f) < 0)
+	if (xlp_run_json(&r, out->f) < 0)
 		abort();
 }
 

@@ -45,10 +45,11 @@ tests_fuzz_fuzz_srcinfo_SOURCES = tests/fuzz/fuzz_srcinfo.c
 tests_fuzz_fuzz_srcinfo_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_srcinfo_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_srcinfo_LDADD = $(FUZZ_LDADD)
-# The JSON summary is xl profile's own (toolkit/report.c), read back with yajl; the
+# The JSON summary is xl profile's own (toolkit/summary.c), read back with yajl; the
 # SVG is read back with libxml2.
 tests_fuzz_fuzz_output_SOURCES = tests/fuzz/fuzz_output.c \
-	toolkit/report.c toolkit/report.h \
+	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
+	toolkit/run_output.c toolkit/run_output.h \
 	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \
 	toolkit/output_files.c toolkit/output_files.h \

@@ -36,7 +36,8 @@ UNIT_TESTS = \
 	tests/toolkit/test_unwind_load \
 	tests/unit/test_output_names \
 	tests/unit/test_out_buf \
-	tests/toolkit/test_report \
+	tests/toolkit/test_run_checks \
+	tests/toolkit/test_summary \
 	tests/toolkit/test_formats \
 	tests/toolkit/test_output_files \
 	tests/toolkit/test_sampler_cpu \
@@ -84,14 +85,18 @@ tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
 	toolkit/unwind_load.c toolkit/unwind_load.h \
 	toolkit/image_cache.c toolkit/image_cache.h
 # It reads the test guests (noinst_DATA: built before any test runs).
-tests_toolkit_test_report_SOURCES = tests/toolkit/test_report.c \
-	toolkit/report.c toolkit/report.h \
+tests_toolkit_test_summary_SOURCES = tests/toolkit/test_summary.c \
+	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
+	toolkit/run_output.c toolkit/run_output.h \
 	toolkit/summary.c toolkit/summary.h \
 	toolkit/formats.c toolkit/formats.h \
 	toolkit/output_files.c toolkit/output_files.h \
 	toolkit/json_write.c toolkit/json_write.h
-tests_toolkit_test_report_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-tests_toolkit_test_report_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
+tests_toolkit_test_summary_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_toolkit_test_summary_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
+tests_toolkit_test_run_checks_SOURCES = tests/toolkit/test_run_checks.c \
+	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h
+tests_toolkit_test_run_checks_LDADD = $(LDADD) $(MATH_LIBS)
 
 # xl profile --once and core's stack printing, text and JSON.
 tests_xl_plugin_test_stack_print_SOURCES = tests/xl-plugin/test_stack_print.c \

@@ -1,5 +1,5 @@
 /* A pprof profile of the test unikernel's image, written without Xen the
- * way xl profile writes one (toolkit/report.c's header, the code map read
+ * way xl profile writes one (toolkit/run_output.c's header, the code map read
  * from the image, the pprof writer), for checks by tools nobody here
  * wrote (pprof-mappings-go.test): the stacks of a stored profile of the
  * same guest (tests/fuzz/corpus/fuzz_stored/tg-times.pb, another build),
@@ -23,7 +23,7 @@
 #include "toolkit/formats.h"
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
-#include "toolkit/report.h"
+#include "toolkit/run_output.h"
 #include "uniprof/uniprof.h"
 
 #define MAX_FRAMES 256
@@ -124,11 +124,10 @@ static int add_line(const struct image *im, struct up_profile *p, char *line)
 int main(int argc, char **argv)
 {
 	static const struct up_output_opts no_inline = { .vcpu = -1, .no_inline = true };
-	struct xlp_options opt = { .hz = 97, .vcpu = -1, .top = 20 };
 	struct up_sampler_stats stats = { .start_unix_ns = 1700000000000000000LL,
 					  .elapsed_s = 14 };
 	struct timespec started = { 0, 0 };
-	struct xlp_report_source out;
+	struct xlp_run_source out;
 	struct up_symtab *s = NULL;
 	struct up_kernel_map *k = NULL;
 	struct up_stored *st = NULL;
@@ -155,7 +154,7 @@ int main(int argc, char **argv)
 	}
 	dom.kernel = argv[1];
 	if (xlp_symtab_load(&s, argv[1]) < 0 ||
-	    xlp_kernel_map_load(argv[1], NULL, s, NULL, &opt, &k) < 0 ||
+	    xlp_kernel_map_load(argv[1], NULL, s, NULL, NULL, 0, false, &k) < 0 ||
 	    up_file_read(argv[1], &bytes, &im.len) < 0 ||
 	    up_stored_load(&st, (const char *const *)&argv[2], 1, NULL) < 0 ||
 	    up_profile_new(&p, 1) < 0) {
@@ -181,21 +180,21 @@ int main(int argc, char **argv)
 	}
 	stats.samples = up_profile_samples(p);
 	{
-		struct xlp_report rep = {
-			.opt = &opt, .dom = &dom, .symtab = addresses_only ? NULL : s,
+		struct xlp_run rep = {
+			.asked = { .hz = 97, .top = 20 }, .dom = &dom, .symtab = addresses_only ? NULL : s,
 			.symbols_used = addresses_only ? NULL : argv[1],
 			.profile = p, .stats = &stats, .unwinder = UP_UNWINDER_FP,
 			.hypercalls = "none (no Xen: tests/xl-plugin/guest_pprof.c)",
 		};
 
-		xlp_report_source(&out, &rep, k, &started, XLP_FORMAT_PPROF);
+		xlp_run_source(&out, &rep, k, &started, XLP_FORMAT_PPROF);
 		f = fopen(argv[3], "wb");
 		rc = f ? xlp_format_write(XLP_FORMAT_PPROF, &out.src, f) : -1;
 		if ((f && fclose(f) != 0) || rc < 0) {
 			fprintf(stderr, "guest-pprof: cannot write %s\n", argv[3]);
 			rc = 1;
 		}
-		xlp_report_source_release(&out);
+		xlp_run_source_release(&out);
 	}
 out:
 	free(folded);

@@ -53,7 +53,7 @@ for t in pv:nofp pvh:fp; do
 			grep -v '\[truncated\];tg_\(pv\|hvm\)_upcall' | head -n 5 | sed 's/^/# other cut: /' |
 			while read -r l; do tap "$l"; done
 		# Woken and not yet back in its code (waiting) may be Xen's
-		# running time too: Xen resuming it (report.c, busy_check).
+		# running time too: Xen resuming it (run_checks.c, busy_check).
 		busy=$(json_num $s.json busy) blocked=$(json_num $s.json blocked)
 		waiting=$(json_num $s.json waiting)
 		busy=$((${busy:-0} + ${waiting:-0}))

@@ -7,7 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "formats.h"
+#include "toolkit/formats.h"
+#include "toolkit/value_parse.h"
 #include "uniprof/sampler.h"
 
 struct xlp_options {
@@ -68,18 +69,9 @@ void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *docs,
  * saying only when the default applies ("txt to stdout; with -o, "). */
 void xlp_print_option_docs_for(FILE *out, const struct xlp_option_doc *docs,
 			       size_t n, unsigned command);
-/* auto, cfi, libunwind, fp: 0, or -1 for another name. */
-int xlp_parse_unwinder(const char *s, enum up_unwinder *out);
 /* --entry's comma-separated names (arg is split in place) into
  * o->entries: 0, or -1 past 16. */
 int xlp_parse_entries(char *arg, struct xlp_options *o);
-/* Strict number parsing for options: 0, or -1 when s is not one (for
- * doubles: the whole string, finite). */
-int xlp_parse_uint(const char *s, unsigned long max, unsigned *out);
-int xlp_parse_double(const char *s, double *out);
-/* --max-stall's value: a share above 0 and at most 100 (100: no budget):
- * 0, or -1. */
-int xlp_parse_max_stall(const char *s, double *out);
 /* --max-stall's help, shared by xl profile and xl profile top. */
 #define XLP_MAX_STALL_HELP \
 	"the most of its time, in %, the domain may stand still for samples, measured as the run goes; past it the rate is lowered (each sample then counts for the periods it stands for) and raised again when it can; 100: no budget (default 5)"

@@ -1,15 +1,11 @@
+/* What a run's figures say (see run_checks.h). */
 #include "config.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <yajl/yajl_gen.h>
+#include <stdio.h>
 
-#include "json_write.h"
-#include "report.h"
-#include "summary.h"
+#include "run_checks.h"
 
 /* Samples whose state is known: on-CPU, blocked, or woken and waiting. */
 static uint64_t known_samples(const struct up_profile *p, unsigned v)
@@ -32,7 +28,7 @@ double xlp_waiting_pct(const struct up_profile *p, unsigned v)
 	return known ? 100.0 * (double)up_profile_vcpu_waiting(p, v) / (double)known : -1;
 }
 
-double xlp_others_pct(const struct xlp_report *r, unsigned v)
+double xlp_others_pct(const struct xlp_run *r, unsigned v)
 {
 	return r->others_pct && v < r->nr_others ? r->others_pct[v] : -1;
 }
@@ -70,7 +66,7 @@ static enum xlp_busy_check busy_check(const struct up_profile *profile,
 	       XLP_BUSY_SAMPLES_LOW : XLP_BUSY_CONSISTENT;
 }
 
-enum xlp_busy_check xlp_busy_check(const struct xlp_report *r, unsigned v)
+enum xlp_busy_check xlp_busy_check(const struct xlp_run *r, unsigned v)
 {
 	return busy_check(r->profile, r->stats, v);
 }
@@ -84,7 +80,7 @@ double xlp_effective_samples(const struct up_sampler_stats *s)
 /* Below this share of the rate asked, the sampler ran back to back. */
 #define RATE_SHORT 0.9
 
-double xlp_rate_short(const struct xlp_report *r)
+double xlp_rate_short(const struct xlp_run *r)
 {
 	const struct up_sampler_stats *s = r->stats;
 	/* In periods of the rate asked: a sample at a rate the stall budget
@@ -92,8 +88,8 @@ double xlp_rate_short(const struct xlp_report *r)
 	double reached = s->elapsed_s > 0 ?
 			 (double)(s->samples + s->budget_periods) / s->elapsed_s : 0;
 
-	return r->opt->hz > 0 && s->samples > 1 && s->missed_deadlines &&
-	       reached < RATE_SHORT * r->opt->hz ? reached : 0;
+	return r->asked.hz > 0 && s->samples > 1 && s->missed_deadlines &&
+	       reached < RATE_SHORT * r->asked.hz ? reached : 0;
 }
 
 double xlp_stood_still_pct(const struct up_sampler_stats *s)
@@ -136,7 +132,7 @@ void xlp_budget_text(const struct up_sampler_stats *s, char *buf, size_t len)
  * WAITING_MARGIN points for the wait after each unpause). */
 #define WAITING_MARGIN 5.0
 
-double xlp_busy_waiting(const struct xlp_report *r, unsigned v)
+double xlp_busy_waiting(const struct xlp_run *r, unsigned v)
 {
 	double sampled = xlp_busy_pct(r->profile, v);
 	double running = up_sampler_running_pct(r->stats, v);
@@ -151,7 +147,7 @@ double xlp_busy_waiting(const struct xlp_report *r, unsigned v)
 /* Whether Xen's pCPU accounting allows `points` of waiting for pCPUs
  * other vCPUs held: 1 yes, 0 no (they held them less, beyond the
  * tolerance), -1 not known. */
-static int others_explain(const struct xlp_report *r, unsigned v, double points,
+static int others_explain(const struct xlp_run *r, unsigned v, double points,
 			  double tol)
 {
 	double o = xlp_others_pct(r, v);
@@ -198,7 +194,7 @@ const char *xlp_busy_check_name(enum xlp_busy_check c)
 }
 
 /* Why a vCPU waited, by what Xen's pCPU accounting allows. */
-static void why_waited(const struct xlp_report *r, unsigned v, double points,
+static void why_waited(const struct xlp_run *r, unsigned v, double points,
 		       double tol, FILE *out)
 {
 	switch (others_explain(r, v, points, tol)) {
@@ -216,7 +212,7 @@ static void why_waited(const struct xlp_report *r, unsigned v, double points,
 }
 
 /* The samples that found a vCPU waiting to run, and why it waited. */
-static void waiting_lines(const struct xlp_report *r, unsigned v, FILE *out)
+static void waiting_lines(const struct xlp_run *r, unsigned v, FILE *out)
 {
 	double n = xlp_effective_samples(r->stats), w = xlp_waiting_pct(r->profile, v);
 	double excess = xlp_busy_waiting(r, v), tol;
@@ -253,7 +249,7 @@ static void waiting_lines(const struct xlp_report *r, unsigned v, FILE *out)
 
 /* One line per vCPU whose samples found it busy well below Xen's run
  * time: after secs of sampling (secs > 0), or at the end. */
-static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
+static void busy_lines(const struct xlp_run *r, double secs, FILE *out)
 {
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
 		if (xlp_busy_check(r, v) != XLP_BUSY_SAMPLES_LOW)
@@ -276,167 +272,12 @@ static void busy_lines(const struct xlp_report *r, double secs, FILE *out)
 		waiting_lines(r, v, out);
 }
 
-void xlp_busy_warnings(const struct xlp_report *r, FILE *out)
+void xlp_busy_warnings(const struct xlp_run *r, FILE *out)
 {
 	busy_lines(r, 0, out);
 }
 
-void xlp_busy_warnings_early(const struct xlp_report *r, double secs, FILE *out)
+void xlp_busy_warnings_early(const struct xlp_run *r, double secs, FILE *out)
 {
 	busy_lines(r, secs, out);
-}
-
-/* The pprof header: in its comments what the other summaries say of the
- * run ("key: value"; report reads domain, type and vcpus back). */
-static void pprof_header(struct xlp_report_source *rs, const struct xlp_report *r,
-			const struct up_kernel_map *kmap, const struct timespec *started)
-{
-	const struct up_sampler_stats *s = r->stats;
-	unsigned nv = up_profile_nr_vcpus(r->profile);
-	char **lines = calloc(19 + nv, sizeof(*lines));
-	char budget[640];
-	size_t n = 0;
-	struct up_pprof_meta m = {
-		.hz = r->opt->hz,
-		/* The sample times count from the sampler's start. */
-		.time_nanos = s->start_unix_ns ? s->start_unix_ns :
-			      (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
-		.duration_nanos = (int64_t)llround(s->elapsed_s * 1e9),
-	};
-
-	if (!lines) {
-		fprintf(stderr, "xl profile: cannot write the pprof profile: out of memory\n");
-		return;
-	}
-	/* A mapping per executable PT_LOAD of the image the code map was
-	 * read from, as its program header says; none without one. */
-	for (size_t i = 0; i < up_kernel_map_segments(kmap) && i < UP_KERNEL_MAX_TEXT; i++) {
-		const struct up_kernel_segment *seg = up_kernel_map_segment(kmap, i);
-
-		rs->maps[i] = (struct up_pprof_mapping){
-			seg->start, seg->limit, seg->file_offset,
-			up_kernel_map_image(kmap),
-			r->symtab ? up_symtab_build_id(r->symtab) : NULL,
-		};
-		m.nr_mappings = i + 1;
-	}
-	m.mappings = rs->maps;
-#define LINE(...) do { if (asprintf(&lines[n], __VA_ARGS__) >= 0) n++; } while (0)
-	LINE("tool: uniprof xl profile %s", PACKAGE_VERSION);
-	LINE("domain: %s", r->dom->name);
-	LINE("domain id: %u", r->dom->domid);
-	LINE("type: %s", r->dom->type);
-	LINE("arch: %s", up_arch_name(r->arch));
-	LINE("vcpus: %u", nv);
-	LINE("symbols: %s", r->symbols_used ? r->symbols_used : "none (addresses)");
-	LINE("unwinder: %s", up_unwinder_name(r->unwinder));
-	LINE("hypercalls: %s", r->hypercalls ? r->hypercalls : "?");
-	LINE("frequency: %g Hz", r->opt->hz);
-	LINE("samples: %" PRIu64 " in %.1f s, stopped: %s", s->samples, s->elapsed_s,
-	     up_stop_reason_name(s->stop));
-	if (up_profile_credited(r->profile))
-		LINE("credited: %" PRIu64 " of the %" PRIu64 " counted are periods the sampler missed, counted as the stack it sampled before them (label credited=missed)",
-		     up_profile_credited(r->profile), up_profile_samples(r->profile));
-	LINE("consistency: %s", up_consistency_name(r->opt->consistency));
-	LINE("%s per sample: mean %.0f us, p50 %.0f us, p99 %.0f us, max %.0f us",
-	     r->opt->consistency == UP_CONSISTENCY_RELAXED ?
-	     "longest vCPU stall" : "pause",
-	     up_sampler_pause_mean(s) / 1e3,
-	     (double)up_sampler_pause_percentile(s, 50) / 1e3,
-	     (double)up_sampler_pause_percentile(s, 99) / 1e3,
-	     (double)up_sampler_pause_percentile(s, 100) / 1e3);
-	xlp_budget_text(s, budget, sizeof(budget));
-	LINE("%s", budget);
-	LINE("vcpu state: %s", r->opt->no_vcpu_state ? "not asked (--no-vcpu-state)" :
-	     "state label busy or idle, from Xen at each sample");
-	for (unsigned v = 0; v < nv; v++) {
-		double busy = xlp_busy_pct(r->profile, v), run = up_sampler_running_pct(s, v);
-
-		if (busy >= 0 && run >= 0 && up_profile_vcpu_unseen(r->profile, v))
-			LINE("vcpu%u: busy %.1f%% of the samples, ran %.1f%% by Xen's accounting: CPU time worth %" PRIu64 " samples unseen ([unseen])",
-			     v, busy, run, up_profile_vcpu_unseen(r->profile, v));
-		else if (busy >= 0 && run >= 0)
-			LINE("vcpu%u: busy %.1f%% of the samples, ran %.1f%% by Xen's accounting", v, busy, run);
-		else if (busy >= 0)
-			LINE("vcpu%u: busy %.1f%% of the samples", v, busy);
-	}
-#undef LINE
-	m.comments = (const char *const *)lines;
-	m.nr_comments = n;
-	rs->meta = m;
-	rs->lines = lines;
-	rs->nr_lines = n;
-	rs->src.pprof = &rs->meta;
-}
-
-void xlp_report_summary(const struct xlp_report *r, struct xlp_summary *s)
-{
-	memset(s, 0, sizeof(*s));
-	s->cmd = "xl profile";
-	s->tool = "uniprof xl profile " PACKAGE_VERSION;
-	s->profile = r->profile;
-	s->names = r->symtab;
-	s->view.vcpu = -1;
-	s->view.with_idle = r->opt->with_idle;
-	s->view.no_inline = r->opt->no_inline;
-	s->view.lines = r->opt->lines;
-	s->top = r->opt->top;
-	s->run = r;
-	s->outputs = r->files;
-	s->nr_outputs = r->nr_files;
-}
-
-void xlp_report_text(const struct xlp_report *r, FILE *out)
-{
-	struct xlp_summary s;
-
-	xlp_report_summary(r, &s);
-	xlp_summary_text(&s, out);
-}
-
-int xlp_report_json(const struct xlp_report *r, FILE *out)
-{
-	struct xlp_summary s;
-
-	xlp_report_summary(r, &s);
-	return xlp_summary_json(&s, out);
-}
-
-void xlp_report_source(struct xlp_report_source *rs, const struct xlp_report *r,
-		       const struct up_kernel_map *kmap,
-		       const struct timespec *started, unsigned formats)
-{
-	struct xlp_source *src = &rs->src;
-
-	memset(rs, 0, sizeof(*rs));
-	src->cmd = "xl profile";
-	src->profile = r->profile;
-	src->names = r->symtab;
-	src->view.vcpu = -1;
-	src->view.with_idle = r->opt->with_idle;
-	src->view.no_inline = r->opt->no_inline;
-	src->view.lines = r->opt->lines;
-	src->top = r->opt->top;
-	src->title = rs->title;
-	xlp_report_summary(r, &rs->summary);
-	src->summary_text = xlp_summary_source_text;
-	src->summary_json = xlp_summary_source_json;
-	src->ctx = &rs->summary;
-	src->lists_files = XLP_FORMAT_JSON;
-	snprintf(rs->title, sizeof(rs->title), "%s (%s): %" PRIu64 " %s stacks at %g Hz",
-		 r->dom->name, r->dom->type,
-		 up_profile_kept_samples(r->profile, &src->view),
-		 r->opt->with_idle ? "busy and idle" : "on-CPU", r->opt->hz);
-	/* Without a header the pprof writer fails (this said why). */
-	if (formats & XLP_FORMAT_PPROF)
-		pprof_header(rs, r, kmap, started);
-}
-
-void xlp_report_source_release(struct xlp_report_source *rs)
-{
-	for (size_t i = 0; i < rs->nr_lines; i++)
-		free(rs->lines[i]);
-	free(rs->lines);
-	rs->lines = NULL;
-	rs->nr_lines = 0;
 }

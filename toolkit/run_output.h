@@ -1,0 +1,40 @@
+/* A live run's outputs: its summaries (summary.h) as text and JSON, and
+ * the run as the source the output formats write from (formats.h): the
+ * flame graph's title and the pprof header. */
+#ifndef XLP_RUN_OUTPUT_H
+#define XLP_RUN_OUTPUT_H
+
+#include <stdio.h>
+
+#include "formats.h"
+#include "run.h"
+#include "summary.h"
+#include "uniprof/uniprof.h"
+
+/* The run's summary (summary.h), as text and as JSON (-1 after one error
+ * line; the JSON lists r->files). */
+void xlp_run_summary(const struct xlp_run *r, struct xlp_summary *s);
+void xlp_run_text(const struct xlp_run *r, FILE *out);
+int xlp_run_json(const struct xlp_run *r, FILE *out);
+
+/* The run as the output formats' source (formats.h): the flame graph's
+ * title, the summaries above, and when formats has pprof the pprof
+ * header (the run's summary in its comments). r and rs must outlive the
+ * writing; release rs after. */
+struct xlp_run_source {
+	struct xlp_source src;
+	struct xlp_summary summary;
+	char title[256];
+	struct up_pprof_meta meta;
+	/* The kernel's executable PT_LOADs, the pprof mappings. */
+	struct up_pprof_mapping maps[UP_KERNEL_MAX_TEXT];
+	char **lines;
+	size_t nr_lines;
+};
+struct timespec;
+void xlp_run_source(struct xlp_run_source *rs, const struct xlp_run *r,
+		       const struct up_kernel_map *kmap,
+		       const struct timespec *started, unsigned formats);
+void xlp_run_source_release(struct xlp_run_source *rs);
+
+#endif
