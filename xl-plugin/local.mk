@@ -27,7 +27,9 @@ xl_plugin_xl_profile_SOURCES = \
 	xl-plugin/cmd_core.c xl-plugin/stack_print.c xl-plugin/stack_print.h \
 	xl-plugin/realtime.c xl-plugin/realtime.h \
 	xl-plugin/live_domain.c xl-plugin/live_domain.h \
-	xl-plugin/cmd_top.c xl-plugin/top_view.c xl-plugin/top_view.h \
+	xl-plugin/cmd_top.c xl-plugin/top_run.h xl-plugin/top_live.c \
+	xl-plugin/top_replay.c xl-plugin/top_frame.c xl-plugin/top_keys.c \
+	xl-plugin/top_view.c xl-plugin/top_view.h \
 	xl-plugin/top_term.c xl-plugin/top_term.h
 xl_plugin_xl_profile_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) \
 	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS)
