@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core_run.h"
-#include "subcommands.h"
+#include "commands.h"
 #include "toolkit/debuginfod_fetch.h"
 #include "toolkit/kernel_map_load.h"
 #include "toolkit/symbols_find.h"
@@ -42,36 +42,20 @@ static const struct xlp_option_doc docs[] = {
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
 
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: xl profile core [options] FILE\n"
-		"       xl profile --core FILE [options]\n"
-		"\n"
-		"Print the stack of every vCPU in a Xen core file, symbolized: the file xl\n"
-		"writes for a crashed domain with on_crash = \"coredump-destroy\" (in\n"
-		XEN_DUMP_DIR "/NAME), or 'xl dump-core DOMAIN FILE' of a hung one.\n"
-		"No Xen is needed to read it.\n"
-		"\n"
-		"Options:\n");
-	xlp_print_option_docs(out, docs, NDOCS);
-}
-
+static const struct xlp_option_rows rows = XLP_OPTION_ROWS(docs);
+const struct xlp_option_rows *const xlp_core_options[] = { &rows, NULL };
 
 static int parse(int argc, char **argv, struct core_run *r)
 {
-	struct option longopts[NDOCS + 1];
-	char shortopts[3 * NDOCS + 2];
+	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_CORE];
+	struct xlp_command_parser parser;
 	int c;
 
-	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
+	xlp_command_parser_init(&parser, cmd);
 	r->opt.vcpu = -1;
 	r->opt.max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
 	r->opt.unwinder = UP_UNWINDER_AUTO;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
 			r->opt.symbols = optarg;
@@ -86,59 +70,54 @@ static int parse(int argc, char **argv, struct core_run *r)
 			r->opt.debuginfod = optarg;
 			break;
 		case 'u':
-			if (xlp_parse_unwinder(optarg, &r->opt.unwinder) < 0) {
-				fprintf(stderr, "xl profile core: invalid unwinder '%s': use auto, cfi, libunwind or fp\n", optarg);
-				return 2;
-			}
+			if (xlp_parse_unwinder(optarg, &r->opt.unwinder) < 0)
+				return xlp_command_bad_value(cmd, "unwinder", optarg,
+							     "use auto, cfi, libunwind or fp");
 			break;
 		case OPT_ENTRY:
-			if (xlp_parse_entries(optarg, &r->opt) < 0) {
-				fprintf(stderr, "xl profile core: invalid entry function '%s': give up to 16 function names, comma-separated\n", optarg);
-				return 2;
-			}
+			if (xlp_parse_entries(optarg, &r->opt) < 0)
+				return xlp_command_bad_value(cmd, "entry function", optarg,
+							     "give up to 16 function names, comma-separated");
 			break;
 		case 'F':
 			if (strcmp(optarg, "json") == 0)
 				r->json = true;
-			else if (strcmp(optarg, "txt") != 0) {
-				fprintf(stderr, "xl profile core: invalid format '%s': use txt or json\n", optarg);
-				return 2;
-			}
+			else if (strcmp(optarg, "txt") != 0)
+				return xlp_command_bad_value(cmd, "format", optarg,
+							     "use txt or json");
 			break;
 		case OPT_VCPU: {
 			unsigned v;
 
-			if (xlp_parse_uint(optarg, 4095, &v) < 0) {
-				fprintf(stderr, "xl profile core: invalid vCPU '%s': give a vCPU number from 0\n", optarg);
-				return 2;
-			}
+			if (xlp_parse_uint(optarg, 4095, &v) < 0)
+				return xlp_command_bad_value(cmd, "vCPU", optarg,
+							     "give a vCPU number from 0");
 			r->opt.vcpu = (int)v;
 			break;
 		}
 		case OPT_MAX_DEPTH:
 			if (xlp_parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &r->opt.max_depth) < 0 ||
 			    r->opt.max_depth == 0) {
-				fprintf(stderr, "xl profile core: invalid maximum depth '%s': give a number of frames from 1 to %u\n",
-					optarg, UP_UNWIND_MAX_DEPTH_LIMIT);
-				return 2;
+				char fix[64];
+
+				snprintf(fix, sizeof(fix), "give a number of frames from 1 to %u",
+					 UP_UNWIND_MAX_DEPTH_LIMIT);
+				return xlp_command_bad_value(cmd, "maximum depth", optarg, fix);
 			}
 			break;
 		case 'v':
 			r->opt.verbose++;
 			break;
 		case 'h':
-			usage(stdout);
+			xlp_command_usage(cmd, stdout);
 			return 1;
 		default:
-			fprintf(stderr, "xl profile core: unknown option or missing value; see 'xl profile core --help'\n");
-			return 2;
+			return xlp_command_bad_option(cmd, c, argv);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "xl profile core: %s; usage: xl profile core [options] FILE\n",
-			optind >= argc ? "give the core file" : "give one core file");
-		return 2;
-	}
+	if (optind != argc - 1)
+		return xlp_command_bad_args(cmd, optind >= argc ? "give the core file" :
+					    "give one core file");
 	r->file = argv[optind];
 	return 0;
 }

@@ -12,8 +12,8 @@
 #include "toolkit/options.h"
 #include "toolkit/report.h"
 #include "toolkit/summary.h"
+#include "commands.h"
 #include "stored_cmds.h"
-#include "subcommands.h"
 
 static const struct xlp_option_doc docs[] = {
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
@@ -42,7 +42,8 @@ static const struct xlp_option_doc docs[] = {
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
 
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+static const struct xlp_option_rows rows = XLP_OPTION_ROWS(docs);
+const struct xlp_option_rows *const xlp_report_options[] = { &rows, NULL };
 
 struct report {
 	char *const *files;
@@ -55,19 +56,6 @@ struct report {
 	bool ranged;
 	double from_s, to_s;
 };
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: xl profile report [options] FILE...\n"
-		"\n"
-		"Render stored profiles again, without Xen, the guest or its image: a pprof\n"
-		"profile (NAME.pb.gz, the durable format) or folded stacks. Several files are\n"
-		"merged by function name.\n"
-		"\n"
-		"Options:\n");
-	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_REPORT);
-}
 
 /* The live run's title when the profile says its domain, type and rate. */
 static void svg_title(const struct report *r, char *buf, size_t len)
@@ -169,8 +157,8 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 	double v;
 
 	if (xlp_parse_double(arg, &v) < 0 || v < 0 || v > 365.0 * 86400) {
-		fprintf(stderr, "xl profile report: invalid %s '%s': give seconds since the run's start, e.g. 2.5\n",
-			opt, arg);
+		xlp_command_bad_value(&xlp_commands[XLP_COMMAND_REPORT], opt, arg,
+				      "give seconds since the run's start, e.g. 2.5");
 		return -1;
 	}
 	*out = v;
@@ -219,8 +207,8 @@ static int take_range(struct report *r, bool from_set, bool to_set,
 
 int xlp_cmd_report(int argc, char **argv)
 {
-	struct option longopts[NDOCS + 1];
-	char shortopts[3 * NDOCS + 2];
+	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_REPORT];
+	struct xlp_command_parser parser;
 	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
 	const char *symbols = NULL;
 	unsigned formats = 0;
@@ -231,10 +219,8 @@ int xlp_cmd_report(int argc, char **argv)
 	struct up_stored *s;
 	int c, rc;
 
-	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	xlp_command_parser_init(&parser, cmd);
+	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'F':
 			if (xlp_parse_formats_arg("xl profile report", optarg,
@@ -254,19 +240,17 @@ int xlp_cmd_report(int argc, char **argv)
 			to_set = true;
 			break;
 		case 'h':
-			usage(stdout);
+			xlp_command_usage(cmd, stdout);
 			return 0;
 		default:
-			if (xlp_stored_option("report", c, argv, &so) < 0)
+			if (xlp_stored_option(cmd, c, argv, &so) < 0)
 				return 2;
 		}
 	}
 	r.view = so.view;
 	r.top = so.top;
-	if (optind >= argc) {
-		fprintf(stderr, "xl profile report: no profile given: xl profile report [options] FILE... (see --help)\n");
-		return 2;
-	}
+	if (optind >= argc)
+		return xlp_command_bad_args(cmd, "no profile given");
 	if (!formats)
 		formats = so.output ? xlp_formats_default(XLP_CMD_REPORT) : XLP_FORMAT_TXT;
 	r.files = argv + optind;

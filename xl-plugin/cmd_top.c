@@ -13,9 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "subcommands.h"
+#include "commands.h"
 #include "toolkit/sampler_cpu.h"
 #include "top_run.h"
+#include "toolkit/options.h"
 #include "top_term.h"
 
 enum { OPT_VCPU = 256, OPT_IDLE, OPT_TOP, OPT_DELAY, OPT_REPLAY, OPT_SPEED, OPT_SAMPLER_CPU,
@@ -59,44 +60,26 @@ static const struct xlp_option_doc docs[] = {
 	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
 
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+static const struct xlp_option_rows rows = XLP_OPTION_ROWS(docs);
+const struct xlp_option_rows *const xlp_top_options[] = { &rows, NULL };
 
 
 static volatile sig_atomic_t stop_requested;
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: xl profile top [options] DOMAIN\n"
-		"       xl profile top [options] --replay FILE\n"
-		"\n"
-		"A live view of where a domain spends its CPU time, refreshed each second:\n"
-		"the hottest functions over the last interval and since the start, each vCPU's\n"
-		"busy and blocked share, the sampler's own cost. Keys: v next vCPU, i idle\n"
-		"stacks, s sort by self or total, f freeze, q quit. Nothing is written to disk\n"
-		"(xl profile writes the files).\n"
-		"\n"
-		"Options:\n");
-	xlp_print_option_docs(out, docs, NDOCS);
-}
-
 static int bad(const char *what, const char *arg, const char *fix)
 {
-	fprintf(stderr, "xl profile top: invalid %s '%s': %s\n", what, arg, fix);
-	return 2;
+	return xlp_command_bad_value(&xlp_commands[XLP_COMMAND_TOP], what, arg, fix);
 }
 
 static int parse(struct top *tp, int argc, char **argv)
 {
-	struct option longopts[NDOCS + 1];
-	char shortopts[3 * NDOCS + 2];
+	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_TOP];
+	struct xlp_command_parser parser;
 	unsigned v;
 	int c;
 
-	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	xlp_command_parser_init(&parser, cmd);
+	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'b': tp->batch = true; break;
 		case 'n':
@@ -159,26 +142,17 @@ static int parse(struct top *tp, int argc, char **argv)
 				return bad("speed", optarg, "give a factor from 0.01 to 1000");
 			break;
 		case 'h':
-			usage(stdout);
+			xlp_command_usage(cmd, stdout);
 			return 1;
 		default:
-			if (optopt && strchr(shortopts, optopt) && optopt != ':')
-				fprintf(stderr, "xl profile top: option -%c needs a value (see --help)\n", optopt);
-			else
-				fprintf(stderr, "xl profile top: unknown option '%s' (see --help)\n",
-					argv[optind - 1]);
-			return 2;
+			return xlp_command_bad_option(cmd, c, argv);
 		}
 	}
-	if (tp->replay && optind < argc) {
-		fprintf(stderr, "xl profile top: give a domain or --replay FILE, not both\n");
-		return 2;
-	}
-	if (!tp->replay && optind + 1 != argc) {
-		fprintf(stderr, "xl profile top: %s: xl profile top [options] DOMAIN (see --help)\n",
-			optind >= argc ? "no domain given" : "one domain only");
-		return 2;
-	}
+	if (tp->replay && optind < argc)
+		return xlp_command_bad_args(cmd, "give a domain or --replay FILE, not both");
+	if (!tp->replay && optind + 1 != argc)
+		return xlp_command_bad_args(cmd, optind >= argc ? "no domain given" :
+					    "one domain only");
 	tp->opt.domain = tp->replay ? NULL : argv[optind];
 	return 0;
 }

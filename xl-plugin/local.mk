@@ -23,7 +23,7 @@ uninstall-hook:
 xl_plugin_xl_profile_SOURCES = \
 	xl-plugin/xl_profile.c xl-plugin/cmd_profile.c \
 	xl-plugin/stored_cmds.c xl-plugin/stored_cmds.h \
-	xl-plugin/subcommands.h xl-plugin/cmd_report.c xl-plugin/cmd_diff.c \
+	xl-plugin/commands.c xl-plugin/commands.h xl-plugin/cmd_report.c xl-plugin/cmd_diff.c \
 	xl-plugin/cmd_core.c xl-plugin/core_run.h xl-plugin/core_kernel.c \
 	xl-plugin/core_print.c xl-plugin/stack_print.c xl-plugin/stack_print.h \
 	xl-plugin/realtime.c xl-plugin/realtime.h \

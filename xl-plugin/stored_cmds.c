@@ -11,7 +11,7 @@
 #include "toolkit/options.h"
 #include "stored_cmds.h"
 
-int xlp_stored_option(const char *cmd, int c, char **argv,
+int xlp_stored_option(const struct xlp_cmd_spec *cmd, int c, char **argv,
 		      struct xlp_stored_opts *o)
 {
 	unsigned v;
@@ -33,28 +33,18 @@ int xlp_stored_option(const char *cmd, int c, char **argv,
 		o->view.lines = true;
 		return 1;
 	case XLP_OPT_VCPU:
-		if (xlp_parse_uint(optarg, 4095, &v) < 0) {
-			fprintf(stderr, "xl profile %s: invalid vCPU '%s': give a vCPU number from 0\n",
-				cmd, optarg);
-			return -2;
-		}
+		if (xlp_parse_uint(optarg, 4095, &v) < 0)
+			return -xlp_command_bad_value(cmd, "vCPU", optarg,
+						      "give a vCPU number from 0");
 		o->view.vcpu = (int)v;
 		return 1;
 	case XLP_OPT_TOP:
-		if (xlp_parse_uint(optarg, 100000, &o->top) < 0) {
-			fprintf(stderr, "xl profile %s: invalid top count '%s': give a number of functions\n",
-				cmd, optarg);
-			return -2;
-		}
+		if (xlp_parse_uint(optarg, 100000, &o->top) < 0)
+			return -xlp_command_bad_value(cmd, "top count", optarg,
+						      "give a number of functions");
 		return 1;
-	case ':':
-		fprintf(stderr, "xl profile %s: option %s needs a value (see xl profile %s --help)\n",
-			cmd, argv[optind - 1], cmd);
-		return -2;
 	}
-	fprintf(stderr, "xl profile %s: unknown option %s (see xl profile %s --help)\n",
-		cmd, argv[optind - 1], cmd);
-	return -2;
+	return -xlp_command_bad_option(cmd, c, argv);
 }
 
 struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "commands.h"
 #include "toolkit/formats.h"
 #include "uniprof/uniprof.h"
 
@@ -22,7 +23,7 @@ struct xlp_stored_opts {
 /* One getopt result c that is not the command's own: 1 when it was -o,
  * -q, --idle, --no-inline, --lines, --vcpu or --top, else -2 after one error line (a bad value,
  * an unknown option or a missing value: exit status 2). */
-int xlp_stored_option(const char *cmd, int c, char **argv,
+int xlp_stored_option(const struct xlp_cmd_spec *cmd, int c, char **argv,
 		      struct xlp_stored_opts *o);
 
 /* Load stored profiles; with symbols (-s), their addresses are named by
