@@ -12,27 +12,24 @@
 #include "commands.h"
 #include "stored_cmds.h"
 
-static const struct xlp_option_doc docs[] = {
-	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "txt to stdout; with -o, " /* then the formats' table's */ },
+/* Its rows between the shared ones (stored_cmds.c's). */
+static const struct xlp_option_doc output_docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.svg, STEM.txt, STEM.json (a directory: DIR/AFTER-diff.*); default: stdout, one format" },
 	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
 	  "compare blocked (idle) stacks too (default: on-CPU time only)" },
-	{ { "no-inline", no_argument, NULL, XLP_OPT_NO_INLINE }, XLP_OPT_NO_INLINE, NULL,
-	  "fold inlined calls back into their callers (a profile with inlined calls, or -s with DWARF)" },
-	{ { "lines", no_argument, NULL, XLP_OPT_LINES }, XLP_OPT_LINES, NULL,
-	  "add the source file and line to each stack's leaf frame (from the profile's lines, or -s with DWARF)" },
-	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
-	  "only vCPU N's stacks" },
+};
+static const struct xlp_option_doc top_docs[] = {
 	{ { "top", required_argument, NULL, XLP_OPT_TOP }, XLP_OPT_TOP, "N",
 	  "functions in the table (default 20)" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
+static const struct xlp_option_rows output_rows = XLP_OPTION_ROWS(output_docs);
+static const struct xlp_option_rows top_rows = XLP_OPTION_ROWS(top_docs);
 
-static const struct xlp_option_rows rows = XLP_OPTION_ROWS(docs);
-const struct xlp_option_rows *const xlp_diff_options[] = { &rows, NULL };
+const struct xlp_option_rows *const xlp_diff_options[] = {
+	&xlp_stored_format_rows, &output_rows, &xlp_stored_view_rows,
+	&top_rows, &xlp_stored_end_rows, NULL,
+};
 
 struct diff {
 	const char *path[2];

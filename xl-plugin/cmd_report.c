@@ -15,9 +15,8 @@
 #include "commands.h"
 #include "stored_cmds.h"
 
-static const struct xlp_option_doc docs[] = {
-	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "txt to stdout; with -o, " /* then the formats' table's */ },
+/* Its rows between the shared ones (stored_cmds.c's). */
+static const struct xlp_option_doc output_docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.folded, STEM.svg, ... (a directory: DIR/NAME-report.*); default: stdout, one format" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
@@ -26,24 +25,22 @@ static const struct xlp_option_doc docs[] = {
 	  "use the -s file even if its build-id differs from the profile's" },
 	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
 	  "also show blocked (idle) stacks, under [idle], and waiting ones, under [waiting], in the flame graph and top list" },
-	{ { "no-inline", no_argument, NULL, XLP_OPT_NO_INLINE }, XLP_OPT_NO_INLINE, NULL,
-	  "fold inlined calls back into their callers (a profile with inlined calls, or -s with DWARF)" },
-	{ { "lines", no_argument, NULL, XLP_OPT_LINES }, XLP_OPT_LINES, NULL,
-	  "add the source file and line to each stack's leaf frame (from the profile's lines, or -s with DWARF)" },
-	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
-	  "only vCPU N's stacks" },
+};
+static const struct xlp_option_doc range_docs[] = {
 	{ { "top", required_argument, NULL, XLP_OPT_TOP }, XLP_OPT_TOP, "N",
 	  "functions in the top list (default 20)" },
 	{ { "from", required_argument, NULL, XLP_OPT_FROM }, XLP_OPT_FROM, "T",
 	  "only samples taken T seconds or more after the run's start (a pprof written by xl profile or uniprofd)" },
 	{ { "to", required_argument, NULL, XLP_OPT_TO }, XLP_OPT_TO, "T",
 	  "only samples taken before T seconds after the run's start" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
+static const struct xlp_option_rows output_rows = XLP_OPTION_ROWS(output_docs);
+static const struct xlp_option_rows range_rows = XLP_OPTION_ROWS(range_docs);
 
-static const struct xlp_option_rows rows = XLP_OPTION_ROWS(docs);
-const struct xlp_option_rows *const xlp_report_options[] = { &rows, NULL };
+const struct xlp_option_rows *const xlp_report_options[] = {
+	&xlp_stored_format_rows, &output_rows, &xlp_stored_view_rows,
+	&range_rows, &xlp_stored_end_rows, NULL,
+};
 
 struct report {
 	char *const *files;

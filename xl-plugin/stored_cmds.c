@@ -11,6 +11,26 @@
 #include "toolkit/options.h"
 #include "stored_cmds.h"
 
+static const struct xlp_option_doc format_docs[] = {
+	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
+	  "txt to stdout; with -o, " /* then the formats' table's */ },
+};
+static const struct xlp_option_doc view_docs[] = {
+	{ { "no-inline", no_argument, NULL, XLP_OPT_NO_INLINE }, XLP_OPT_NO_INLINE, NULL,
+	  "fold inlined calls back into their callers (a profile with inlined calls, or -s with DWARF)" },
+	{ { "lines", no_argument, NULL, XLP_OPT_LINES }, XLP_OPT_LINES, NULL,
+	  "add the source file and line to each stack's leaf frame (from the profile's lines, or -s with DWARF)" },
+	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
+	  "only vCPU N's stacks" },
+};
+static const struct xlp_option_doc end_docs[] = {
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+const struct xlp_option_rows xlp_stored_format_rows = XLP_OPTION_ROWS(format_docs);
+const struct xlp_option_rows xlp_stored_view_rows = XLP_OPTION_ROWS(view_docs);
+const struct xlp_option_rows xlp_stored_end_rows = XLP_OPTION_ROWS(end_docs);
+
 int xlp_stored_option(const struct xlp_cmd_spec *cmd, int c, char **argv,
 		      struct xlp_stored_opts *o)
 {
