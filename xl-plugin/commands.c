@@ -1,5 +1,5 @@
 /* xl profile's command table and what reads it: --help, the parsers'
- * getopt tables, the usage errors. */
+ * getopt tables, the usage errors, the dump the man page check reads. */
 #include "config.h"
 
 #include <getopt.h>
@@ -118,6 +118,26 @@ void xlp_command_usage(const struct xlp_cmd_spec *cmd, FILE *out)
 	}
 	fputs("\nOptions:\n", out);
 	xlp_print_option_docs_for(out, docs, n, cmd->formats);
+}
+
+void xlp_commands_dump(FILE *out)
+{
+	for (size_t i = 0; i < XLP_NR_COMMANDS; i++) {
+		const struct xlp_cmd_spec *c = &xlp_commands[i];
+		const char *name = c->name ? c->name : "profile";
+		struct xlp_option_doc docs[XLP_COMMAND_MAX_OPTIONS];
+		size_t n = flatten(c, docs);
+
+		fprintf(out, "command %s %s\n", name, c->args);
+		if (c->alias)
+			fprintf(out, "alias %s %s\n", name, c->alias);
+		for (size_t j = 0; j < n; j++) {
+			fprintf(out, "option %s", name);
+			if (docs[j].key < 256)
+				fprintf(out, " -%c", docs[j].key);
+			fprintf(out, " --%s\n", docs[j].opt.name);
+		}
+	}
 }
 
 void xlp_command_parser_init(struct xlp_command_parser *p,

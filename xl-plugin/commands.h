@@ -1,7 +1,7 @@
 /* xl profile's commands as data, as xl's own (tools/xl/xl_cmdtable.c):
  * one row each in commands.c with its name, one-line summary, usage and
- * options. The dispatch, each command's --help, parser and usage errors
- * all read it. Each
+ * options. The dispatch, each command's --help, parser and usage errors,
+ * and the man page check (xl-profile --list-options) all read it. Each
  * command lives in its own cmd_NAME.c, beside its option rows.
  * Exit status of a command: 0, 1 (failed), 2 (bad usage), after one
  * error line. argv[0] is the command's name. */
@@ -58,9 +58,14 @@ const struct xlp_cmd_spec *xlp_command_find(const char *name);
 /* Usage, description and options: a command's --help; xl profile's
  * (XLP_COMMAND_PROFILE) lists every command with its summary. */
 void xlp_command_usage(const struct xlp_cmd_spec *cmd, FILE *out);
+/* The table as lines for the man page check: "command NAME ARGS" for each,
+ * then "alias NAME ALIAS" if it has one and "option NAME -X --LONG" for
+ * each of its options (NAME "profile" for xl profile itself). */
+void xlp_commands_dump(FILE *out);
+
 /* A command's getopt_long tables, made from its rows; getopt reset
  * (optind 1, no messages of its own). */
-#define XLP_COMMAND_MAX_OPTIONS 32
+#define XLP_COMMAND_MAX_OPTIONS 48          /* xl profile itself has 29 */
 struct xlp_command_parser {
 	struct xlp_option_doc docs[XLP_COMMAND_MAX_OPTIONS];
 	size_t n;

@@ -62,6 +62,11 @@ int main(int argc, char **argv)
 
 	if (cmd)
 		return cmd->run(argc - 1, argv + 1);
+	/* Not for users (undocumented): the table, for the man page check. */
+	if (argc == 2 && strcmp(argv[1], "--list-options") == 0) {
+		xlp_commands_dump(stdout);
+		return 0;
+	}
 	if ((rc = core_alias(argc, argv)) >= 0)
 		return rc;
 	return xlp_commands[XLP_COMMAND_PROFILE].run(argc, argv);
