@@ -9,29 +9,27 @@
 
 #include "toolkit/json_write.h"
 #include "options.h"
+#include "commands.h"
 #include "stored_cmds.h"
-#include "subcommands.h"
 
-static const struct xlp_option_doc docs[] = {
-	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "txt to stdout; with -o, " /* then the formats' table's */ },
+/* Its rows between the shared ones (stored_cmds.c's). */
+static const struct xlp_option_doc output_docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.svg, STEM.txt, STEM.json (a directory: DIR/AFTER-diff.*); default: stdout, one format" },
 	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
 	  "compare blocked (idle) stacks too (default: on-CPU time only)" },
-	{ { "no-inline", no_argument, NULL, XLP_OPT_NO_INLINE }, XLP_OPT_NO_INLINE, NULL,
-	  "fold inlined calls back into their callers (a profile with inlined calls, or -s with DWARF)" },
-	{ { "lines", no_argument, NULL, XLP_OPT_LINES }, XLP_OPT_LINES, NULL,
-	  "add the source file and line to each stack's leaf frame (from the profile's lines, or -s with DWARF)" },
-	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
-	  "only vCPU N's stacks" },
+};
+static const struct xlp_option_doc top_docs[] = {
 	{ { "top", required_argument, NULL, XLP_OPT_TOP }, XLP_OPT_TOP, "N",
 	  "functions in the table (default 20)" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
+static const struct xlp_option_rows output_rows = XLP_OPTION_ROWS(output_docs);
+static const struct xlp_option_rows top_rows = XLP_OPTION_ROWS(top_docs);
 
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+const struct xlp_option_rows *const xlp_diff_options[] = {
+	&xlp_stored_format_rows, &output_rows, &xlp_stored_view_rows,
+	&top_rows, &xlp_stored_end_rows, NULL,
+};
 
 struct diff {
 	const char *path[2];
@@ -50,21 +48,6 @@ static const char *inline_side(const struct diff *d)
 {
 	return d->inline_only == UP_DIFF_INLINE_ONLY_BEFORE ? "before" :
 	       d->inline_only == UP_DIFF_INLINE_ONLY_AFTER ? "after" : NULL;
-}
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: xl profile diff [options] BEFORE AFTER\n"
-		"\n"
-		"Compare two stored profiles (pprof or folded), of one build or two: functions\n"
-		"match by name, shares are of each profile's own samples. The flame graph takes\n"
-		"its widths from AFTER and colours each frame by the change of its share since\n"
-		"BEFORE (red grew, blue shrank); the table lists the functions whose self share\n"
-		"changed most.\n"
-		"\n"
-		"Options:\n");
-	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_DIFF);
 }
 
 static const char *side_name(const struct diff *d, int i)
@@ -184,17 +167,15 @@ static int write_diff(const struct diff *d, const struct xlp_stored_opts *so,
 
 int xlp_cmd_diff(int argc, char **argv)
 {
-	struct option longopts[NDOCS + 1];
-	char shortopts[3 * NDOCS + 2];
+	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_DIFF];
+	struct xlp_command_parser parser;
 	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
 	unsigned formats = 0;
 	struct diff d = { .view = { .vcpu = -1 } };
 	int c, rc = 1;
 
-	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	xlp_command_parser_init(&parser, cmd);
+	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'F':
 			if (xlp_parse_formats_arg("xl profile diff", optarg,
@@ -202,19 +183,17 @@ int xlp_cmd_diff(int argc, char **argv)
 				return 2;
 			break;
 		case 'h':
-			usage(stdout);
+			xlp_command_usage(cmd, stdout);
 			return 0;
 		default:
-			if (xlp_stored_option("diff", c, argv, &so) < 0)
+			if (xlp_stored_option(cmd, c, argv, &so) < 0)
 				return 2;
 		}
 	}
 	d.view = so.view;
 	d.top = so.top;
-	if (argc - optind != 2) {
-		fprintf(stderr, "xl profile diff: give two profiles: xl profile diff [options] BEFORE AFTER (see --help)\n");
-		return 2;
-	}
+	if (argc - optind != 2)
+		return xlp_command_bad_args(cmd, "give two profiles");
 	if (!formats)
 		formats = so.output ? xlp_formats_default(XLP_CMD_DIFF) : XLP_FORMAT_TXT;
 	for (int i = 0; i < 2; i++) {

@@ -15,7 +15,7 @@
 #include "realtime.h"
 #include "stack_print.h"
 #include "live_domain.h"
-#include "subcommands.h"
+#include "commands.h"
 #include "toolkit/domain.h"
 #include "toolkit/formats.h"
 #include "toolkit/image_cache.h"

@@ -11,12 +11,11 @@
 #include "toolkit/json_write.h"
 #include "options.h"
 #include "toolkit/summary.h"
+#include "commands.h"
 #include "stored_cmds.h"
-#include "subcommands.h"
 
-static const struct xlp_option_doc docs[] = {
-	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "txt to stdout; with -o, " /* then the formats' table's */ },
+/* Its rows between the shared ones (stored_cmds.c's). */
+static const struct xlp_option_doc output_docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "STEM",
 	  "write STEM.folded, STEM.svg, ... (a directory: DIR/NAME-report.*); default: stdout, one format" },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
@@ -25,23 +24,22 @@ static const struct xlp_option_doc docs[] = {
 	  "use the -s file even if its build-id differs from the profile's" },
 	{ { "idle", no_argument, NULL, XLP_OPT_IDLE }, XLP_OPT_IDLE, NULL,
 	  "also show blocked (idle) stacks, under [idle], and waiting ones, under [waiting], in the flame graph and top list" },
-	{ { "no-inline", no_argument, NULL, XLP_OPT_NO_INLINE }, XLP_OPT_NO_INLINE, NULL,
-	  "fold inlined calls back into their callers (a profile with inlined calls, or -s with DWARF)" },
-	{ { "lines", no_argument, NULL, XLP_OPT_LINES }, XLP_OPT_LINES, NULL,
-	  "add the source file and line to each stack's leaf frame (from the profile's lines, or -s with DWARF)" },
-	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
-	  "only vCPU N's stacks" },
+};
+static const struct xlp_option_doc range_docs[] = {
 	{ { "top", required_argument, NULL, XLP_OPT_TOP }, XLP_OPT_TOP, "N",
 	  "functions in the top list (default 20)" },
 	{ { "from", required_argument, NULL, XLP_OPT_FROM }, XLP_OPT_FROM, "T",
 	  "only samples taken T seconds or more after the run's start (a pprof written by xl profile or uniprofd)" },
 	{ { "to", required_argument, NULL, XLP_OPT_TO }, XLP_OPT_TO, "T",
 	  "only samples taken before T seconds after the run's start" },
-	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
-	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
 };
+static const struct xlp_option_rows output_rows = XLP_OPTION_ROWS(output_docs);
+static const struct xlp_option_rows range_rows = XLP_OPTION_ROWS(range_docs);
 
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
+const struct xlp_option_rows *const xlp_report_options[] = {
+	&xlp_stored_format_rows, &output_rows, &xlp_stored_view_rows,
+	&range_rows, &xlp_stored_end_rows, NULL,
+};
 
 struct report {
 	char *const *files;
@@ -54,19 +52,6 @@ struct report {
 	bool ranged;
 	double from_s, to_s;
 };
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: xl profile report [options] FILE...\n"
-		"\n"
-		"Render stored profiles again, without Xen, the guest or its image: a pprof\n"
-		"profile (NAME.pb.gz, the durable format) or folded stacks. Several files are\n"
-		"merged by function name.\n"
-		"\n"
-		"Options:\n");
-	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_REPORT);
-}
 
 /* The live run's title when the profile says its domain, type and rate. */
 static void svg_title(const struct report *r, char *buf, size_t len)
@@ -168,8 +153,8 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 	double v;
 
 	if (xlp_parse_double(arg, &v) < 0 || v < 0 || v > 365.0 * 86400) {
-		fprintf(stderr, "xl profile report: invalid %s '%s': give seconds since the run's start, e.g. 2.5\n",
-			opt, arg);
+		xlp_command_bad_value(&xlp_commands[XLP_COMMAND_REPORT], opt, arg,
+				      "give seconds since the run's start, e.g. 2.5");
 		return -1;
 	}
 	*out = v;
@@ -218,8 +203,8 @@ static int take_range(struct report *r, bool from_set, bool to_set,
 
 int xlp_cmd_report(int argc, char **argv)
 {
-	struct option longopts[NDOCS + 1];
-	char shortopts[3 * NDOCS + 2];
+	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_REPORT];
+	struct xlp_command_parser parser;
 	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
 	const char *symbols = NULL;
 	unsigned formats = 0;
@@ -230,10 +215,8 @@ int xlp_cmd_report(int argc, char **argv)
 	struct up_stored *s;
 	int c, rc;
 
-	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	xlp_command_parser_init(&parser, cmd);
+	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'F':
 			if (xlp_parse_formats_arg("xl profile report", optarg,
@@ -253,19 +236,17 @@ int xlp_cmd_report(int argc, char **argv)
 			to_set = true;
 			break;
 		case 'h':
-			usage(stdout);
+			xlp_command_usage(cmd, stdout);
 			return 0;
 		default:
-			if (xlp_stored_option("report", c, argv, &so) < 0)
+			if (xlp_stored_option(cmd, c, argv, &so) < 0)
 				return 2;
 		}
 	}
 	r.view = so.view;
 	r.top = so.top;
-	if (optind >= argc) {
-		fprintf(stderr, "xl profile report: no profile given: xl profile report [options] FILE... (see --help)\n");
-		return 2;
-	}
+	if (optind >= argc)
+		return xlp_command_bad_args(cmd, "no profile given");
 	if (!formats)
 		formats = so.output ? xlp_formats_default(XLP_CMD_REPORT) : XLP_FORMAT_TXT;
 	r.files = argv + optind;

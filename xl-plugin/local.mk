@@ -23,11 +23,14 @@ uninstall-hook:
 xl_plugin_xl_profile_SOURCES = \
 	xl-plugin/xl_profile.c xl-plugin/cmd_profile.c \
 	xl-plugin/stored_cmds.c xl-plugin/stored_cmds.h \
-	xl-plugin/subcommands.h xl-plugin/cmd_report.c xl-plugin/cmd_diff.c \
-	xl-plugin/cmd_core.c xl-plugin/stack_print.c xl-plugin/stack_print.h \
+	xl-plugin/commands.c xl-plugin/commands.h xl-plugin/cmd_report.c xl-plugin/cmd_diff.c \
+	xl-plugin/cmd_core.c xl-plugin/core_run.h xl-plugin/core_kernel.c \
+	xl-plugin/core_print.c xl-plugin/stack_print.c xl-plugin/stack_print.h \
 	xl-plugin/realtime.c xl-plugin/realtime.h \
 	xl-plugin/live_domain.c xl-plugin/live_domain.h \
-	xl-plugin/cmd_top.c xl-plugin/top_view.c xl-plugin/top_view.h \
+	xl-plugin/cmd_top.c xl-plugin/top_run.h xl-plugin/top_live.c \
+	xl-plugin/top_replay.c xl-plugin/top_frame.c xl-plugin/top_keys.c \
+	xl-plugin/top_view.c xl-plugin/top_view.h \
 	xl-plugin/top_term.c xl-plugin/top_term.h
 # xl profile's command line: its parser, usage and option tables.
 xl_plugin_xl_profile_SOURCES += xl-plugin/options.c xl-plugin/options.h

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "commands.h"
 #include "toolkit/sampler_cpu.h"
 #include "toolkit/value_parse.h"
 #include "uniprof/uniprof.h"
@@ -82,26 +83,14 @@ static const struct xlp_option_doc docs[] = {
 
 #define NDOCS (sizeof(docs) / sizeof(docs[0]))
 
+/* xl profile's rows in its command table (commands.c), which makes its
+ * --help: the usage, every command's summary, these options. */
+static const struct xlp_option_rows profile_rows = XLP_OPTION_ROWS(docs);
+const struct xlp_option_rows *const xlp_profile_options[] = { &profile_rows, NULL };
+
 void xlp_print_usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: xl profile [options] <Domain>\n"
-		"\n"
-		"       xl profile report [options] FILE...\n"
-		"       xl profile diff [options] BEFORE AFTER\n"
-		"       xl profile core [options] FILE   (also: xl profile --core FILE)\n"
-		"       xl profile top [options] <Domain>\n"
-		"\n"
-		"Profile a running domain's vCPU stacks from dom0, without changing the guest.\n"
-		"<Domain> is a domain name or id. Writes a flame graph (SVG), folded stacks,\n"
-		"a JSON summary, a top list of functions and a pprof profile.\n"
-		"'report' renders a stored profile again, 'diff' compares two, 'core' prints\n"
-		"the stacks in a Xen core file (xl dump-core, on_crash = \"coredump-destroy\"),\n"
-		"'top' shows the hottest functions live, as xentop does;\n"
-		"see xl profile SUBCOMMAND --help. A domain so named: xl profile -- report.\n"
-		"\n"
-		"Options:\n");
-	xlp_print_option_docs_for(out, docs, NDOCS, XLP_CMD_PROFILE);
+	xlp_command_usage(&xlp_commands[XLP_COMMAND_PROFILE], out);
 }
 
 void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *table,

@@ -11,7 +11,27 @@
 #include "options.h"
 #include "stored_cmds.h"
 
-int xlp_stored_option(const char *cmd, int c, char **argv,
+static const struct xlp_option_doc format_docs[] = {
+	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
+	  "txt to stdout; with -o, " /* then the formats' table's */ },
+};
+static const struct xlp_option_doc view_docs[] = {
+	{ { "no-inline", no_argument, NULL, XLP_OPT_NO_INLINE }, XLP_OPT_NO_INLINE, NULL,
+	  "fold inlined calls back into their callers (a profile with inlined calls, or -s with DWARF)" },
+	{ { "lines", no_argument, NULL, XLP_OPT_LINES }, XLP_OPT_LINES, NULL,
+	  "add the source file and line to each stack's leaf frame (from the profile's lines, or -s with DWARF)" },
+	{ { "vcpu", required_argument, NULL, XLP_OPT_VCPU }, XLP_OPT_VCPU, "N",
+	  "only vCPU N's stacks" },
+};
+static const struct xlp_option_doc end_docs[] = {
+	{ { "quiet", no_argument, NULL, 'q' }, 'q', NULL, "print nothing but errors" },
+	{ { "help", no_argument, NULL, 'h' }, 'h', NULL, "show this help" },
+};
+const struct xlp_option_rows xlp_stored_format_rows = XLP_OPTION_ROWS(format_docs);
+const struct xlp_option_rows xlp_stored_view_rows = XLP_OPTION_ROWS(view_docs);
+const struct xlp_option_rows xlp_stored_end_rows = XLP_OPTION_ROWS(end_docs);
+
+int xlp_stored_option(const struct xlp_cmd_spec *cmd, int c, char **argv,
 		      struct xlp_stored_opts *o)
 {
 	unsigned v;
@@ -33,28 +53,18 @@ int xlp_stored_option(const char *cmd, int c, char **argv,
 		o->view.lines = true;
 		return 1;
 	case XLP_OPT_VCPU:
-		if (xlp_parse_uint(optarg, 4095, &v) < 0) {
-			fprintf(stderr, "xl profile %s: invalid vCPU '%s': give a vCPU number from 0\n",
-				cmd, optarg);
-			return -2;
-		}
+		if (xlp_parse_uint(optarg, 4095, &v) < 0)
+			return -xlp_command_bad_value(cmd, "vCPU", optarg,
+						      "give a vCPU number from 0");
 		o->view.vcpu = (int)v;
 		return 1;
 	case XLP_OPT_TOP:
-		if (xlp_parse_uint(optarg, 100000, &o->top) < 0) {
-			fprintf(stderr, "xl profile %s: invalid top count '%s': give a number of functions\n",
-				cmd, optarg);
-			return -2;
-		}
+		if (xlp_parse_uint(optarg, 100000, &o->top) < 0)
+			return -xlp_command_bad_value(cmd, "top count", optarg,
+						      "give a number of functions");
 		return 1;
-	case ':':
-		fprintf(stderr, "xl profile %s: option %s needs a value (see xl profile %s --help)\n",
-			cmd, argv[optind - 1], cmd);
-		return -2;
 	}
-	fprintf(stderr, "xl profile %s: unknown option %s (see xl profile %s --help)\n",
-		cmd, argv[optind - 1], cmd);
-	return -2;
+	return -xlp_command_bad_option(cmd, c, argv);
 }
 
 struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "commands.h"
 #include "toolkit/formats.h"
 #include "uniprof/uniprof.h"
 
@@ -19,10 +20,15 @@ struct xlp_stored_opts {
 	const char *output;
 	bool quiet;
 };
+/* The option rows report and diff share, -F's first, -q's and -h's last
+ * (the others' texts differ: each command's own). */
+extern const struct xlp_option_rows xlp_stored_format_rows;
+extern const struct xlp_option_rows xlp_stored_view_rows;
+extern const struct xlp_option_rows xlp_stored_end_rows;
 /* One getopt result c that is not the command's own: 1 when it was -o,
  * -q, --idle, --no-inline, --lines, --vcpu or --top, else -2 after one error line (a bad value,
  * an unknown option or a missing value: exit status 2). */
-int xlp_stored_option(const char *cmd, int c, char **argv,
+int xlp_stored_option(const struct xlp_cmd_spec *cmd, int c, char **argv,
 		      struct xlp_stored_opts *o);
 
 /* Load stored profiles; with symbols (-s), their addresses are named by
