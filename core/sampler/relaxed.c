@@ -6,6 +6,7 @@
  * in the man page (CONSISTENCY). Nothing here allocates. */
 #include "config.h"
 
+#include "util/clock.h"
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
@@ -19,10 +20,10 @@ static int read_and_walk(struct up_target *t, struct up_mem *mem,
 			 struct mem_log *log, struct up_unwind_counts *counts,
 			 uint64_t *read_ns)
 {
-	uint64_t t0 = sampler_now_ns();
+	uint64_t t0 = mono_ns();
 	int rc = up_target_get_regs(t, v, regs);
 
-	*read_ns = sampler_now_ns() - t0;
+	*read_ns = mono_ns() - t0;
 	if (rc < 0)
 		return VCPU_NO_REGS;
 	if (!regs->online && (c->no_activity || vs->activity_failed))
@@ -93,9 +94,9 @@ static bool left_block(struct up_target *t, struct up_mem *mem,
 
 	if (!kernel_at_block(mem, regs, uo->kernel, uo->domain_type))
 		return false;
-	t0 = sampler_now_ns();
+	t0 = mono_ns();
 	rc = up_target_get_regs(t, v, &again);
-	vs->stall_ns += sampler_now_ns() - t0;
+	vs->stall_ns += mono_ns() - t0;
 	return rc < 0 || again.ip != regs->ip || again.sp != regs->sp;
 }
 
@@ -118,7 +119,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 
 		vs->activity_failed = false;
 		vs->run_ns = UP_RUN_NS_UNKNOWN;
-		t0 = sampler_now_ns();
+		t0 = mono_ns();
 		if (ask && up_target_get_activity(t, v, &before, &online,
 						  &vs->run_ns) < 0)
 			vs->activity_failed = true;
@@ -138,7 +139,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		after_ok = ask && !vs->activity_failed &&
 			   up_target_get_activity(t, v, &after, &online_after,
 						  &run_after) == 0;
-		vs->stall_ns += attempt_stall(read_ns, sampler_now_ns() - t0,
+		vs->stall_ns += attempt_stall(read_ns, mono_ns() - t0,
 					      vs->run_ns,
 					      after_ok ? run_after :
 							 UP_RUN_NS_UNKNOWN);
