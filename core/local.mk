@@ -11,7 +11,8 @@ lib_LTLIBRARIES = core/libuniprof.la
 CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c \
 	core/util/grow.c core/util/grow.h core/util/file_read.c core/util/file_read.h \
 	core/util/elf_copy.c core/util/elf_copy.h \
-	core/util/strmap.c core/util/strmap.h core/util/clock.h
+	core/util/strmap.c core/util/strmap.h core/util/clock.h \
+	core/util/utf8.c core/util/utf8.h
 CORE_TARGET = core/target/target.c core/target/target_impl.h \
 	core/target/xen.c core/target/xen_domctl.c core/target/xen_domctl.h \
 	core/target/dump_core.c core/target/image.c core/target/image_build.c \
@@ -45,8 +46,7 @@ CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
 	core/profile/stored_stacks.c core/profile/folded_read.c
 CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/flamegraph_svg.c core/output/heatmap_html.c \
 	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
-	core/output/out_buf.c core/output/out_buf.h \
-	core/output/utf8.c core/output/utf8.h
+	core/output/out_buf.c core/output/out_buf.h
 CORE_PPROF = core/pprof/write.c core/pprof/read.c
 core_libuniprof_core_la_SOURCES = $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \
 	$(CORE_ARCH) $(CORE_MEM) $(CORE_UNWIND) $(CORE_SYMBOLS) $(CORE_SAMPLER) \

@@ -21,7 +21,7 @@
 #include "uniprof/diff.h"
 #include "uniprof/profile.h"
 #include "output/out_buf.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 
 #define SVG_WIDTH 1200
 #define FRAME_H 16

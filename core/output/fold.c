@@ -10,7 +10,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "output/name_fit.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 #include "output/fold.h"
 #include "util/strmap.h"
 #include "symbols/lookup_cache.h"

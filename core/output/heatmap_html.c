@@ -23,7 +23,7 @@
 #include "output/fold.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 
 #define ROWS_PER_SECOND 50
 /* An hour of columns (180,000 cells): past it the page says so, and

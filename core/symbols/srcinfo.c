@@ -20,7 +20,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "util/strmap.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 #include "symbols/dwarf_prescan.h"
 #include "symbols/srcinfo.h"
 #include "uniprof/text.h"
