@@ -12,7 +12,7 @@ CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c \
 	core/util/grow.c core/util/grow.h core/util/file_read.c core/util/file_read.h \
 	core/util/elf_copy.c core/util/elf_copy.h \
 	core/util/strmap.c core/util/strmap.h core/util/clock.h \
-	core/util/utf8.c core/util/utf8.h
+	core/util/utf8.c core/util/utf8.h core/util/image_file.c core/util/image_file.h
 CORE_TARGET = core/target/target.c core/target/target_impl.h \
 	core/target/xen.c core/target/xen_domctl.c core/target/xen_domctl.h \
 	core/target/dump_core.c core/target/image.c core/target/image_build.c \
