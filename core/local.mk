@@ -16,15 +16,15 @@ CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c \
 CORE_TARGET = core/target/target.c core/target/target_impl.h \
 	core/target/xen.c core/target/xen_domctl.c core/target/xen_domctl.h \
 	core/target/dump_core.c core/target/image.c core/target/image_build.c \
-	core/target/image_format.h
+	core/target/image_format.h \
+	core/target/xen_context_x86.c core/target/xen_context_x86.h \
+	core/target/xen_context_arm64.c core/target/xen_context_arm64.h
 CORE_GUARD = core/guard/crash_guard.c core/guard/pause_state.c core/guard/pause_state.h
 CORE_ARCH = core/arch/arch.c core/arch/arch.h \
 	core/arch/x86/arch.c core/arch/x86/x86.h core/arch/x86/paging.c \
 	core/arch/x86/hypercall_stub.c core/arch/x86/upcall_frame.c core/arch/x86/interrupt_frame.c core/arch/x86/call_site.c \
-	core/arch/x86/xen_context.c core/arch/x86/xen_context.h \
 	core/arch/arm64/arch.c core/arch/arm64/arm64.h core/arch/arm64/paging.c \
-	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c core/arch/arm64/call_site.c \
-	core/arch/arm64/xen_context.c core/arch/arm64/xen_context.h
+	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c core/arch/arm64/call_site.c
 CORE_MEM = core/mem/memory.c core/mem/memory_log.h core/mem/paging.c core/mem/paging.h \
 	core/mem/frame_cache.c core/mem/frame_cache.h
 CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \

@@ -20,9 +20,9 @@
 #include "target/target_impl.h"
 #include "target/xen_domctl.h"
 #if defined(__aarch64__)
-#include "arch/arm64/xen_context.h"
+#include "target/xen_context_arm64.h"
 #else
-#include "arch/x86/xen_context.h"
+#include "target/xen_context_x86.h"
 #endif
 
 #define ONLINE_REFRESH_NS 1000000000ULL
