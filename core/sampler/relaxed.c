@@ -11,6 +11,33 @@
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
 
+/* Read every logged word again: MEM_LOG_SAME if all are unchanged,
+ * MEM_LOG_CHANGED if one changed or could no longer be read,
+ * MEM_LOG_UNKNOWN if the walk read more words than the log holds. A word
+ * that went from one return address to another in the same function of
+ * kernel (when given) is unchanged at function granularity: the function
+ * returned into, or the caller made another call, from the same frame.
+ * Relaxed consistency's rule, over mem/'s log: here, so that mem/ need
+ * not ask unwind/'s kernel map. */
+enum { MEM_LOG_SAME = 0, MEM_LOG_CHANGED, MEM_LOG_UNKNOWN };
+static int mem_log_changed(struct up_mem *m, const struct up_regs *regs,
+			   const struct mem_log *log,
+			   const struct up_kernel_map *kernel)
+{
+	if (log->overflow)
+		return MEM_LOG_UNKNOWN;
+	for (size_t i = 0; i < log->n; i++) {
+		uint64_t v;
+
+		if (up_mem_read_u64(m, regs, log->e[i].va, &v) < 0)
+			return MEM_LOG_CHANGED;
+		if (v != log->e[i].val &&
+		    !up_kernel_map_same_function(kernel, v, log->e[i].val))
+			return MEM_LOG_CHANGED;
+	}
+	return MEM_LOG_SAME;
+}
+
 /* Read one vCPU's registers and walk its stack, timing the read (*read_ns):
  * the only time the vCPU stands still. */
 static int read_and_walk(struct up_target *t, struct up_mem *mem,
