@@ -44,7 +44,8 @@ CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
 CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
 	core/profile/diff.c core/profile/stored.c core/profile/stored_impl.h \
 	core/profile/stored_stacks.c core/profile/folded_read.c
-CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/flamegraph_svg.c core/output/heatmap_html.c \
+CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/frame_labels.c \
+	core/output/frame_labels.h core/output/top.c core/output/flamegraph_svg.c core/output/heatmap_html.c \
 	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
 	core/output/out_buf.c core/output/out_buf.h
 CORE_PPROF = core/pprof/write.c core/pprof/read.c

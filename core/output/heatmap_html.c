@@ -21,6 +21,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "output/fold.h"
+#include "output/frame_labels.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
 #include "util/utf8.h"

@@ -12,7 +12,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "pprof/profile.pb-c.h"
-#include "output/fold.h"
+#include "output/frame_labels.h"
 #include "output/out_buf.h"
 #include "util/strmap.h"
 #include "uniprof/stored.h"
