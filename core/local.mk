@@ -42,13 +42,14 @@ CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
 	core/sampler/config.c core/sampler/stats.c \
 	core/sampler/relaxed.c core/sampler/stall_budget.c
 CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
-	core/profile/diff.c core/profile/stored.c core/profile/stored_impl.h \
-	core/profile/stored_stacks.c core/profile/folded_read.c
+	core/profile/stored.c core/profile/stored_impl.h \
+	core/profile/stored_stacks.c core/profile/folded_read.c \
+	core/profile/pprof_read.c
 CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/frame_labels.c \
 	core/output/frame_labels.h core/output/top.c core/output/flamegraph_svg.c core/output/heatmap_html.c \
 	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
-	core/output/out_buf.c core/output/out_buf.h
-CORE_PPROF = core/pprof/write.c core/pprof/read.c
+	core/output/out_buf.c core/output/out_buf.h core/output/diff.c
+CORE_PPROF = core/pprof/write.c
 core_libuniprof_core_la_SOURCES = $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \
 	$(CORE_ARCH) $(CORE_MEM) $(CORE_UNWIND) $(CORE_SYMBOLS) $(CORE_SAMPLER) \
 	$(CORE_PROFILE) $(CORE_OUTPUT) $(CORE_PPROF)
@@ -60,7 +61,7 @@ core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h: $(srcdir)/core/pprof/profil
 	$(PROTOC_C) --c_out=core/pprof -I$(srcdir)/core/pprof $(srcdir)/core/pprof/profile.proto
 BUILT_SOURCES = core/pprof/profile.pb-c.h
 # BUILT_SOURCES covers make all/check only: a single target (make fuzz) too.
-core/pprof/libuniprof_core_la-write.lo core/pprof/libuniprof_core_la-read.lo: \
+core/pprof/libuniprof_core_la-write.lo core/profile/libuniprof_core_la-pprof_read.lo: \
 	core/pprof/profile.pb-c.h
 CLEANFILES = core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h
 core_libuniprof_core_la_CPPFLAGS = $(AM_CPPFLAGS) \
