@@ -1,18 +1,12 @@
-/* What the bench tools share: the clock they time with, and the order
- * they sort their timings in. */
+/* What the bench tools share: the clock they time with (util/clock.h's
+ * mono_ns(), the library's own), and the order they sort their timings in. */
 #ifndef UNIPROF_BENCH_TIME_H
 #define UNIPROF_BENCH_TIME_H
 
 #include <stdint.h>
 #include <time.h>
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+#include "util/clock.h"
 
 /* The CPU time this process has used, user and system (a hypercall's
  * time in Xen counts as the calling thread's system time). */

@@ -278,7 +278,7 @@ static int sample_2017(struct floor *f, uint64_t *last_state)
 {
 	struct xen_domctl dc = { 0 };
 	vcpu_guest_context_any_t ctx;
-	uint64_t t = now_ns();
+	uint64_t t = mono_ns();
 	int rc;
 
 	/* Its outer loop asks the domain's state once a second. */
@@ -386,7 +386,7 @@ int main(int argc, char **argv)
 	period = warm || f.style == UNIPROF2017 ? 0 :
 		 (uint64_t)(1e9 / hz);
 	cpu_start = cpu_ns();
-	t_start = deadline = now_ns();
+	t_start = deadline = mono_ns();
 	while (done < n) {
 		uint64_t t0;
 
@@ -400,7 +400,7 @@ int main(int argc, char **argv)
 					       &ts, NULL) == EINTR)
 				;
 		}
-		t0 = now_ns();
+		t0 = mono_ns();
 		rc = f.style == FLOOR ? sample_floor(&f) :
 		     f.style == FUSED ? sample_fused(&f) :
 		     sample_2017(&f, &last_state);
@@ -409,9 +409,9 @@ int main(int argc, char **argv)
 				done, strerror(errno));
 			break;
 		}
-		win[done++] = now_ns() - t0;
+		win[done++] = mono_ns() - t0;
 	}
-	total = now_ns() - t_start;
+	total = mono_ns() - t_start;
 	cpu = cpu_ns() - cpu_start;
 	if (f.out)
 		fclose(f.out);

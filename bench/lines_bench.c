@@ -37,7 +37,7 @@ static uint64_t next_rand(void)
 
 static double ms_since(uint64_t t0)
 {
-	return (double)(now_ns() - t0) / 1e6;
+	return (double)(mono_ns() - t0) / 1e6;
 }
 
 int main(int argc, char **argv)
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: uniprof-lines-bench IMAGE [STACKS]\n");
 		return 2;
 	}
-	t0 = now_ns();
+	t0 = mono_ns();
 	if (up_symtab_load(&s, argv[1]) < 0) {
 		fprintf(stderr, "uniprof-lines-bench: %s\n", up_error_last());
 		return 1;
@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	null = fopen("/dev/null", "w");
 	if (!null)
 		return 1;
-	t0 = now_ns();
+	t0 = mono_ns();
 	if (up_profile_write_folded(p, s, &view, null) < 0 ||
 	    up_profile_write_svg(p, s, &view, "bench", null) < 0 ||
 	    up_profile_write_pprof(p, s, &meta, null) < 0) {

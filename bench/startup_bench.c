@@ -54,18 +54,18 @@ int main(int argc, char **argv)
 		struct up_kernel_map *kmap = NULL;
 		struct xlp_unwind uw;
 		char *used = NULL;
-		uint64_t t0 = now_ns(), t1, t2, t3;
+		uint64_t t0 = mono_ns(), t1, t2, t3;
 
 		if (xlp_find_symbols(&q, &symtab, &used) < 0)
 			return 1;
-		t1 = now_ns();
+		t1 = mono_ns();
 		if (xlp_unwind_load(UP_UNWINDER_AUTO, argv[1], used, 0, &uw) < 0)
 			return 1;
-		t2 = now_ns();
+		t2 = mono_ns();
 		if (xlp_kernel_map_load(argv[1], used, symtab, uw.cfi, NULL, 0, false, &kmap) < 0)
 			return 1;
 		xlp_image_cache_drop();
-		t3 = now_ns();
+		t3 = mono_ns();
 		took[SYMBOLS][r] = t1 - t0;
 		took[UNWIND][r] = t2 - t1;
 		took[KMAP][r] = t3 - t2;

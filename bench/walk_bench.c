@@ -80,22 +80,22 @@ int main(int argc, char **argv)
 			up_unwind_fp(m, &r, &o, &fs);
 			up_unwind_cfi(m, &r, cfi, &o, false, &cs, NULL);
 			up_unwind_libunwind(m, &r, lu, &o, &ls);
-			a = now_ns();
+			a = mono_ns();
 			for (int k = 0; k < REPEATS; k++) {
 				up_mem_new_sample(m);
 				up_unwind_fp(m, &r, &o, &fs);
 			}
-			b = now_ns();
+			b = mono_ns();
 			for (int k = 0; k < REPEATS; k++) {
 				up_mem_new_sample(m);
 				up_unwind_cfi(m, &r, cfi, &o, false, &cs, NULL);
 			}
-			c = now_ns();
+			c = mono_ns();
 			for (int k = 0; k < REPEATS; k++) {
 				up_mem_new_sample(m);
 				up_unwind_libunwind(m, &r, lu, &o, &ls);
 			}
-			d = now_ns();
+			d = mono_ns();
 			fp_ns[done] = (b - a) / REPEATS;
 			cfi_ns[done] = (c - b) / REPEATS;
 			lu_ns[done] = (d - c) / REPEATS;

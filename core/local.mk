@@ -11,19 +11,20 @@ lib_LTLIBRARIES = core/libuniprof.la
 CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c \
 	core/util/grow.c core/util/grow.h core/util/file_read.c core/util/file_read.h \
 	core/util/elf_copy.c core/util/elf_copy.h \
-	core/util/strmap.c core/util/strmap.h
+	core/util/strmap.c core/util/strmap.h core/util/clock.h \
+	core/util/utf8.c core/util/utf8.h core/util/image_file.c core/util/image_file.h
 CORE_TARGET = core/target/target.c core/target/target_impl.h \
 	core/target/xen.c core/target/xen_domctl.c core/target/xen_domctl.h \
 	core/target/dump_core.c core/target/image.c core/target/image_build.c \
-	core/target/image_format.h
+	core/target/image_format.h \
+	core/target/xen_context_x86.c core/target/xen_context_x86.h \
+	core/target/xen_context_arm64.c core/target/xen_context_arm64.h
 CORE_GUARD = core/guard/crash_guard.c core/guard/pause_state.c core/guard/pause_state.h
 CORE_ARCH = core/arch/arch.c core/arch/arch.h \
 	core/arch/x86/arch.c core/arch/x86/x86.h core/arch/x86/paging.c \
 	core/arch/x86/hypercall_stub.c core/arch/x86/upcall_frame.c core/arch/x86/interrupt_frame.c core/arch/x86/call_site.c \
-	core/arch/x86/xen_context.c core/arch/x86/xen_context.h \
 	core/arch/arm64/arch.c core/arch/arm64/arm64.h core/arch/arm64/paging.c \
-	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c core/arch/arm64/call_site.c \
-	core/arch/arm64/xen_context.c core/arch/arm64/xen_context.h
+	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c core/arch/arm64/call_site.c
 CORE_MEM = core/mem/memory.c core/mem/memory_log.h core/mem/paging.c core/mem/paging.h \
 	core/mem/frame_cache.c core/mem/frame_cache.h
 CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \
@@ -41,13 +42,14 @@ CORE_SAMPLER = core/sampler/sampler.c core/sampler/sampler_impl.h \
 	core/sampler/config.c core/sampler/stats.c \
 	core/sampler/relaxed.c core/sampler/stall_budget.c
 CORE_PROFILE = core/profile/profile.c core/profile/profile_impl.h \
-	core/profile/diff.c core/profile/stored.c core/profile/stored_impl.h \
-	core/profile/stored_stacks.c core/profile/folded_read.c
-CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/flamegraph_svg.c core/output/heatmap_html.c \
+	core/profile/stored.c core/profile/stored_impl.h \
+	core/profile/stored_stacks.c core/profile/folded_read.c \
+	core/profile/pprof_read.c
+CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/frame_labels.c \
+	core/output/frame_labels.h core/output/top.c core/output/flamegraph_svg.c core/output/heatmap_html.c \
 	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
-	core/output/out_buf.c core/output/out_buf.h \
-	core/output/utf8.c core/output/utf8.h
-CORE_PPROF = core/pprof/write.c core/pprof/read.c
+	core/output/out_buf.c core/output/out_buf.h core/output/diff.c
+CORE_PPROF = core/pprof/write.c
 core_libuniprof_core_la_SOURCES = $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \
 	$(CORE_ARCH) $(CORE_MEM) $(CORE_UNWIND) $(CORE_SYMBOLS) $(CORE_SAMPLER) \
 	$(CORE_PROFILE) $(CORE_OUTPUT) $(CORE_PPROF)
@@ -59,7 +61,7 @@ core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h: $(srcdir)/core/pprof/profil
 	$(PROTOC_C) --c_out=core/pprof -I$(srcdir)/core/pprof $(srcdir)/core/pprof/profile.proto
 BUILT_SOURCES = core/pprof/profile.pb-c.h
 # BUILT_SOURCES covers make all/check only: a single target (make fuzz) too.
-core/pprof/libuniprof_core_la-write.lo core/pprof/libuniprof_core_la-read.lo: \
+core/pprof/libuniprof_core_la-write.lo core/profile/libuniprof_core_la-pprof_read.lo: \
 	core/pprof/profile.pb-c.h
 CLEANFILES = core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h
 core_libuniprof_core_la_CPPFLAGS = $(AM_CPPFLAGS) \

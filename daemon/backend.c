@@ -11,14 +11,7 @@
 #include "toolkit/json_write.h"
 #include "log.h"
 #include "profile_run.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "util/clock.h"
 
 /* A yajl document into a malloc'ed buffer. */
 struct doc {
@@ -155,7 +148,7 @@ static int status_json(void *ctx, char **buf, size_t *len)
 	xlp_json_key(d.g, "version");
 	xlp_json_str(d.g, up_version());
 	xlp_json_key(d.g, "uptime_s");
-	xlp_json_num(d.g, now_s() - dm->started, 0);
+	xlp_json_num(d.g, (double)mono_ns() / 1e9 - dm->started, 0);
 	xlp_json_key(d.g, "cpu_budget_pct");
 	xlp_json_num(d.g, upd_budget_pct(dm->budget), 1);
 	xlp_json_key(d.g, "cpu_used_pct");

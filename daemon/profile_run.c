@@ -16,6 +16,7 @@
 #include "toolkit/run_output.h"
 #include "toolkit/run_checks.h"
 #include "toolkit/sampler_cpu.h"
+#include "util/clock.h"
 
 void upd_run_result_free(struct upd_run_result *r)
 {
@@ -90,14 +91,6 @@ static struct {
 	uint64_t at_ns;
 	struct xlp_sampler_cpu where;
 } choices[CHOICES];
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void place_sampler(const struct upd_run_params *p,
 			  struct xlp_sampler_cpu *where, cpu_set_t *saved)

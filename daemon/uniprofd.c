@@ -15,18 +15,11 @@
 #include "backend.h"
 #include "toolkit/debuginfod_fetch.h"
 #include "log.h"
+#include "util/clock.h"
 
 /* Set once, when a stop signal arrives: every sampler ends its profile
  * (what it sampled is still sent), nothing new starts. */
 static volatile sig_atomic_t stopping;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Stop signals are taken by sigwait in main, never by a handler: every
  * thread created after this inherits the mask. */
@@ -77,7 +70,7 @@ int main(int argc, char **argv)
 	else
 		unsetenv("DEBUGINFOD_URLS");
 	block_signals(&set);
-	d.started = now_s();
+	d.started = (double)mono_ns() / 1e9;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
 		upd_log("cannot initialise libcurl");
 		upd_settings_free(&s);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backend_load.h"
+#include "util/clock.h"
 
 /* /proc/interrupts rows of Xen event channels whose handler is a backend
  * serving guests, by the name the kernel gives them: blkback, netback
@@ -17,14 +18,6 @@
 static const char *const backend_names[] = {
 	"blkif-backend", "vif", "scsiif", "pvcalls", "evtchn:",
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static bool is_backend(const char *name)
 {
@@ -297,7 +290,7 @@ static void threads_read(struct xlp_backend_load *b)
 void xlp_backend_load_read(struct xlp_backend_load *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->at_ns = now_ns();
+	b->at_ns = mono_ns();
 	/* One dom0 CPU: no choice for the load to inform, and the walk of
 	 * every thread's stat costs hundreds of ms under emulation. */
 	if (sysconf(_SC_NPROCESSORS_ONLN) == 1)

@@ -15,6 +15,7 @@
 
 #include "debuginfod_fetch.h"
 #include "uniprof/symbols.h"
+#include "util/clock.h"
 
 /* A service has no home for libdebuginfod's default cache. */
 #define SERVICE_CACHE "/var/cache/uniprof/debuginfod"
@@ -73,7 +74,7 @@ static long long env_number(const char *name)
  * least once a second, even when nothing arrives). */
 struct fetch_state {
 	volatile sig_atomic_t *stop;
-	struct timespec start;
+	uint64_t start_ns;      /* mono_ns() at the start */
 	long long max_bytes, max_ms;
 	long long earlier;      /* bytes of attempts before this one */
 	long prev;              /* this attempt's bytes at the last call */
@@ -81,12 +82,9 @@ struct fetch_state {
 	enum { GOING, STOPPED, TOO_BIG, TOO_SLOW } why;
 };
 
-static long long elapsed_ms(const struct timespec *t0)
+static long long elapsed_ms(uint64_t t0_ns)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+	return (long long)((mono_ns() - t0_ns) / 1000000);
 }
 
 /* The bytes on disk under the build-id's cache directory: what curl
@@ -130,7 +128,7 @@ static int progress(debuginfod_client *c, long done, long total)
 		f->why = TOO_BIG;
 		return 1;
 	}
-	if (elapsed_ms(&f->start) >= f->max_ms) {
+	if (elapsed_ms(f->start_ns) >= f->max_ms) {
 		f->why = TOO_SLOW;
 		return 1;
 	}
@@ -219,7 +217,7 @@ int xlp_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 	f.max_bytes = xlp_debuginfod_max_bytes();
 	f.max_ms = (long long)xlp_debuginfod_max_seconds() * 1000;
 	cache_dir_of(build_id, f.cache_dir, sizeof(f.cache_dir));
-	clock_gettime(CLOCK_MONOTONIC, &f.start);
+	f.start_ns = mono_ns();
 	debuginfod_set_user_data(c, &f);
 	debuginfod_set_progressfn(c, progress);
 	/* Length 0: the build-id is given as a hex string. */

@@ -7,20 +7,19 @@
 #include <xenctrl.h>
 
 #include "pcpu_clock.h"
+#include "util/clock.h"
 
 void xlp_pcpu_clock_read(struct xlp_pcpu_clock *c)
 {
 	xc_interface *xch;
 	xc_cpuinfo_t *info;
-	struct timespec ts;
 	int nr = 0;
 
 	memset(c, 0, sizeof(*c));
 	info = calloc(XLP_MAX_CPUS, sizeof(*info));
 	xch = info ? xc_interface_open(NULL, NULL, 0) : NULL;
 	if (xch && xc_getcpuinfo(xch, XLP_MAX_CPUS, info, &nr) == 0 && nr > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		c->at_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		c->at_ns = mono_ns();
 		c->nr = nr > XLP_MAX_CPUS ? XLP_MAX_CPUS : (unsigned)nr;
 		for (unsigned i = 0; i < c->nr; i++)
 			c->idle_ns[i] = info[i].idletime;

@@ -10,15 +10,8 @@
 #include <unistd.h>
 
 #include "domain.h"
+#include "util/clock.h"
 #include "sampler_cpu.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			struct xlp_cpu_view *v)
@@ -59,7 +52,7 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 	if (before && (before->irqs_ok || before->threads_ok) &&
 	    v->nr_dom0 > 1 && (after = malloc(sizeof(*after)))) {
 		uint64_t wait_until = before->at_ns + XLP_BACKEND_WINDOW_NS;
-		uint64_t t = now_ns();
+		uint64_t t = mono_ns();
 
 		if (t < wait_until) {
 			struct timespec ts = { .tv_sec = (time_t)((wait_until - t) / 1000000000ULL),

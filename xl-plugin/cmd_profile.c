@@ -29,6 +29,7 @@
 #include "toolkit/symbols_find.h"
 #include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
+#include "util/clock.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -116,10 +117,7 @@ static void rate_changed(const struct up_sampler_stats *s, void *arg)
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)mono_ns() / 1e6;
 }
 
 static long peak_rss_kib(void)

@@ -18,7 +18,7 @@ static void on_sample(const struct up_profile *p, const struct up_sampler_stats 
 		      void *arg)
 {
 	struct top *tp = arg;
-	uint64_t now = xlp_top_mono_ns();
+	uint64_t now = mono_ns();
 
 	xlp_top_keys(tp, up_profile_nr_vcpus(p));
 	if (tp->domain)
@@ -76,7 +76,7 @@ int xlp_top_live(struct top *tp)
 	snprintf(tp->source, sizeof(tp->source), "%s at %g Hz%s", l.dom.type,
 		 tp->opt.hz, tp->opt.consistency == UP_CONSISTENCY_RELAXED ?
 		 ", relaxed" : "");
-	tp->next_ns = xlp_top_mono_ns() + (uint64_t)(tp->delay_s * 1e9);
+	tp->next_ns = mono_ns() + (uint64_t)(tp->delay_s * 1e9);
 	/* Placed as xl profile's (its note before the screen takes over). */
 	if (xlp_sampler_cpu_place(l.dom.domid, &backends, tp->opt.sampler_cpu,
 				  "xl profile top", 0, false, &where, &cpus) < 0) {

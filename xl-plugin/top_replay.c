@@ -14,7 +14,7 @@
 static void replay_wait(struct top *tp, uint64_t until, unsigned nr_vcpus)
 {
 	while (!*tp->stop) {
-		uint64_t now = xlp_top_mono_ns();
+		uint64_t now = mono_ns();
 		struct timespec ts = { 0, 20000000 };
 
 		xlp_top_keys(tp, nr_vcpus);
@@ -62,7 +62,7 @@ int xlp_top_replay(struct top *tp)
 	end = up_profile_time_end(q) + 1;
 	if (!tp->batch && xlp_term_enter() < 0)
 		tp->batch = true;
-	wall = xlp_top_mono_ns();
+	wall = mono_ns();
 	while (!*tp->stop && t < end) {
 		struct up_profile *next;
 
@@ -85,7 +85,7 @@ int xlp_top_replay(struct top *tp)
 	}
 	/* The last screen stays until q (interactive). */
 	while (!tp->batch && !*tp->stop)
-		replay_wait(tp, xlp_top_mono_ns() + 100000000, nv);
+		replay_wait(tp, mono_ns() + 100000000, nv);
 	xlp_term_leave();
 	if (tp->error[0])
 		fprintf(stderr, "xl profile top: %s\n", tp->error);

@@ -13,6 +13,7 @@
 #include "live_domain.h"
 #include "top_view.h"
 #include "options.h"
+#include "util/clock.h"
 
 /* One run of xl profile top: its options, the view, the last frame. */
 struct top {
@@ -51,14 +52,6 @@ struct top {
 	uint64_t next_ns;              /* monotonic: the next frame */
 	char error[256];               /* why it stopped, when it failed */
 };
-
-static inline uint64_t xlp_top_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* Draw the last frame again (a key changed the view, or a new one). */
 void xlp_top_draw(struct top *tp);

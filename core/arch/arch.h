@@ -74,11 +74,31 @@ struct arch {
 extern const struct arch arch_x86_64;
 extern const struct arch arch_aarch64;
 
+/* Finding a descriptor is reading data, inline: mem/, unwind/ and target/
+ * reach an architecture only through its descriptor's pointers, the way
+ * a lower folder calls up without calling arch/ (docs/ARCHITECTURE.md). */
+
 /* The descriptor of an architecture; NULL for an unknown value (a
  * register set read from an untrusted file may hold anything). */
-const struct arch *arch_get(enum up_arch a);
+static inline const struct arch *arch_get(enum up_arch a)
+{
+	switch (a) {
+	case UP_ARCH_X86_64:
+		return &arch_x86_64;
+	case UP_ARCH_AARCH64:
+		return &arch_aarch64;
+	}
+	return NULL;
+}
 
 /* The architecture of an ELF machine number; NULL when unsupported. */
-const struct arch *arch_of_elf_machine(unsigned machine);
+static inline const struct arch *arch_of_elf_machine(unsigned machine)
+{
+	if (machine == arch_x86_64.elf_machine)
+		return &arch_x86_64;
+	if (machine == arch_aarch64.elf_machine)
+		return &arch_aarch64;
+	return NULL;
+}
 
 #endif

@@ -3,19 +3,10 @@
  * processes, and either may die at any instruction. */
 #include "config.h"
 
-#include <time.h>
-
 #include "guard/pause_state.h"
+#include "util/clock.h"
 
 #define SEQ(w) ((w) & ~(uint64_t)0xff)
-
-uint64_t ps_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void ps_init(struct pause_state *ps)
 {
@@ -55,7 +46,7 @@ void ps_begin(struct pause_state *ps)
 	/* The stamp first: the guard reads the word, then the stamp, so it
 	 * never pairs this pause with an older pause's stamp. The deadline
 	 * runs from here, so a slow pause hypercall counts against it. */
-	atomic_store(&ps->since_ns, ps_now_ns());
+	atomic_store(&ps->since_ns, mono_ns());
 	atomic_store(&ps->word, (SEQ(w) + 0x100) | PS_PAUSING);
 }
 

@@ -47,7 +47,6 @@ static inline enum pause_phase ps_phase(uint64_t word)
 	return (enum pause_phase)(word & 0xff);
 }
 
-uint64_t ps_now_ns(void);
 void ps_init(struct pause_state *ps);
 void ps_copy(struct pause_state *to, const struct pause_state *from);
 

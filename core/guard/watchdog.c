@@ -28,6 +28,7 @@
 #include <xenctrl.h>
 
 #include "guard/pause_state.h"
+#include "util/clock.h"
 
 /* Above the sampler's SCHED_FIFO priority (10, xl-plugin/realtime.c): a
  * sampler spinning in its paused window must not starve its own deadline.
@@ -90,7 +91,7 @@ static void sleep_ns(uint64_t ns)
  * through, ours finds Xen's pause count at 0 and fails harmlessly. */
 static int unpause_until_done(struct domain *d)
 {
-	uint64_t start = ps_now_ns(), wait = 100ull * 1000 * 1000;
+	uint64_t start = mono_ns(), wait = 100ull * 1000 * 1000;
 	bool said = false;
 
 	for (;;) {
@@ -105,7 +106,7 @@ static int unpause_until_done(struct domain *d)
 				d->domid, strerror(d->last_errno), d->domid);
 			said = true;
 		}
-		if (ps_now_ns() - start > GIVE_UP_NS) {
+		if (mono_ns() - start > GIVE_UP_NS) {
 			fprintf(stderr, "uniprof-guard: gave up unpausing domain %u: run 'xl unpause %u'\n",
 				d->domid, d->domid);
 			return 4;
@@ -161,7 +162,7 @@ int main(int argc, char **argv)
 		struct timespec ts;
 		int rc;
 
-		rc = ps_guard_check(d.ps, ps_now_ns(), unpause_domain, &d, &wait);
+		rc = ps_guard_check(d.ps, mono_ns(), unpause_domain, &d, &wait);
 		if (rc < 0 && !said && !d.image) {
 			fprintf(stderr, "uniprof-guard: a pause of domain %u outlived its limit and cannot be ended: %s\n",
 				d.domid, strerror(d.last_errno));

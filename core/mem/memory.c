@@ -163,24 +163,6 @@ void mem_log_stop(struct up_mem *m)
 	m->log = NULL;
 }
 
-int mem_log_changed(struct up_mem *m, const struct up_regs *regs,
-		    const struct mem_log *log,
-		    const struct up_kernel_map *kernel)
-{
-	if (log->overflow)
-		return MEM_LOG_UNKNOWN;
-	for (size_t i = 0; i < log->n; i++) {
-		uint64_t v;
-
-		if (up_mem_read_u64(m, regs, log->e[i].va, &v) < 0)
-			return MEM_LOG_CHANGED;
-		if (v != log->e[i].val &&
-		    !up_kernel_map_same_function(kernel, v, log->e[i].val))
-			return MEM_LOG_CHANGED;
-	}
-	return MEM_LOG_SAME;
-}
-
 void up_mem_get_stats(const struct up_mem *m, struct up_mem_stats *st)
 {
 	frame_cache_stats(m->cache, st);

@@ -26,16 +26,4 @@ struct mem_log {
 void mem_log_start(struct up_mem *m, struct mem_log *log);
 void mem_log_stop(struct up_mem *m);
 
-/* Read every logged word again: MEM_LOG_SAME if all are unchanged,
- * MEM_LOG_CHANGED if one changed or could no longer be read,
- * MEM_LOG_UNKNOWN if the walk read more words than the log holds. A word
- * that went from
- * one return address to another in the same function of kernel (when
- * given) is unchanged at function granularity: the function returned
- * into, or the caller made another call, from the same frame. */
-enum { MEM_LOG_SAME = 0, MEM_LOG_CHANGED, MEM_LOG_UNKNOWN };
-int mem_log_changed(struct up_mem *m, const struct up_regs *regs,
-		    const struct mem_log *log,
-		    const struct up_kernel_map *kernel);
-
 #endif

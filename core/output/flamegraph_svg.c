@@ -17,11 +17,12 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "output/fold.h"
+#include "output/frame_labels.h"
 #include "util/strmap.h"
 #include "uniprof/diff.h"
 #include "uniprof/profile.h"
 #include "output/out_buf.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 
 #define SVG_WIDTH 1200
 #define FRAME_H 16

@@ -1,5 +1,5 @@
 /* Symbolized, merged stacks ("root;...;leaf" -> count), shared by the
- * folded and flame-graph writers. */
+ * folded, flame-graph and heat-map writers. */
 #ifndef UP_PROFILE_FOLD_H
 #define UP_PROFILE_FOLD_H
 
@@ -7,36 +7,6 @@
 #include <stdint.h>
 #include "util/strmap.h"
 #include "uniprof/profile.h"
-
-/* A frame's name as every writer shows it: the symbol containing addr
- * (addr - 1 for a return address) cut to PROFILE_NAME_MAX bytes of valid
- * UTF-8, "+0xOFF" with with_offset, or "0xADDR" when no symbol has it.
- * buf holds PROFILE_NAME_MAX bytes. Returns whether a symbol had it. */
-#define PROFILE_NAME_MAX 512
-bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
-			 bool is_return, bool with_offset, char *buf);
-
-/* The labels one raw frame stands for, outermost first: the function
- * (profile_frame_label's name, ';' and line ends replaced), then each call
- * inlined in it, innermost last, as "name (inlined)" (unless opts say
- * no_inline); with opts->lines and leaf, the innermost gets " file:line".
- * Returns how many (1 .. UP_SRC_MAX_FRAMES; 0 for a stored profile's
- * inlined frame, read by name, when opts say no_inline). */
-#define PROFILE_INLINED_MARK " (inlined)"
-/* Whether a label is an inlined call's (ours, or a stored profile's read
- * by name): it ends in PROFILE_INLINED_MARK. */
-bool profile_inlined_label(const char *label);
-unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
-			      bool is_return, bool leaf,
-			      const struct up_output_opts *opts,
-			      char (*names)[PROFILE_NAME_MAX]);
-
-/* Resolve the symbols of every frame of p not resolved yet in one walk
- * of the table, in address order (the writers' lookups then find them
- * cached), and with source, their source frames: done first by each
- * writer, as only the first finds any left to do. */
-void profile_warm(const struct up_profile *p, const struct up_symtab *s,
-		  bool source);
 
 /* *keys holds each distinct stack string, (*counts)[i] its samples; the
  * caller frees both (strmap_free, free). */

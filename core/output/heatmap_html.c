@@ -21,9 +21,10 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "output/fold.h"
+#include "output/frame_labels.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 
 #define ROWS_PER_SECOND 50
 /* An hour of columns (180,000 cells): past it the page says so, and

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "output/name_fit.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 
 static uint64_t fnv1a64(const char *s, size_t len)
 {

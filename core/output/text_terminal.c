@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "uniprof/text.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 
 /* The text shown for the character at s[*i]: a pointer into s, or the
  * escape in esc; advances *i. Bytes that are not UTF-8 are \xHH each. */

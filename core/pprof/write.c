@@ -12,7 +12,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "pprof/profile.pb-c.h"
-#include "output/fold.h"
+#include "output/frame_labels.h"
 #include "output/out_buf.h"
 #include "util/strmap.h"
 #include "uniprof/stored.h"
@@ -674,25 +674,21 @@ static size_t sample_labels(struct writer *w, size_t i, const struct rec *r,
 	return n;
 }
 
-/* Before any piece: every string the pieces use, in the order the whole
- * message was always built in (mappings', samples' labels, types,
- * comments), the mappings and what they say of their locations. */
-static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
+/* The mappings as given, ids in their order; without any, none: a
+ * profile without its image's layout says nothing of one. Each says it is
+ * symbolized (tools then leave it be) when some location in it has a
+ * name, and lines. */
+static int prepare_mappings(struct writer *w, struct pb *b,
+			    const struct up_pprof_meta *m)
 {
-	size_t nm = m->mappings ? m->nr_mappings : 0, most = 1;
-	PbLabel l[MAX_LABELS];
+	size_t nm = m->mappings ? m->nr_mappings : 0;
 
 	b->nm = nm;
-	b->period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
 	b->mappings = calloc(nm + 1, sizeof(*b->mappings));
 	b->mapping_ptrs = calloc(nm + 1, sizeof(*b->mapping_ptrs));
 	b->map_at = calloc(nm + 1, sizeof(*b->map_at));
-	b->comments = calloc(m->nr_comments + 1, sizeof(*b->comments));
-	if (!b->mappings || !b->mapping_ptrs || !b->map_at || !b->comments)
+	if (!b->mappings || !b->mapping_ptrs || !b->map_at)
 		return up_fail(UP_ENOMEM, "out of memory");
-
-	/* The mappings as given, ids in their order; without any, none: a
-	 * profile without its image's layout says nothing of one. */
 	for (size_t i = 0; i < nm; i++) {
 		const struct up_pprof_mapping *mi = &m->mappings[i];
 		PbMapping *pm = &b->mappings[i];
@@ -713,8 +709,6 @@ static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m
 	for (size_t i = 0; i < b->nmap_at; i++)
 		b->map_at[i].reach = i && b->map_at[i - 1].reach > b->map_at[i].limit ?
 				     b->map_at[i - 1].reach : b->map_at[i].limit;
-	/* A mapping says it is symbolized (tools then leave it be) when
-	 * some location in it has a name, and lines. */
 	for (size_t i = 0; i < w->nloc; i++) {
 		uint64_t id = w->loc[i].synthetic ? 0 :
 			mapping_of(b->map_at, b->nmap_at, w->loc[i].addr);
@@ -727,6 +721,14 @@ static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m
 					pm->has_inline_frames = true;
 		}
 	}
+	return 0;
+}
+
+/* The strings of every sample's labels. */
+static void prepare_labels(struct writer *w)
+{
+	PbLabel l[MAX_LABELS];
+
 	for (size_t i = 0; i < w->ntimed + w->nrecs; i++) {
 		uint64_t count;
 		const struct rec *r = sample_at(w, i, &count);
@@ -734,6 +736,17 @@ static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m
 		if (count)
 			sample_labels(w, i, r, l);
 	}
+}
+
+/* The header: the value types (samples, and cpu time at a rate), the
+ * period, the comments. */
+static int prepare_header(struct writer *w, struct pb *b,
+			  const struct up_pprof_meta *m)
+{
+	b->period = m->hz > 0 ? (int64_t)llround(1e9 / m->hz) : 0;
+	b->comments = calloc(m->nr_comments + 1, sizeof(*b->comments));
+	if (!b->comments)
+		return up_fail(UP_ENOMEM, "out of memory");
 	for (int i = 0; i < 2; i++) {
 		perftools__profiles__value_type__init(&b->types[i]);
 		b->type_ptrs[i] = &b->types[i];
@@ -749,8 +762,14 @@ static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m
 	b->period_type.unit = b->types[1].unit;
 	for (size_t i = 0; i < m->nr_comments; i++)
 		b->comments[i] = text_idx(w, m->comments[i]);
+	return 0;
+}
 
-	/* Room for the lines of the most any piece of locations has. */
+/* Room for the lines of the most any piece of locations has. */
+static int prepare_lines(struct writer *w, struct pb *b)
+{
+	size_t most = 1;
+
 	for (size_t i = 0; i < w->nloc; i += PIECE) {
 		size_t n = 0;
 
@@ -762,7 +781,23 @@ static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m
 	b->line_ptrs = calloc(most, sizeof(*b->line_ptrs));
 	if (!b->lines || !b->line_ptrs)
 		return up_fail(UP_ENOMEM, "out of memory");
-	return w->err;
+	return 0;
+}
+
+/* Before any piece: every string the pieces use, in the order the whole
+ * message was always built in (mappings', samples' labels, types,
+ * comments), the mappings and what they say of their locations. */
+static int prepare(struct writer *w, struct pb *b, const struct up_pprof_meta *m)
+{
+	int rc = prepare_mappings(w, b, m);
+
+	if (rc == 0) {
+		prepare_labels(w);
+		rc = prepare_header(w, b, m);
+	}
+	if (rc == 0)
+		rc = prepare_lines(w, b);
+	return rc < 0 ? rc : w->err;
 }
 
 static void pack_samples(struct writer *w, struct pb *b,

@@ -1,6 +1,6 @@
 /* Reading stored profiles back: the file read whole (bounded, gunzipped
  * by zlib), its format told by its contents (folded_read.c or
- * pprof/read.c), several files merged. The result is an ordinary profile
+ * pprof_read.c), several files merged. The result is an ordinary profile
  * plus a symbol table that names its frames as the live run named them,
  * so the same writers render it. Files are untrusted: every index is
  * checked, decoding has a memory budget, stacks and vCPUs are bounded. */

@@ -1,5 +1,5 @@
 /* A stored profile being read back (stored.c), shared with the readers of
- * its two formats (folded_read.c, pprof/read.c) and the stack assembly
+ * its two formats (folded_read.c, pprof_read.c) and the stack assembly
  * they both use (stored_stacks.c). */
 #ifndef UP_STORED_IMPL_H
 #define UP_STORED_IMPL_H

@@ -3,6 +3,7 @@
  * preallocated buffers, unpause. The guest's stall is this function. */
 #include "config.h"
 
+#include "util/clock.h"
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
@@ -44,7 +45,7 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 		if (!c->no_activity && vs[v].at_block)
 			ask_state |= 1u << (v - first);
 	target_will_read(t, first, last, ask_state, clocks);
-	t0 = sampler_now_ns();
+	t0 = mono_ns();
 	rc = up_target_pause(t);
 	if (rc < 0)
 		return rc;
@@ -111,7 +112,7 @@ int sample_paused(struct up_target *t, struct up_mem *mem,
 	for (int i = 0; i < UNPAUSE_TRIES && urc < 0; i++)
 		urc = target_end_pause(t, abandoned);
 	/* After the unpause, not inside the window. */
-	*resumed = sampler_now_ns();
+	*resumed = mono_ns();
 	*pause_ns = *resumed - t0;
 	for (unsigned v = first; v <= last; v++)
 		vs[v].stall_ns = *pause_ns;

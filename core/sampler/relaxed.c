@@ -6,9 +6,37 @@
  * in the man page (CONSISTENCY). Nothing here allocates. */
 #include "config.h"
 
+#include "util/clock.h"
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
+
+/* Read every logged word again: MEM_LOG_SAME if all are unchanged,
+ * MEM_LOG_CHANGED if one changed or could no longer be read,
+ * MEM_LOG_UNKNOWN if the walk read more words than the log holds. A word
+ * that went from one return address to another in the same function of
+ * kernel (when given) is unchanged at function granularity: the function
+ * returned into, or the caller made another call, from the same frame.
+ * Relaxed consistency's rule, over mem/'s log: here, so that mem/ need
+ * not ask unwind/'s kernel map. */
+enum { MEM_LOG_SAME = 0, MEM_LOG_CHANGED, MEM_LOG_UNKNOWN };
+static int mem_log_changed(struct up_mem *m, const struct up_regs *regs,
+			   const struct mem_log *log,
+			   const struct up_kernel_map *kernel)
+{
+	if (log->overflow)
+		return MEM_LOG_UNKNOWN;
+	for (size_t i = 0; i < log->n; i++) {
+		uint64_t v;
+
+		if (up_mem_read_u64(m, regs, log->e[i].va, &v) < 0)
+			return MEM_LOG_CHANGED;
+		if (v != log->e[i].val &&
+		    !up_kernel_map_same_function(kernel, v, log->e[i].val))
+			return MEM_LOG_CHANGED;
+	}
+	return MEM_LOG_SAME;
+}
 
 /* Read one vCPU's registers and walk its stack, timing the read (*read_ns):
  * the only time the vCPU stands still. */
@@ -19,10 +47,10 @@ static int read_and_walk(struct up_target *t, struct up_mem *mem,
 			 struct mem_log *log, struct up_unwind_counts *counts,
 			 uint64_t *read_ns)
 {
-	uint64_t t0 = sampler_now_ns();
+	uint64_t t0 = mono_ns();
 	int rc = up_target_get_regs(t, v, regs);
 
-	*read_ns = sampler_now_ns() - t0;
+	*read_ns = mono_ns() - t0;
 	if (rc < 0)
 		return VCPU_NO_REGS;
 	if (!regs->online && (c->no_activity || vs->activity_failed))
@@ -93,9 +121,9 @@ static bool left_block(struct up_target *t, struct up_mem *mem,
 
 	if (!kernel_at_block(mem, regs, uo->kernel, uo->domain_type))
 		return false;
-	t0 = sampler_now_ns();
+	t0 = mono_ns();
 	rc = up_target_get_regs(t, v, &again);
-	vs->stall_ns += sampler_now_ns() - t0;
+	vs->stall_ns += mono_ns() - t0;
 	return rc < 0 || again.ip != regs->ip || again.sp != regs->sp;
 }
 
@@ -118,7 +146,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 
 		vs->activity_failed = false;
 		vs->run_ns = UP_RUN_NS_UNKNOWN;
-		t0 = sampler_now_ns();
+		t0 = mono_ns();
 		if (ask && up_target_get_activity(t, v, &before, &online,
 						  &vs->run_ns) < 0)
 			vs->activity_failed = true;
@@ -138,7 +166,7 @@ static void one_vcpu(struct up_target *t, struct up_mem *mem,
 		after_ok = ask && !vs->activity_failed &&
 			   up_target_get_activity(t, v, &after, &online_after,
 						  &run_after) == 0;
-		vs->stall_ns += attempt_stall(read_ns, sampler_now_ns() - t0,
+		vs->stall_ns += attempt_stall(read_ns, mono_ns() - t0,
 					      vs->run_ns,
 					      after_ok ? run_after :
 							 UP_RUN_NS_UNKNOWN);

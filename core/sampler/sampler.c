@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
@@ -182,7 +183,7 @@ static int take_sample(struct loop *l, struct up_target *t,
 				     resumed, &s->frames, abandoned);
 	/* No domain pause: the interval between samples is from one
 	 * sample's start to the next. */
-	*stopped = *resumed = sampler_now_ns();
+	*stopped = *resumed = mono_ns();
 	sample_relaxed(t, l->mem, c, &l->uo, l->first, l->last, l->vs,
 		       &l->log, s);
 	*pause_ns = 0;
@@ -251,7 +252,7 @@ static void check_block_point(struct loop *l, struct up_target *t,
 	struct vcpu_sample *vs = &l->vs[v];
 	enum up_vcpu_activity a;
 	struct up_regs regs;
-	uint64_t run_after, now = sampler_now_ns();
+	uint64_t run_after, now = mono_ns();
 	bool online;
 
 	if (vs->ask_xen || (vs->block_checks >= BLOCK_CHECKS_EAGER &&
@@ -282,7 +283,7 @@ static void read_run_clocks(struct loop *l, struct up_target *t,
 	if (c->no_activity || (!last && !l->clocks_due))
 		return;
 	l->clocks_due = false;
-	l->clocks_at = sampler_now_ns();
+	l->clocks_at = mono_ns();
 	for (unsigned v = l->first; v <= l->last; v++) {
 		enum up_vcpu_activity a;
 		bool online;
@@ -295,7 +296,7 @@ static void read_run_clocks(struct loop *l, struct up_target *t,
 		if (a == UP_VCPU_BLOCKED && !last)
 			check_block_point(l, t, v, l->vs[v].run_ns);
 	}
-	stats_account_run(s, l->vs, l->first, l->last, sampler_now_ns(),
+	stats_account_run(s, l->vs, l->first, l->last, mono_ns(),
 			  l->paused_total);
 }
 
@@ -394,7 +395,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		struct timespec wall;
 
 		clock_gettime(CLOCK_REALTIME, &wall);
-		start = l.start = sampler_now_ns();
+		start = l.start = mono_ns();
 		s->start_unix_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
 	}
 	pacing_start(&pc, c->hz, c->duration_s, !c->no_jitter, start);
@@ -410,7 +411,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 			s->stop = why;
 			break;
 		}
-		now = sampler_now_ns();
+		now = mono_ns();
 		missed = pacing_advance(&pc, now);
 		if (missed && credit_missed(&l, c, p, s, missed, now) < 0) {
 			stop_on_error(s);
@@ -429,7 +430,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		at = pacing_instant(&pc);
 		if (!missed) {
 			pacing_sleep_until(at, stop);
-			now = sampler_now_ns();
+			now = mono_ns();
 		}
 		l.clocks_due = !c->no_activity &&
 			       (!l.clocks_at || now - l.clocks_at >= RUN_CLOCK_NS);
@@ -451,7 +452,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		/* Relaxed samples hold no domain: nothing of its time to drop. */
 		pacing_sampled(&pc, stopped, l.relaxed ? stopped : resumed);
 		/* When the sample ended: paused, as it unpaused. */
-		ended = l.relaxed ? sampler_now_ns() : resumed;
+		ended = l.relaxed ? mono_ns() : resumed;
 		why = stop_after(t, c);
 		if (why >= 0) {
 			s->stop = why;
@@ -486,7 +487,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	/* The time since the last read counts too, short runs included. */
 	if (!l.relaxed && s->samples)
 		read_run_clocks(&l, t, c, s, true);
-	s->elapsed_s = (double)(sampler_now_ns() - start) / 1e9;
+	s->elapsed_s = (double)(mono_ns() - start) / 1e9;
 	up_mem_get_stats(l.mem, &s->mem);
 	rc = 0;
 out:

@@ -43,8 +43,6 @@ struct vcpu_sample {
 	uint64_t stall_ns;     /* how long it stood still for this sample */
 };
 
-uint64_t sampler_now_ns(void);
-
 /* 0, or fails with the setting that is out of range. */
 int sampler_check_config(const struct up_target *t,
 			 const struct up_sampler_config *c);

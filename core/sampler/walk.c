@@ -1,21 +1,9 @@
-/* What both ways of taking a sample share: the clock, and one stack
+/* What both ways of taking a sample share: one stack
  * walk with the configured unwinder, inside the window the guest stands
  * still (nothing here allocates or symbolizes). */
 #include "config.h"
 
-#include <time.h>
-
 #include "sampler/sampler_impl.h"
-
-#define NSEC 1000000000ULL
-
-uint64_t sampler_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
-}
 
 int sampler_walk(struct up_mem *mem, const struct up_regs *regs,
 		 const struct up_sampler_config *c,

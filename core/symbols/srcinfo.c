@@ -16,10 +16,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "util/strmap.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 #include "symbols/dwarf_prescan.h"
 #include "symbols/srcinfo.h"
 #include "uniprof/text.h"
@@ -178,14 +179,6 @@ void srcinfo_free(struct srcinfo *si)
 	free(si->cus);
 	free(si->gates);
 	free(si);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* Whether a section's name is one libdw reads as .debug_<what>
@@ -922,10 +915,10 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 	}
 	if (!si->opened) {
 		/* The checks before libdw reads a DIE count as lookup time. */
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 		bool ok = opened(si);
 
-		si->spent_ns += now_ns() - t0;
+		si->spent_ns += mono_ns() - t0;
 		if (si->refused)
 			set_warning(si);
 		if (!ok)
@@ -943,12 +936,12 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 	if (table_room(si) < 0)
 		return 0;
 	{
-		uint64_t t0 = now_ns();
+		uint64_t t0 = mono_ns();
 		size_t first = si->nframes;
 
 		si->deadline = t0 + (srcinfo_limits.budget_ns - si->spent_ns);
 		resolve(si, pc);
-		si->spent_ns += now_ns() - t0;
+		si->spent_ns += mono_ns() - t0;
 		if (si->capped_time || si->capped_size || si->capped_lines)
 			set_warning(si);
 		e = slot_for(si, pc);

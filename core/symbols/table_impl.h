@@ -68,9 +68,6 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 int symtab_load_nm(struct up_symtab **out, const char *buf, size_t len,
 		   const char *what);
 
-/* A whole file, gunzipped if it is gzip-compressed; *out is malloc'ed. */
-int symtab_read_file(const char *path, uint8_t **out, size_t *len);
-
 /* A C++ name we would demangle ("_Z..." of at most 4 KiB). */
 bool symbol_is_mangled(const char *name);
 

@@ -29,7 +29,7 @@
 #include "util/error_impl.h"
 #include "util/file_read.h"
 #include "target/target_impl.h"
-#include "arch/x86/xen_context.h"
+#include "target/xen_context_x86.h"
 
 #define CORE_MAX_SECTIONS 256
 #define CORE_MAX_STRTAB (64u << 10)

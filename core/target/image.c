@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/clock.h"
 #include "util/error_impl.h"
 #include "util/file_read.h"
 #include "target/image_format.h"
@@ -72,7 +73,7 @@ static int image_pause(struct up_target *t)
 		return up_fail(UP_EGONE, "domain no longer exists");
 	it->pauses++;
 	if (it->running_since) {
-		uint64_t ran = ps_now_ns() - it->running_since;
+		uint64_t ran = mono_ns() - it->running_since;
 
 		for (unsigned v = 0; v < t->info.max_vcpus; v++)
 			if (!it->blocked[v])
@@ -93,17 +94,17 @@ static int image_unpause(struct up_target *t)
 	}
 	if (ps_image_unpause(t->ps) < 0)
 		return up_fail(UP_EINVAL, "image domain is not paused");
-	it->running_since = ps_now_ns();
+	it->running_since = mono_ns();
 	return 0;
 }
 
 /* The stall hook: wait while the pause is ours, as a stuck walk would. */
 static void stall(struct image_target *it)
 {
-	uint64_t start = ps_now_ns();
+	uint64_t start = mono_ns();
 
 	while (ps_phase(atomic_load(&it->base.ps->word)) == PS_PAUSED &&
-	       ps_now_ns() - start < it->stall_max_ns)
+	       mono_ns() - start < it->stall_max_ns)
 		nanosleep(&(struct timespec){ .tv_nsec = 200000 }, NULL);
 }
 
@@ -144,7 +145,7 @@ static int image_activity(struct up_target *t, unsigned vcpu,
 	*run_ns = it->run_ns[vcpu];
 	/* Not paused: a busy vCPU's clock runs on. */
 	if (it->running_since && !it->blocked[vcpu])
-		*run_ns += ps_now_ns() - it->running_since;
+		*run_ns += mono_ns() - it->running_since;
 	if (it->scribble.word && vcpu == it->scribble.vcpu &&
 	    ++it->scribble.reads >= it->scribble.from &&
 	    it->scribble.reads - it->scribble.from < it->scribble.count) {
@@ -336,7 +337,7 @@ static int parse(struct image_target *it)
 	it->base.info.arch = it->vcpus[0].arch;
 	it->base.info.domid = UINT32_MAX;
 	it->base.info.hypercalls = "image";
-	it->running_since = ps_now_ns();
+	it->running_since = mono_ns();
 	return 0;
 }
 

@@ -15,13 +15,14 @@
 #include <xentoollog.h>
 #include <xen/hvm/save.h>
 
+#include "util/clock.h"
 #include "util/error_impl.h"
 #include "target/target_impl.h"
 #include "target/xen_domctl.h"
 #if defined(__aarch64__)
-#include "arch/arm64/xen_context.h"
+#include "target/xen_context_arm64.h"
 #else
-#include "arch/x86/xen_context.h"
+#include "target/xen_context_x86.h"
 #endif
 
 #define ONLINE_REFRESH_NS 1000000000ULL
@@ -45,14 +46,6 @@ struct xen_target {
 static struct xen_target *to_xen(struct up_target *t)
 {
 	return (struct xen_target *)t;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* Whether each HVM vCPU is up: one hypercall per vCPU, so done with the

@@ -18,8 +18,8 @@
 #include "unwind/eh_frame.h"
 #include "util/elf_copy.h"
 #include "util/error_impl.h"
+#include "util/image_file.h"
 #include "util/grow.h"
-#include "symbols/table_impl.h"
 
 /* libdw computes a row by interpreting the FDE's program from its start,
  * so an FDE of K rows costs K times its length: quadratic in what the
@@ -543,17 +543,15 @@ int up_cfi_table_add_mem(struct up_cfi_table *t, const void *buf, size_t len,
 	return rc;
 }
 
+static int load_mem(const uint8_t *buf, size_t len, const char *path,
+		    void *out)
+{
+	return up_cfi_table_load_mem(out, buf, len, path);
+}
+
 int up_cfi_table_load(struct up_cfi_table **out, const char *path)
 {
-	uint8_t *buf;
-	size_t len;
-	int rc = symtab_read_file(path, &buf, &len);
-
-	if (rc < 0)
-		return rc;
-	rc = up_cfi_table_load_mem(out, buf, len, path);
-	free(buf);
-	return rc;
+	return image_file_parse(path, load_mem, out);
 }
 
 void up_cfi_table_free(struct up_cfi_table *t)

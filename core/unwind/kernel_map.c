@@ -11,6 +11,7 @@
 #include "arch/arch.h"
 #include "util/elf_copy.h"
 #include "util/error_impl.h"
+#include "util/image_file.h"
 #include "unwind/kernel_map.h"
 #include "symbols/table_impl.h"
 
@@ -398,18 +399,25 @@ int up_kernel_map_load_mem(struct up_kernel_map **out, const void *buf,
 	return 0;
 }
 
+struct load_arg {
+	struct up_kernel_map **out;
+	const struct up_symtab *symtab;
+};
+
+static int load_mem(const uint8_t *buf, size_t len, const char *path,
+		    void *arg)
+{
+	struct load_arg *a = arg;
+
+	return up_kernel_map_load_mem(a->out, buf, len, path, a->symtab);
+}
+
 int up_kernel_map_load(struct up_kernel_map **out, const char *path,
 		       const struct up_symtab *symtab)
 {
-	uint8_t *buf;
-	size_t len;
-	int rc = symtab_read_file(path, &buf, &len);
+	struct load_arg a = { out, symtab };
 
-	if (rc < 0)
-		return rc;
-	rc = up_kernel_map_load_mem(out, buf, len, path, symtab);
-	free(buf);
-	return rc;
+	return image_file_parse(path, load_mem, &a);
 }
 
 bool kernel_in_hypercall(struct up_mem *m, const struct up_regs *regs,

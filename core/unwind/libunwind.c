@@ -15,8 +15,8 @@
 #include "arch/arch.h"
 #include "unwind/eh_frame.h"
 #include "util/error_impl.h"
+#include "util/image_file.h"
 #include "unwind/kernel_map.h"
-#include "symbols/table_impl.h"
 #include "uniprof/unwind.h"
 
 /* libunwind is built for one architecture, its host's. */
@@ -390,17 +390,15 @@ int up_libunwind_load_mem(struct up_libunwind **out, const void *image,
 	return 0;
 }
 
+static int load_mem(const uint8_t *buf, size_t len, const char *path,
+		    void *out)
+{
+	return up_libunwind_load_mem(out, buf, len, path);
+}
+
 int up_libunwind_load(struct up_libunwind **out, const char *path)
 {
-	uint8_t *buf;
-	size_t len;
-	int rc = symtab_read_file(path, &buf, &len);
-
-	if (rc < 0)
-		return rc;
-	rc = up_libunwind_load_mem(out, buf, len, path);
-	free(buf);
-	return rc;
+	return image_file_parse(path, load_mem, out);
 }
 
 int up_unwind_libunwind(struct up_mem *m, const struct up_regs *regs,

@@ -22,7 +22,8 @@ files_of() {
 	fuzz_cfi_table) echo core/unwind/cfi_table.c core/unwind/eh_frame.c ;;
 	fuzz_image) echo core/target/image.c core/target/target.c core/mem/memory.c core/mem/paging.c core/arch/x86/paging.c \
 		core/mem/frame_cache.c core/unwind/fp.c core/unwind/cfi.c ;;
-	fuzz_output) echo core/profile/profile.c core/output/fold.c core/output/flamegraph_svg.c \
+	fuzz_output) echo core/profile/profile.c core/output/frame_labels.c core/output/fold.c \
+		core/output/top.c core/output/flamegraph_svg.c \
 		core/util/strmap.c toolkit/run_output.c toolkit/summary.c ;;
 	esac
 }

@@ -1,4 +1,4 @@
-/* Seed inputs for fuzz_image, fuzz_output and fuzz_core, written by
+/* Seed inputs for fuzz_image, fuzz_output and fuzz_dump_core, written by
  * tests/fuzz/make-corpus.sh: small guests in the shapes of the unit tests
  * (paging off, a 1 GiB page, 2 MiB pages; frame-pointer chains and
  * CFI-described stacks), and profiles over a handful of names. */
@@ -214,7 +214,7 @@ static void outputs(void)
 	output_seed("vcpu1-no-names.prof", 0x21, 5, "", two_vcpus, sizeof(two_vcpus));
 }
 
-/* Xen cores (fuzz_core): a PV guest of two vCPUs on frame-pointer chains
+/* Xen cores (fuzz_dump_core): a PV guest of two vCPUs on frame-pointer chains
  * (machine frames through .xen_p2m), and the same as HVM (.xen_pfn). */
 static void core_seed(const char *name, enum up_domain_type type)
 {

@@ -5,7 +5,7 @@
 FUZZ_SECONDS = 60
 FUZZ_TARGETS = tests/fuzz/fuzz_symbols tests/fuzz/fuzz_eh_frame \
 	tests/fuzz/fuzz_cfi_table tests/fuzz/fuzz_image tests/fuzz/fuzz_output \
-	tests/fuzz/fuzz_stored tests/fuzz/fuzz_core tests/fuzz/fuzz_srcinfo
+	tests/fuzz/fuzz_stored tests/fuzz/fuzz_dump_core tests/fuzz/fuzz_srcinfo
 EXTRA_DIST += tests/fuzz
 if FUZZING
 EXTRA_PROGRAMS = $(FUZZ_TARGETS) tests/fuzz/gen_seeds
@@ -37,10 +37,10 @@ tests_fuzz_fuzz_stored_SOURCES = tests/fuzz/fuzz_stored.c
 tests_fuzz_fuzz_stored_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_stored_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_stored_LDADD = $(FUZZ_LDADD) $(ZLIB_LIBS)
-tests_fuzz_fuzz_core_SOURCES = tests/fuzz/fuzz_core.c
-tests_fuzz_fuzz_core_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
-tests_fuzz_fuzz_core_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
-tests_fuzz_fuzz_core_LDADD = $(FUZZ_LDADD)
+tests_fuzz_fuzz_dump_core_SOURCES = tests/fuzz/fuzz_dump_core.c
+tests_fuzz_fuzz_dump_core_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_dump_core_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
+tests_fuzz_fuzz_dump_core_LDADD = $(FUZZ_LDADD)
 tests_fuzz_fuzz_srcinfo_SOURCES = tests/fuzz/fuzz_srcinfo.c
 tests_fuzz_fuzz_srcinfo_CFLAGS = $(AM_CFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_srcinfo_LDFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)

@@ -68,7 +68,7 @@ objcopy -R .comment lines4.full "$out/fuzz_srcinfo/fixture-lines-dwarf4.elf"
 
 # Guests and output inputs are made by a program (tests/fuzz/gen_seeds.c).
 (cd "$fuzz" && make tests/fuzz/gen_seeds >/dev/null)
-mkdir -p "$out/fuzz_core"
-"$fuzz/tests/fuzz/gen_seeds" "$out/fuzz_image" "$out/fuzz_output" "$out/fuzz_core" \
+mkdir -p "$out/fuzz_dump_core"
+"$fuzz/tests/fuzz/gen_seeds" "$out/fuzz_image" "$out/fuzz_output" "$out/fuzz_dump_core" \
 	"$out/fuzz_srcinfo"
 du -sh "$out"

@@ -10,7 +10,7 @@ UNIT_TESTS = \
 	tests/unit/test_symbols \
 	tests/unit/test_profile \
 	tests/unit/test_image \
-	tests/unit/test_core \
+	tests/unit/test_dump_core \
 	tests/unit/test_sampler \
 	tests/unit/test_stall_budget \
 	tests/unit/test_sample_relaxed \
@@ -57,7 +57,7 @@ tests_unit_libtestguest_la_SOURCES = tests/unit/guest.c tests/unit/guest.h \
 	tests/unit/pprof_unpack.h
 tests_unit_libtestguest_la_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_libtestguest_la_LIBADD = core/libuniprof-core.la
-tests_unit_test_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
+tests_unit_test_dump_core_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS)
 tests_unit_test_srcinfo_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
 tests_unit_test_pprof_read_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)
 tests_unit_test_pprof_write_LDADD = $(LDADD) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS)

@@ -16,6 +16,7 @@
 #include "test.h"
 #include "target/image_hooks.h"
 #include "guard/pause_state.h"
+#include "util/clock.h"
 
 TEST_GLOBALS;
 
@@ -174,7 +175,7 @@ static void test_guard_waits_for_the_pause_to_land(void)
 	count++;                        /* A's pause lands */
 	ps_paused(&a);
 	ps_begin(&b);                   /* B marked, not landed yet */
-	t0 = ps_now_ns();
+	t0 = mono_ns();
 	CHECK(ps_held(&b));
 	/* Before the deadline, the guard sleeps until it, at most. */
 	CHECK(ps_guard_check(&b, t0, shared_unpause, &count, &wait) == 0);

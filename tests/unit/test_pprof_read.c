@@ -1,4 +1,4 @@
-/* Reading pprof profiles that fight back (core/pprof/read.c): a string a
+/* Reading pprof profiles that fight back (core/profile/pprof_read.c): a string a
  * file names many times, function ids not 1..n, a long name named by
  * every frame, a location of many lines named by every sample, too many
  * mappings or mapping names too long. Each is

@@ -17,7 +17,7 @@
 #include "uniprof/stored.h"
 #include "pprof_unpack.h"
 #include "test.h"
-#include "output/fold.h"
+#include "output/frame_labels.h"
 #include "symbols/srcinfo.h"
 #include "hostile_dwarf.h"
 

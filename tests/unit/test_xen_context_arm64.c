@@ -2,7 +2,7 @@
  * own xen/foreign/arm64.h: the exception level picks the stack pointer,
  * SCTLR_EL1.M the paging, TTBR0/TTBR1/TCR and x29/x30 carried through;
  * AArch32 refused by name; every register named for crash reports. */
-#include "arch/arm64/xen_context.h"
+#include "target/xen_context_arm64.h"
 #include "test.h"
 #include "uniprof/error.h"
 

@@ -1,11 +1,11 @@
 /* Xen AArch64 vCPU context records into register views (see
- * xen_context.h). */
+ * xen_context_arm64.h). */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/arm64/xen_context.h"
+#include "target/xen_context_arm64.h"
 #include "util/error_impl.h"
 #include "target/target_impl.h"
 

@@ -3,8 +3,8 @@
  * Xen target reads it for PV vCPUs; a Xen core file (.xen_prstatus) holds
  * one per vCPU, PV and HVM. The layouts are Xen's xen/foreign ones, so this
  * builds, and reads x86 cores, on any host. */
-#ifndef UP_XEN_CONTEXT_H
-#define UP_XEN_CONTEXT_H
+#ifndef UP_TARGET_XEN_CONTEXT_X86_H
+#define UP_TARGET_XEN_CONTEXT_X86_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 
 #include "util/error_impl.h"
 #include "uniprof/text.h"
-#include "output/utf8.h"
+#include "util/utf8.h"
 
 size_t utf8_decode(const char *s, size_t len, uint32_t *cp, bool *valid)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/fold.h"
+#include "output/frame_labels.h"
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "util/strmap.h"

@@ -1,4 +1,4 @@
-/* Xen vCPU context records into register views (see xen_context.h). */
+/* Xen vCPU context records into register views (see xen_context_x86.h). */
 #include "config.h"
 
 /* Before xen/foreign: xenctrl's own headers define what those redefine. */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "target/target_impl.h"
-#include "xen_context.h"
+#include "target/xen_context_x86.h"
 
 #define CR0_PG (1ULL << 31)
 #define CR4_PAE (1ULL << 5)

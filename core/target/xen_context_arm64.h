@@ -1,8 +1,8 @@
 /* Xen's AArch64 vCPU context record (what XEN_DOMCTL_getvcpucontext returns
  * on Arm) into our register view. Its layout comes from Xen's own
  * xen/foreign/arm64.h, so it is decoded, and tested, on any host. */
-#ifndef UP_ARCH_ARM64_XEN_CONTEXT_H
-#define UP_ARCH_ARM64_XEN_CONTEXT_H
+#ifndef UP_TARGET_XEN_CONTEXT_ARM64_H
+#define UP_TARGET_XEN_CONTEXT_ARM64_H
 
 #include <stdint.h>
 #include <xen/foreign/arm64.h>

@@ -1,0 +1,211 @@
+/* What every writer shows of a profile's stacks: which stack records the
+ * output options keep, and the labels of each frame (the function, the
+ * calls inlined in it, a line), resolved in one warm-up walk first. Runs
+ * after sampling, never while the domain is paused. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error_impl.h"
+#include "util/grow.h"
+#include "util/utf8.h"
+#include "output/frame_labels.h"
+#include "output/name_fit.h"
+#include "symbols/lookup_cache.h"
+#include "uniprof/profile.h"
+
+const struct up_output_opts profile_default_opts = { .vcpu = -1 };
+
+/* Whether the output options keep a stack: its vCPU, and idle or not. */
+bool profile_kept(const struct up_output_opts *o,
+		  const struct up_stack_record *s)
+{
+	if (o->vcpu >= 0 && (unsigned)o->vcpu != s->vcpu)
+		return false;
+	if (s->unseen)
+		return o->raw || !o->with_idle;
+	return o->with_idle || (s->activity != UP_VCPU_BLOCKED &&
+				s->activity != UP_VCPU_WAITING);
+}
+
+struct kept_count {
+	const struct up_output_opts *opts;
+	uint64_t n;
+};
+
+static int visit_kept(const struct up_stack_record *s, void *arg)
+{
+	struct kept_count *k = arg;
+
+	if (profile_kept(k->opts, s))
+		k->n += s->count;
+	return 0;
+}
+
+uint64_t up_profile_kept_samples(const struct up_profile *p,
+				 const struct up_output_opts *opts)
+{
+	struct kept_count k = { opts ? opts : &profile_default_opts, 0 };
+
+	up_profile_foreach(p, visit_kept, &k);
+	return k.n;
+}
+
+/* Return addresses point after the call; look up the call itself so a
+ * call that ends its function is not credited to the next one. */
+bool profile_frame_label(const struct up_symtab *s, uint64_t addr,
+			 bool is_return, bool with_offset, char *buf)
+{
+	uint64_t look = is_return && addr ? addr - 1 : addr;
+	const struct up_symbol *sym = s ? symtab_lookup_cached(s, look) : NULL;
+	char off[24] = "";
+
+	if (!sym) {
+		snprintf(buf, PROFILE_NAME_MAX, "0x%" PRIx64, addr);
+		return false;
+	}
+	/* The name is the image's: valid UTF-8, cut on a character and
+	 * kept distinct (output/name_fit.c); the offset stays whole. */
+	if (with_offset && addr != sym->addr)
+		snprintf(off, sizeof(off), "+0x%" PRIx64, addr - sym->addr);
+	name_fit(buf, PROFILE_NAME_MAX - strlen(off), sym->name);
+	strcat(buf, off);
+	return true;
+}
+
+
+/* The addresses to resolve, collected: at most WARM_MAX (the cache's
+ * bound); the rest are looked up one by one. */
+#define WARM_MAX (1u << 19)
+
+struct warm {
+	const struct up_symtab *symtab;
+	uint64_t *pcs;
+	size_t n, cap;
+	bool failed;
+};
+
+static int visit_warm(const struct up_stack_record *s, void *arg)
+{
+	struct warm *w = arg;
+
+	for (unsigned i = 0; i < s->depth && !w->failed; i++) {
+		uint64_t pc = i > 0 && s->frames[i] ? s->frames[i] - 1 : s->frames[i];
+
+		if (symtab_cached(w->symtab, pc))
+			continue;
+		if (w->n >= WARM_MAX ||
+		    grow_array(&w->pcs, &w->cap, w->n + 1, sizeof(*w->pcs), 4096) < 0) {
+			w->failed = true;
+			break;
+		}
+		w->pcs[w->n++] = pc;
+	}
+	return 0;
+}
+
+static int pc_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void profile_warm(const struct up_profile *p, const struct up_symtab *s,
+		  bool source)
+{
+	struct warm w = { .symtab = s };
+	size_t n = 0;
+
+	if (!p || !s || up_symtab_count(s) == 0)
+		return;
+	up_profile_foreach(p, visit_warm, &w);
+	if (w.n) {
+		qsort(w.pcs, w.n, sizeof(*w.pcs), pc_cmp);
+		for (size_t i = 0; i < w.n; i++)
+			if (n == 0 || w.pcs[n - 1] != w.pcs[i])
+				w.pcs[n++] = w.pcs[i];
+		symtab_warm(s, w.pcs, n, source && up_symtab_has_source(s));
+	}
+	free(w.pcs);
+}
+
+bool profile_inlined_label(const char *b)
+{
+	size_t n = strlen(b), m = sizeof(PROFILE_INLINED_MARK) - 1;
+
+	return n > m && strcmp(b + n - m, PROFILE_INLINED_MARK) == 0;
+}
+
+/* ';' separates frames and a newline ends a record in folded files. */
+static void frame_safe(char *b)
+{
+	for (char *c = b; *c; c++)
+		if (*c == ';' || *c == '\n' || *c == '\r')
+			*c = '_';
+}
+
+static void frame_name(const struct up_symtab *s, uint64_t addr,
+		       bool is_return, bool with_offset, char *buf)
+{
+	profile_frame_label(s, addr, is_return, with_offset, buf);
+	frame_safe(buf);
+}
+
+unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
+			      bool is_return, bool leaf,
+			      const struct up_output_opts *opts,
+			      char (*names)[PROFILE_NAME_MAX])
+{
+	struct up_src_frame src[UP_SRC_MAX_FRAMES];
+	size_t nsrc = 0;
+	unsigned n = 1;
+
+	frame_name(s, addr, is_return, opts->with_offsets, names[0]);
+	/* A stored profile's inlined frame (read by name: a table of names),
+	 * folded back into its caller. */
+	if (opts->no_inline && up_symtab_format_of(s) == UP_SYMTAB_NM &&
+	    profile_inlined_label(names[0]))
+		return 0;
+	if (up_symtab_has_source(s) && (!opts->no_inline || (opts->lines && leaf)))
+		nsrc = up_symtab_source(s, addr, is_return, src,
+					UP_SRC_MAX_FRAMES);
+	for (size_t i = nsrc; !opts->no_inline && i-- > 0 &&
+	     n < UP_SRC_MAX_FRAMES;) {
+		char *b = names[n];
+
+		if (!src[i].inlined || !src[i].function)
+			continue;
+		name_fit(b, PROFILE_NAME_MAX - sizeof(PROFILE_INLINED_MARK),
+			 src[i].function);
+		strcat(b, PROFILE_INLINED_MARK);
+		frame_safe(b);
+		n++;
+	}
+	if (opts->lines && leaf && nsrc > 0 && src[0].file) {
+		char *b = names[n - 1], at[160], file[128], name[PROFILE_NAME_MAX];
+		const char *base = strrchr(src[0].file, '/');
+
+		/* The file's last component, cut on a character; the name
+		 * fitted again (its distinguishing hash kept) to leave room. */
+		utf8_valid_copy(file, sizeof(file), base ? base + 1 : src[0].file,
+				strlen(base ? base + 1 : src[0].file));
+		snprintf(at, sizeof(at), " %s:%u", file, src[0].line);
+		frame_safe(at);
+		memcpy(name, b, PROFILE_NAME_MAX);
+		name_fit(b, PROFILE_NAME_MAX - strlen(at), name);
+		strcat(b, at);
+	}
+	return n;
+}
+
+char (*profile_labels_alloc(void))[PROFILE_NAME_MAX]
+{
+	char (*names)[PROFILE_NAME_MAX] = malloc(UP_SRC_MAX_FRAMES * sizeof(*names));
+
+	if (!names)
+		up_fail(UP_ENOMEM, "out of memory");
+	return names;
+}
