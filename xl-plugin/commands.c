@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "toolkit/formats.h"
 
 const struct xlp_cmd_spec xlp_commands[XLP_NR_COMMANDS] = {
 	[XLP_COMMAND_PROFILE] = {

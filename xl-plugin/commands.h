@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "options.h"
+#include "option_docs.h"
 
 /* A run of option rows. A command's options are several runs, in the
  * order --help lists them, so that commands can share some (stored_cmds.c's

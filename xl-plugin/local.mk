@@ -33,7 +33,8 @@ xl_plugin_xl_profile_SOURCES = \
 	xl-plugin/top_view.c xl-plugin/top_view.h \
 	xl-plugin/top_term.c xl-plugin/top_term.h
 # xl profile's command line: its parser, usage and option tables.
-xl_plugin_xl_profile_SOURCES += xl-plugin/options.c xl-plugin/options.h
+xl_plugin_xl_profile_SOURCES += xl-plugin/options.c xl-plugin/options.h \
+	xl-plugin/option_docs.c xl-plugin/option_docs.h
 xl_plugin_xl_profile_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) \
 	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS)
 xl_plugin_xl_profile_LDADD = $(TOOLKIT_LIBS)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "toolkit/formats.h"
+#include "option_docs.h"
 #include "toolkit/value_parse.h"
 #include "uniprof/sampler.h"
 
@@ -49,26 +50,6 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o);
 
 void xlp_print_usage(FILE *out);
 
-/* An option table as data, for each subcommand's parser and --help. */
-#include <getopt.h>
-struct xlp_option_doc {
-	struct option opt;
-	int key;              /* short letter or a value >= 256 */
-	const char *arg;
-	const char *help;
-};
-
-/* getopt_long's tables from the docs: longopts holds n + 1 entries,
- * shortopts at least 3 * n + 2 bytes. */
-void xlp_getopt_tables(const struct xlp_option_doc *docs, size_t n,
-		       struct option *longopts, char *shortopts);
-void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *docs,
-			   size_t n);
-/* The same for a command that writes formats (enum xlp_command): -F's
- * help is made from the formats' table (xlp_format_help), its doc's help
- * saying only when the default applies ("txt to stdout; with -o, "). */
-void xlp_print_option_docs_for(FILE *out, const struct xlp_option_doc *docs,
-			       size_t n, unsigned command);
 /* --entry's comma-separated names (arg is split in place) into
  * o->entries: 0, or -1 past 16. */
 int xlp_parse_entries(char *arg, struct xlp_options *o);
