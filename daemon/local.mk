@@ -12,7 +12,7 @@ UPD_SOURCES = \
 	daemon/cpu_budget.c daemon/cpu_budget.h \
 	daemon/push.c daemon/push.h \
 	daemon/http_api.c daemon/http_api.h \
-	daemon/backend.c daemon/backend.h
+	daemon/endpoints.c daemon/endpoints.h
 daemon_uniprofd_SOURCES = daemon/uniprofd.c $(UPD_SOURCES)
 UPD_CPPFLAGS = $(AM_CPPFLAGS)
 UPD_CFLAGS = $(AM_CFLAGS) -pthread $(MHD_CFLAGS) $(CURL_CFLAGS) $(YAJL_CFLAGS) \
