@@ -1,4 +1,4 @@
-/* The kernel map for the unwinders (include/uniprof/kernel.h), from what
+/* The kernel map for the unwinders (uniprof/sys/kernel.h), from what
  * xl profile found: the kernel image, else the symbol file, else only the
  * symbols; plus the user's --entry functions and what the CFI table says
  * of frame pointers. The hypercall page's stubs get names in the symbol
@@ -8,6 +8,7 @@
 
 #include "options.h"
 #include "uniprof/uniprof.h"
+#include "uniprof/sys/unwind.h"
 
 /* Prints one error line and returns -1 on failure (an --entry that names
  * no function). symtab and cfi may be NULL. With a domain to read, the

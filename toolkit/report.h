@@ -12,6 +12,7 @@
 #include "sampler_cpu.h"
 #include "summary.h"
 #include "uniprof/uniprof.h"
+#include "uniprof/sys/kernel.h"
 
 struct xlp_report {
 	const struct xlp_options *opt;

@@ -23,6 +23,7 @@
 #include "output/fold.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
+#include "private.h"
 #include "output/utf8.h"
 
 #define ROWS_PER_SECOND 50

@@ -9,6 +9,7 @@
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
+#include "mem/memory.h"
 
 /* Read one vCPU's registers and walk its stack, timing the read (*read_ns):
  * the only time the vCPU stands still. */

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "sampler/sampler_impl.h"
+#include "mem/memory.h"
 
 #define NSEC 1000000000ULL
 

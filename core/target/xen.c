@@ -22,6 +22,7 @@
 #include "arch/arm64/xen_context.h"
 #else
 #include "arch/x86/xen_context.h"
+#include "private.h"
 #endif
 
 #define ONLINE_REFRESH_NS 1000000000ULL

@@ -51,6 +51,33 @@ enum up_consistency {
 
 const char *up_consistency_name(enum up_consistency c);
 
+/* How deep and how far a walk may go, and what it checks addresses
+ * against (held by value in up_sampler_config). */
+#define UP_UNWIND_DEFAULT_MAX_DEPTH 128
+#define UP_UNWIND_MAX_DEPTH_LIMIT 4096
+#define UP_UNWIND_DEFAULT_MAX_STACK (8u << 20)
+
+/* Built before sampling (uniprof/sys/unwind.h, uniprof/sys/kernel.h);
+ * the sampler only borrows them. */
+struct up_cfi_table;
+struct up_libunwind;
+struct up_kernel_map;
+
+struct up_unwind_opts {
+	unsigned max_depth;        /* frames incl. IP; 0: default */
+	uint64_t max_stack_bytes;  /* FP must stay within [sp, sp+this) */
+	/* CFI walks: a frame whose rule the table cannot express is unwound
+	 * by libunwind over this image instead (NULL: the frame pointer in
+	 * -u auto, a truncated stack in -u cfi). */
+	const struct up_libunwind *cfi_fallback;
+	/* The kernel's code (uniprof/sys/kernel.h): return addresses
+	 * outside it end a walk, its outermost functions end it whole, its
+	 * hypercall page is stepped through. NULL: none of that. */
+	const struct up_kernel_map *kernel;
+	/* Which hypercall stubs the hypercall page holds: PV or HVM/PVH. */
+	enum up_domain_type domain_type;
+};
+
 struct up_sampler_stats;
 
 struct up_sampler_config {
@@ -133,6 +160,23 @@ enum up_stop_reason {
 };
 
 const char *up_stop_reason_name(enum up_stop_reason r);
+
+/* Guest frames the sampler mapped and found mapped already. */
+struct up_mem_stats {
+	uint64_t maps;        /* frames mapped (cache misses) */
+	uint64_t hits;        /* cache hits */
+	uint64_t evictions;
+	uint64_t map_failures;
+};
+
+/* How the frames of the walks were found. */
+struct up_unwind_counts {
+	uint64_t cfi;           /* frames unwound with the CFI table */
+	uint64_t fp;            /* frames unwound with the frame pointer */
+	uint64_t unsupported;   /* frames whose CFI rule the table lacks */
+	uint64_t libunwind;     /* frames unwound by libunwind */
+	uint64_t hypercall;     /* frames out of a hypercall stub */
+};
 
 struct up_sampler_stats {
 	uint64_t samples;          /* pauses that produced stacks */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,6 +12,7 @@
 #include "toolkit/report.h"
 #include "toolkit/summary.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -12,6 +12,7 @@
 #include "guest.h"
 #include "test.h"
 #include "xen_core_build.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

@@ -16,6 +16,7 @@
 #include "test.h"
 #include "target/image_hooks.h"
 #include "guard/pause_state.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

@@ -10,6 +10,7 @@
 #include "test.h"
 #include "target/image_hooks.h"
 #include "sampler/sampler_impl.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

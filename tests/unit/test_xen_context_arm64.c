@@ -5,6 +5,7 @@
 #include "arch/arm64/xen_context.h"
 #include "test.h"
 #include "uniprof/error.h"
+#include "private.h"
 
 TEST_GLOBALS;
 
