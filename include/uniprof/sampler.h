@@ -52,7 +52,7 @@ enum up_consistency {
 const char *up_consistency_name(enum up_consistency c);
 
 /* How deep and how far a walk may go, and what it checks addresses
- * against (held by value in up_sampler_config). */
+ * against. Held by value in up_sampler_config, whose version covers it. */
 #define UP_UNWIND_DEFAULT_MAX_DEPTH 128
 #define UP_UNWIND_MAX_DEPTH_LIMIT 4096
 #define UP_UNWIND_DEFAULT_MAX_STACK (8u << 20)
@@ -80,7 +80,14 @@ struct up_unwind_opts {
 
 struct up_sampler_stats;
 
+/* The configuration's layout: a caller compiled against another layout is
+ * refused (UP_EINVAL) rather than misread. Set it up with
+ * up_sampler_config_init(c, UP_SAMPLER_CONFIG_VERSION) or
+ * UP_SAMPLER_CONFIG_INIT, then change what differs from the defaults. */
+#define UP_SAMPLER_CONFIG_VERSION 1
+
 struct up_sampler_config {
+	unsigned int version;    /* UP_SAMPLER_CONFIG_VERSION */
 	double hz;               /* samples per second; 0: default */
 	double duration_s;       /* 0: until *stop or the domain ends */
 	int vcpu;                /* -1: all vCPUs */
@@ -149,6 +156,12 @@ struct up_sampler_config {
 };
 
 #define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)
+
+/* The defaults, as up_sampler_config_init sets them. */
+#define UP_SAMPLER_CONFIG_INIT { .version = UP_SAMPLER_CONFIG_VERSION, \
+	.hz = UP_SAMPLER_DEFAULT_HZ, .vcpu = -1, \
+	.unwind = { .max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH, \
+		    .max_stack_bytes = UP_UNWIND_DEFAULT_MAX_STACK } }
 
 enum up_stop_reason {
 	UP_STOP_DURATION = 0,
@@ -250,11 +263,15 @@ struct up_sampler_stats {
 	char error[256];           /* message when stop == UP_STOP_ERROR */
 };
 
-void up_sampler_config_init(struct up_sampler_config *c);
+/* The defaults for a configuration of this version (the caller's
+ * UP_SAMPLER_CONFIG_VERSION); UP_EINVAL for a version this library does
+ * not know. */
+int up_sampler_config_init(struct up_sampler_config *c, unsigned int version);
 
 /* Sample t into p until the duration, *stop, the domain's end, or an
  * error. Whatever was collected stays in p and stats, whatever the reason.
- * Returns 0 unless the arguments are invalid. */
+ * Returns 0 unless the arguments are invalid (a configuration of an
+ * unknown version among them). */
 int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	      struct up_profile *p, volatile sig_atomic_t *stop,
 	      struct up_sampler_stats *stats);

@@ -174,7 +174,7 @@ static void relaxed_sample(struct up_target *t, const struct up_cfi_table *table
 
 	if (up_profile_new(&p, up_target_info(t)->max_vcpus) < 0)
 		return;
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.consistency = UP_CONSISTENCY_RELAXED;
 	c.hz = UP_SAMPLER_MAX_HZ;
 	c.no_jitter = true;

@@ -54,7 +54,7 @@ static char *folded(struct up_profile *p)
 
 static void relaxed_config(struct up_sampler_config *c, uint64_t n)
 {
-	up_sampler_config_init(c);
+	up_sampler_config_init(c, UP_SAMPLER_CONFIG_VERSION);
 	c->hz = 2000;
 	c->drop_late = true;
 	c->max_samples = n;
