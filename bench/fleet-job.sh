@@ -7,7 +7,7 @@
 # (uniprof-floor, Xen's interfaces only); its resident memory per
 # domain; each domain's paused share of its last profile (/domains).
 
-FLEET_RECV=$UNIPROF_LIBEXEC/uniprof-ingest-receiver
+FLEET_RECV=$UNIPROF_TOOLS/uniprof-ingest-receiver
 
 # cpu_ticks PID: user + system clock ticks of a process, all its threads
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
@@ -67,7 +67,7 @@ fleet_samples() {
 # with no domain, the base of its memory per domain.
 fleet_floor() {
 	create_guest fl-floor tg-pv-fp "$PIN" 'memory=8' || { put "error fleet: the floor's guest did not start"; return; }
-	put "fleet floor $($UNIPROF_LIBEXEC/uniprof-floor $(xl domid fl-floor) -f 19 -n 400 2>&1 | tail -n 1)"
+	put "fleet floor $($UNIPROF_TOOLS/uniprof-floor $(xl domid fl-floor) -f 19 -n 400 2>&1 | tail -n 1)"
 	# Start-up in dom0 with the generated 100,000-function images, the
 	# symbols alone and with DWARF (run-overhead.sh puts them in /bench).
 	for _img in big-symbols big-lines; do

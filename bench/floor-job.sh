@@ -13,7 +13,7 @@
 # minutes apart, as the emulator's speed drifts; the table gives every
 # round's ratio, their median and the worst.
 
-FLOOR_BIN=$UNIPROF_LIBEXEC/uniprof-floor
+FLOOR_BIN=$UNIPROF_TOOLS/uniprof-floor
 
 # floor_profile LABEL HZ SECONDS [options]: one xl profile run's pause
 # p50 and p99, samples and duration, as "k=v" pairs. At the rate asked

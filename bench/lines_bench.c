@@ -20,6 +20,7 @@
 
 #include "uniprof/uniprof.h"
 #include "uniprof/stored.h"
+#include "private.h"
 
 #include "bench_time.h"
 

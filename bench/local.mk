@@ -1,18 +1,19 @@
 # The benchmarks (included by the top Makefile.am: one non-recursive make).
-# Installed beside the plugins so the real-Xen harness carries them into dom0.
-pkglibexec_PROGRAMS += bench/uniprof-walk-bench
+# Built, never installed: no user runs them; the real-Xen harness carries
+# them into dom0 beside its jobs (tests/xen-vm/prepare-dom0.sh).
+noinst_PROGRAMS = bench/uniprof-walk-bench
 bench_uniprof_walk_bench_SOURCES = bench/walk_bench.c bench/bench_time.h
 bench_uniprof_walk_bench_LDADD = core/libuniprof-core.la
 # The floor uniprof's pause is measured against, and the 2017 uniprof's
 # loop, with Xen's interfaces only (bench/floor.c).
-pkglibexec_PROGRAMS += bench/uniprof-floor
+noinst_PROGRAMS += bench/uniprof-floor
 bench_uniprof_floor_SOURCES = bench/floor.c bench/bench_time.h
 bench_uniprof_floor_CFLAGS = $(AM_CFLAGS) $(XENCTRL_CFLAGS) $(XENCALL_CFLAGS) $(XENFMEM_CFLAGS)
 bench_uniprof_floor_LDADD = $(XENCALL_LIBS) $(XENFMEM_LIBS)
 
 # What source lines and inlined calls cost (no Xen: before and after
 # sampling), run by make bench on generated images (bench/lines-bench.sh).
-noinst_PROGRAMS = bench/uniprof-lines-bench
+noinst_PROGRAMS += bench/uniprof-lines-bench
 bench_uniprof_lines_bench_SOURCES = bench/lines_bench.c bench/bench_time.h
 bench_uniprof_lines_bench_LDADD = core/libuniprof-core.la
 

@@ -22,6 +22,7 @@
 #include "toolkit/symbols_find.h"
 #include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 #include "bench_time.h"
 

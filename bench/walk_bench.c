@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "uniprof/uniprof.h"
+#include "mem/memory.h"
 
 #include "bench_time.h"
 

@@ -13,7 +13,7 @@ CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c \
 	core/util/elf_copy.c core/util/elf_copy.h \
 	core/util/strmap.c core/util/strmap.h core/util/clock.h \
 	core/util/utf8.c core/util/utf8.h core/util/image_file.c core/util/image_file.h
-CORE_TARGET = core/target/target.c core/target/target_impl.h \
+CORE_TARGET = core/target/target.c core/target/target_impl.h core/target/image.h \
 	core/target/xen.c core/target/xen_domctl.c core/target/xen_domctl.h \
 	core/target/dump_core.c core/target/image.c core/target/image_build.c \
 	core/target/image_format.h \
@@ -25,7 +25,7 @@ CORE_ARCH = core/arch/arch.c core/arch/arch.h \
 	core/arch/x86/hypercall_stub.c core/arch/x86/upcall_frame.c core/arch/x86/interrupt_frame.c core/arch/x86/call_site.c \
 	core/arch/arm64/arch.c core/arch/arm64/arm64.h core/arch/arm64/paging.c \
 	core/arch/arm64/hypercall.c core/arch/arm64/image_header.c core/arch/arm64/call_site.c
-CORE_MEM = core/mem/memory.c core/mem/memory_log.h core/mem/paging.c core/mem/paging.h \
+CORE_MEM = core/mem/memory.c core/mem/memory.h core/mem/memory_log.h core/mem/paging.c core/mem/paging.h \
 	core/mem/frame_cache.c core/mem/frame_cache.h
 CORE_UNWIND = core/unwind/fp.c core/unwind/cfi.c core/unwind/libunwind.c \
 	core/unwind/kernel_map.c core/unwind/kernel_map.h core/unwind/hypercall_probe.c \
@@ -50,7 +50,8 @@ CORE_OUTPUT = core/output/fold.c core/output/fold.h core/output/frame_labels.c \
 	core/output/text_terminal.c core/output/name_fit.c core/output/name_fit.h \
 	core/output/out_buf.c core/output/out_buf.h core/output/diff.c
 CORE_PPROF = core/pprof/write.c
-core_libuniprof_core_la_SOURCES = $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \
+# private.h: the up_* API the library keeps to itself (not exported).
+core_libuniprof_core_la_SOURCES = core/private.h $(CORE_UTIL) $(CORE_TARGET) $(CORE_GUARD) \
 	$(CORE_ARCH) $(CORE_MEM) $(CORE_UNWIND) $(CORE_SYMBOLS) $(CORE_SAMPLER) \
 	$(CORE_PROFILE) $(CORE_OUTPUT) $(CORE_PPROF)
 nodist_core_libuniprof_core_la_SOURCES = core/pprof/profile.pb-c.c core/pprof/profile.pb-c.h
@@ -76,26 +77,31 @@ core_libuniprof_core_la_LIBADD = $(CORE_DEP_LIBS)
 
 core_libuniprof_la_SOURCES =
 core_libuniprof_la_LIBADD = core/libuniprof-core.la $(CORE_DEP_LIBS)
-# Exactly the functions the installed headers declare: no internal
-# up_ function, no test hook (tests link the archive).
+# Exactly the functions the installed headers declare, stable and sys:
+# no internal up_ function (core/private.h), no test hook (tests link
+# the archive).
 core_libuniprof_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 \
 	-export-symbols core/libuniprof.sym
 EXTRA_core_libuniprof_la_DEPENDENCIES = core/libuniprof.sym
-core/libuniprof.sym: $(uniprofinclude_HEADERS:%=$(srcdir)/%)
+UNIPROF_API_DECLS = $(uniprofinclude_HEADERS) $(uniprofsysinclude_HEADERS)
+core/libuniprof.sym: $(UNIPROF_API_DECLS:%=$(srcdir)/%)
 	$(AM_V_GEN)$(MKDIR_P) core && \
 	sed -E -n '/^static/d; s/^[a-z][a-z0-9_ ]*[ *](up_[a-z0-9_]+)\(.*/\1/p' \
-		$(uniprofinclude_HEADERS:%=$(srcdir)/%) | LC_ALL=C sort -u > $@
+		$(UNIPROF_API_DECLS:%=$(srcdir)/%) | LC_ALL=C sort -u > $@
 CLEANFILES += core/libuniprof.sym
 
+# The stable API (uniprof.h includes it all) and, in sys/, the evolving
+# one, included by name (as libgit2's git2/ and git2/sys/).
 uniprofincludedir = $(includedir)/uniprof
 uniprofinclude_HEADERS = \
 	include/uniprof/uniprof.h include/uniprof/error.h \
-	include/uniprof/target.h include/uniprof/memory.h \
-	include/uniprof/unwind.h include/uniprof/symbols.h \
-	include/uniprof/profile.h include/uniprof/sampler.h \
-	include/uniprof/image.h include/uniprof/crash_guard.h \
-	include/uniprof/kernel.h include/uniprof/stored.h include/uniprof/diff.h \
-	include/uniprof/text.h
+	include/uniprof/target.h include/uniprof/crash_guard.h \
+	include/uniprof/symbols.h include/uniprof/profile.h \
+	include/uniprof/stored.h include/uniprof/diff.h \
+	include/uniprof/sampler.h include/uniprof/text.h
+uniprofsysincludedir = $(includedir)/uniprof/sys
+uniprofsysinclude_HEADERS = \
+	include/uniprof/sys/unwind.h include/uniprof/sys/kernel.h
 
 pkgconfig_DATA = uniprof.pc
 

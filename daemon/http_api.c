@@ -43,7 +43,7 @@ struct watch {
 struct upd_http {
 	struct MHD_Daemon *mhd;
 	struct upd_http_config c;
-	struct upd_backend b;
+	struct upd_endpoints b;
 	unsigned port;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -408,7 +408,7 @@ static void watchdog_stop(struct upd_http *h)
 }
 
 int upd_http_start(struct upd_http **out, const struct upd_http_config *c,
-		   const struct upd_backend *b)
+		   const struct upd_endpoints *b)
 {
 	struct upd_http *h = calloc(1, sizeof(*h));
 	struct sockaddr_storage ss;

@@ -9,7 +9,7 @@
  * connection is closed after 30 s. What a client sent is logged escaped.
  * Bearer token checked first when one is configured (401), then the
  * method (405) and path (404), then the parameters (400, one line). What
- * is done is the backend's: the daemon's, or a test's stand-in. */
+ * is done is the endpoints': the daemon's, or a test's stand-in. */
 #ifndef UPD_HTTP_API_H
 #define UPD_HTTP_API_H
 
@@ -26,7 +26,7 @@ enum upd_outcome {
 	UPD_UNAVAILABLE = 503,
 };
 
-struct upd_backend {
+struct upd_endpoints {
 	void *ctx;
 	/* A JSON document, malloc'ed; -1 when out of memory. */
 	int (*domains_json)(void *ctx, char **buf, size_t *len);
@@ -52,7 +52,7 @@ struct upd_http;
 
 /* Returns 0 serving, or -1 after one log line (address in use, ...). */
 int upd_http_start(struct upd_http **out, const struct upd_http_config *c,
-		   const struct upd_backend *b);
+		   const struct upd_endpoints *b);
 /* The port bound (the one asked, or the one given for 0). */
 unsigned upd_http_port(const struct upd_http *h);
 /* Stop accepting; waits for requests in progress. */

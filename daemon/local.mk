@@ -12,7 +12,7 @@ UPD_SOURCES = \
 	daemon/cpu_budget.c daemon/cpu_budget.h \
 	daemon/push.c daemon/push.h \
 	daemon/http_api.c daemon/http_api.h \
-	daemon/backend.c daemon/backend.h
+	daemon/endpoints.c daemon/endpoints.h
 daemon_uniprofd_SOURCES = daemon/uniprofd.c $(UPD_SOURCES)
 UPD_CPPFLAGS = $(AM_CPPFLAGS)
 UPD_CFLAGS = $(AM_CFLAGS) -pthread $(MHD_CFLAGS) $(CURL_CFLAGS) $(YAJL_CFLAGS) \
@@ -21,13 +21,14 @@ UPD_LIBS = $(TOOLKIT_LIBS) $(MHD_LIBS) $(CURL_LIBS) -lpthread
 daemon_uniprofd_CPPFLAGS = $(UPD_CPPFLAGS)
 daemon_uniprofd_CFLAGS = $(UPD_CFLAGS)
 daemon_uniprofd_LDADD = $(UPD_LIBS)
-# A stand-in for Pyroscope's /ingest that checks what it is sent: the
-# real-Xen push scenarios use it in dom0 (installed beside the plugins for
-# that, as the walk benchmark is), and it checks a push setup by hand.
-pkglibexec_PROGRAMS += tests/daemon/uniprof-ingest-receiver
+# A stand-in for Pyroscope's /ingest that checks what it is sent, for the
+# real-Xen push scenarios and the fleet benchmark. A test tool: built, never
+# installed (the harness carries it into dom0, tests/xen-vm/prepare-dom0.sh);
+# linked with the private archive, so it runs from the build tree alone.
+noinst_PROGRAMS += tests/daemon/uniprof-ingest-receiver
 tests_daemon_uniprof_ingest_receiver_SOURCES = tests/daemon/ingest_receiver.c
 tests_daemon_uniprof_ingest_receiver_CFLAGS = $(AM_CFLAGS) -pthread $(MHD_CFLAGS)
-tests_daemon_uniprof_ingest_receiver_LDADD = core/libuniprof.la $(MHD_LIBS) -lpthread
+tests_daemon_uniprof_ingest_receiver_LDADD = core/libuniprof-core.la $(MHD_LIBS) -lpthread
 # An example configuration and a systemd unit, for the admin to install.
 dist_pkgdata_DATA = daemon/dist/uniprofd.conf
 pkgdata_DATA = daemon/dist/uniprofd.service

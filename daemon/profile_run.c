@@ -251,7 +251,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 			 up_error_last());
 		goto out;
 	}
-	up_sampler_config_init(&cfg);
+	up_sampler_config_init(&cfg, UP_SAMPLER_CONFIG_VERSION);
 	cfg.hz = p->hz;
 	cfg.duration_s = p->seconds;
 	cfg.vcpu = -1;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "endpoints.h"
 #include "toolkit/debuginfod_fetch.h"
 #include "log.h"
 #include "util/clock.h"
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
 			.bounds = { .max_seconds = s.max_seconds, .default_hz = s.pull_hz,
 				    .max_hz = s.max_hz },
 		};
-		struct upd_backend b = upd_daemon_backend(&d);
+		struct upd_endpoints b = upd_daemon_endpoints(&d);
 
 		if (upd_http_start(&http, &hc, &b) < 0)
 			goto out;

@@ -9,6 +9,7 @@
 #define XLP_IMAGE_CACHE_H
 
 #include "uniprof/uniprof.h"
+#include "uniprof/sys/unwind.h"
 
 int xlp_elf_identify(const char *path, struct up_elf_identity *id);
 int xlp_symtab_load(struct up_symtab **out, const char *path);

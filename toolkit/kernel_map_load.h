@@ -1,4 +1,4 @@
-/* The kernel map for the unwinders (include/uniprof/kernel.h), from what
+/* The kernel map for the unwinders (uniprof/sys/kernel.h), from what
  * xl profile or uniprofd found: the kernel image, else the symbol file,
  * else only the symbols; plus the functions where stacks begin (xl
  * profile's --entry) and what the CFI table says of frame pointers. The
@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "uniprof/uniprof.h"
+#include "uniprof/sys/unwind.h"
 
 /* Prints one error line and returns -1 on failure (an entry that names
  * no function). symtab and cfi may be NULL; verbose: say what the map was

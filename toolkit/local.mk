@@ -23,5 +23,6 @@ toolkit_libtoolkit_la_SOURCES = \
 	toolkit/kernel_map_load.c toolkit/kernel_map_load.h
 toolkit_libtoolkit_la_CFLAGS = $(AM_CFLAGS) $(XENLIGHT_CFLAGS) $(XLUTIL_CFLAGS) $(XENCTRL_CFLAGS) \
 	$(XENTOOLLOG_CFLAGS) $(YAJL_CFLAGS) $(DEBUGINFOD_CFLAGS)
-TOOLKIT_LIBS = toolkit/libtoolkit.la core/libuniprof.la $(XENLIGHT_LIBS) $(XLUTIL_LIBS) $(XENCTRL_LIBS) \
+TOOLKIT_DEP_LIBS = $(XENLIGHT_LIBS) $(XLUTIL_LIBS) $(XENCTRL_LIBS) \
 	$(XENTOOLLOG_LIBS) $(YAJL_LIBS) $(DEBUGINFOD_LIBS) $(MATH_LIBS)
+TOOLKIT_LIBS = toolkit/libtoolkit.la core/libuniprof.la $(TOOLKIT_DEP_LIBS)

@@ -10,6 +10,7 @@
 #include "run.h"
 #include "summary.h"
 #include "uniprof/uniprof.h"
+#include "uniprof/sys/kernel.h"
 
 /* The run's summary (summary.h), as text and as JSON (-1 after one error
  * line; the JSON lists r->files). */

@@ -8,6 +8,7 @@
 #define XLP_UNWIND_LOAD_H
 
 #include "uniprof/uniprof.h"
+#include "uniprof/sys/unwind.h"
 
 struct xlp_unwind {
 	enum up_unwinder unwinder;   /* what will run */

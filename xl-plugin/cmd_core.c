@@ -131,7 +131,7 @@ static int walk(struct core_run *r, struct up_target *t)
 
 	if (up_profile_new(&r->profile, r->tinfo.max_vcpus) < 0)
 		return -1;
-	up_sampler_config_init(&cfg);
+	up_sampler_config_init(&cfg, UP_SAMPLER_CONFIG_VERSION);
 	cfg.vcpu = r->opt.vcpu;
 	cfg.max_samples = 1;
 	cfg.stopped_ok = true;

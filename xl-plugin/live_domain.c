@@ -119,7 +119,7 @@ void xlp_live_configure(const struct xlp_live *r, struct up_sampler_config *cfg)
 {
 	const struct xlp_options *opt = r->opt;
 
-	up_sampler_config_init(cfg);
+	up_sampler_config_init(cfg, UP_SAMPLER_CONFIG_VERSION);
 	cfg->hz = opt->hz;
 	cfg->duration_s = opt->duration_s;
 	cfg->vcpu = opt->vcpu;

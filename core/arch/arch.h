@@ -12,7 +12,8 @@
 
 #include "mem/frame_cache.h"
 #include "uniprof/target.h"
-#include "uniprof/unwind.h"
+#include "uniprof/sys/unwind.h"
+#include "mem/memory.h"
 
 struct up_kernel_map;
 

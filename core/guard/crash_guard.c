@@ -19,6 +19,7 @@
 #include "guard/pause_state.h"
 #include "target/target_impl.h"
 #include "uniprof/crash_guard.h"
+#include "private.h"
 
 extern char **environ;
 

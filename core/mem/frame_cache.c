@@ -6,6 +6,7 @@
 
 #include "util/error_impl.h"
 #include "mem/frame_cache.h"
+#include "mem/memory.h"
 
 #define NIL UINT32_MAX
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "uniprof/memory.h"
+#include "mem/memory.h"
 #include "uniprof/target.h"
 
 struct frame_cache;

@@ -9,7 +9,7 @@
 #include "mem/frame_cache.h"
 #include "mem/memory_log.h"
 #include "mem/paging.h"
-#include "uniprof/memory.h"
+#include "mem/memory.h"
 
 #define TLB_SIZE 16
 

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "uniprof/kernel.h"
-#include "uniprof/memory.h"
+#include "uniprof/sys/kernel.h"
+#include "mem/memory.h"
 
 struct mem_log_entry {
 	uint64_t va, val;

@@ -5,6 +5,7 @@
 #include "arch/arch.h"
 #include "util/error_impl.h"
 #include "mem/paging.h"
+#include "private.h"
 
 int paging_translate(struct frame_cache *c, const struct up_regs *regs,
 		     uint64_t va, uint64_t *frame)

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "mem/frame_cache.h"
+#include "private.h"
 
 /* Translate va with the guest's live page tables; *frame is of kind
  * regs->frame_kind. */

@@ -24,6 +24,7 @@
 #include "output/frame_labels.h"
 #include "util/strmap.h"
 #include "uniprof/profile.h"
+#include "private.h"
 #include "util/utf8.h"
 
 #define ROWS_PER_SECOND 50

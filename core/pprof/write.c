@@ -17,6 +17,7 @@
 #include "util/strmap.h"
 #include "uniprof/stored.h"
 #include "uniprof/text.h"
+#include "private.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__ValueType PbValueType;

@@ -9,6 +9,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "profile/stored_impl.h"
+#include "private.h"
 
 bool stored_looks_folded(const uint8_t *d, size_t n)
 {

@@ -16,6 +16,7 @@
 #include "pprof/profile.pb-c.h"
 #include "profile/stored_impl.h"
 #include "uniprof/symbols.h"
+#include "private.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__Sample PbSample;

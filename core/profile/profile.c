@@ -12,6 +12,7 @@
 #include "util/grow.h"
 #include "profile/profile_impl.h"
 #include "uniprof/profile.h"
+#include "private.h"
 
 struct stack_entry {
 	uint64_t hash;

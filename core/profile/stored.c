@@ -18,6 +18,7 @@
 #include "profile/stored_impl.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
+#include "private.h"
 
 static const struct file_read_caps profile_caps = {
 	.noun = "profile", .max = UP_STORED_MAX_BYTES, .gzip_ratio = 64,

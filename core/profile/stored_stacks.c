@@ -15,6 +15,7 @@
 #include "profile/stored_impl.h"
 #include "symbols/srcinfo.h"
 #include "uniprof/text.h"
+#include "private.h"
 
 /* Frames: 2 per byte of the largest profile (every frame a file names
  * costs it a byte at least; inlined lines may double that), about a

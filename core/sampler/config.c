@@ -2,8 +2,6 @@
  * the check a configuration passes before any sample is taken. */
 #include "config.h"
 
-#include <string.h>
-
 #include "util/error_impl.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
@@ -41,18 +39,35 @@ const char *up_stop_reason_name(enum up_stop_reason r)
 	return "unknown";
 }
 
-void up_sampler_config_init(struct up_sampler_config *c)
+/* The caller's layout must be ours: any other version is refused before
+ * a field is read, so a program built against other headers gets one
+ * clear error, never a misread configuration. */
+static int check_version(unsigned int version)
 {
-	memset(c, 0, sizeof(*c));
-	c->hz = UP_SAMPLER_DEFAULT_HZ;
-	c->vcpu = -1;
-	c->unwind.max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
-	c->unwind.max_stack_bytes = UP_UNWIND_DEFAULT_MAX_STACK;
+	if (version != UP_SAMPLER_CONFIG_VERSION)
+		return up_fail(UP_EINVAL, "sampler configuration version %u unknown (this libuniprof takes %u: set it up with up_sampler_config_init or UP_SAMPLER_CONFIG_INIT)",
+			       version, UP_SAMPLER_CONFIG_VERSION);
+	return 0;
+}
+
+int up_sampler_config_init(struct up_sampler_config *c, unsigned int version)
+{
+	static const struct up_sampler_config defaults = UP_SAMPLER_CONFIG_INIT;
+	int rc = check_version(version);
+
+	if (rc < 0)
+		return rc;
+	*c = defaults;
+	return 0;
 }
 
 int sampler_check_config(const struct up_target *t,
 			const struct up_sampler_config *c)
 {
+	int rc = check_version(c->version);
+
+	if (rc < 0)
+		return rc;
 	if (!(c->hz > 0) || c->hz > UP_SAMPLER_MAX_HZ)
 		return up_fail(UP_EINVAL, "frequency %g Hz out of range (0, %g]",
 			       c->hz, UP_SAMPLER_MAX_HZ);

@@ -7,6 +7,7 @@
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
+#include "mem/memory.h"
 
 #define UNPAUSE_TRIES 5
 

@@ -10,6 +10,7 @@
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
+#include "mem/memory.h"
 
 /* Read every logged word again: MEM_LOG_SAME if all are unchanged,
  * MEM_LOG_CHANGED if one changed or could no longer be read,

@@ -14,6 +14,7 @@
 #include "unwind/kernel_map.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
+#include "mem/memory.h"
 
 /* A late sampler lets the last sample stand for at most this many of the
  * periods it missed (see credit_missed). */

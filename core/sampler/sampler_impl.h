@@ -9,6 +9,7 @@
 
 #include "mem/memory_log.h"
 #include "uniprof/sampler.h"
+#include "mem/memory.h"
 
 enum vcpu_status {
 	VCPU_STACK = 0,        /* a stack to count */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "uniprof/error.h"
+#include "private.h"
 #include "util/grow.h"
 #include "sampler/sampler_impl.h"
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "sampler/sampler_impl.h"
+#include "mem/memory.h"
 
 int sampler_walk(struct up_mem *mem, const struct up_regs *regs,
 		 const struct up_sampler_config *c,

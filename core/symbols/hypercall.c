@@ -9,6 +9,7 @@
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
 #include "symbols/table_impl.h"
+#include "private.h"
 
 /* Xen's public ABI (xen/include/public/xen.h); numbers never change. */
 static const char *const hypercalls[] = {

@@ -7,6 +7,7 @@
 
 #include "util/image_file.h"
 #include "symbols/table_impl.h"
+#include "private.h"
 
 int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,
 		       const char *what)

@@ -13,6 +13,7 @@
 #include "symbols/lookup_cache.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
+#include "private.h"
 
 struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
 

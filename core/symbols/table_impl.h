@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "uniprof/symbols.h"
+#include "private.h"
 
 struct sym_entry {
 	uint64_t addr;

@@ -30,6 +30,7 @@
 #include "util/file_read.h"
 #include "target/target_impl.h"
 #include "target/xen_context_x86.h"
+#include "private.h"
 
 #define CORE_MAX_SECTIONS 256
 #define CORE_MAX_STRTAB (64u << 10)

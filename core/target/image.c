@@ -14,7 +14,7 @@
 #include "util/file_read.h"
 #include "target/image_format.h"
 #include "target/target_impl.h"
-#include "uniprof/image.h"
+#include "target/image.h"
 #include "target/image_hooks.h"
 
 struct image_target {

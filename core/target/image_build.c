@@ -9,7 +9,7 @@
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "target/image_format.h"
-#include "uniprof/image.h"
+#include "target/image.h"
 
 struct image_frame {
 	uint64_t number;

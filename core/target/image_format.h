@@ -1,9 +1,10 @@
-/* On-disk layout of guest images (documented in include/uniprof/image.h). */
+/* On-disk layout of guest images (documented in target/image.h). */
 #ifndef UP_IMAGE_FORMAT_H
 #define UP_IMAGE_FORMAT_H
 
 #include <stdint.h>
 #include <string.h>
+#include "target/image.h"
 
 #define UP_IMAGE_VERSION 3
 #define UP_IMAGE_HEADER_SIZE 24   /* magic 8 + 4 x u32 */

@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "uniprof/image.h"
-#include "uniprof/unwind.h"
+#include "target/image.h"
+#include "uniprof/sys/unwind.h"
 
 /* Test hook: on pause number stall_pause (1-based; 0: never;
  * UP_IMAGE_STALL_EVERY: every pause), reading vCPU 0's registers stalls,

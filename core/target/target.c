@@ -7,6 +7,7 @@
 #include "util/error_impl.h"
 #include "target/target_impl.h"
 #include "uniprof/crash_guard.h"
+#include "private.h"
 
 void target_init(struct up_target *t, const struct up_target_ops *ops)
 {

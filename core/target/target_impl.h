@@ -4,6 +4,7 @@
 
 #include "guard/pause_state.h"
 #include "uniprof/target.h"
+#include "private.h"
 
 struct up_target_ops {
 	int (*pause)(struct up_target *t);

@@ -23,6 +23,7 @@
 #include "target/xen_context_arm64.h"
 #else
 #include "target/xen_context_x86.h"
+#include "private.h"
 #endif
 
 #define ONLINE_REFRESH_NS 1000000000ULL

@@ -8,6 +8,7 @@
 #include "target/xen_context_arm64.h"
 #include "util/error_impl.h"
 #include "target/target_impl.h"
+#include "private.h"
 
 #define VGCF_ONLINE 1u
 #define PSR_MODE_RW (1u << 4)       /* set: AArch32 state */

@@ -8,6 +8,7 @@
 #include <xen/foreign/arm64.h>
 
 #include "uniprof/target.h"
+#include "private.h"
 
 /* 0, or UP_EUNSUPP for a vCPU in AArch32 state (not supported). */
 int xen_context_arm64_regs(const struct vcpu_guest_context_arm64 *c,

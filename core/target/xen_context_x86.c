@@ -11,6 +11,7 @@
 
 #include "target/target_impl.h"
 #include "target/xen_context_x86.h"
+#include "private.h"
 
 #define CR0_PG (1ULL << 31)
 #define CR4_PAE (1ULL << 5)

@@ -12,6 +12,7 @@
 #include <xen/foreign/x86_64.h>
 
 #include "uniprof/target.h"
+#include "private.h"
 
 /* A PV vCPU, in the guest's own layout: a vcpu_guest_context_x86_64 (width
  * 8) or _x86_32 (4). */

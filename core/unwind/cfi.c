@@ -16,7 +16,8 @@
 #include "unwind/cfi_table.h"
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
-#include "uniprof/unwind.h"
+#include "uniprof/sys/unwind.h"
+#include "mem/memory.h"
 
 /* Upcalls nest (an event during an event's handler) but not deeply; each
  * one moves the walk to a stack of its own, so this bounds the walk too. */

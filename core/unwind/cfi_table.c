@@ -20,6 +20,7 @@
 #include "util/error_impl.h"
 #include "util/image_file.h"
 #include "util/grow.h"
+#include "private.h"
 
 /* libdw computes a row by interpreting the FDE's program from its start,
  * so an FDE of K rows costs K times its length: quadratic in what the

@@ -8,7 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "uniprof/unwind.h"
+#include "uniprof/sys/unwind.h"
+#include "private.h"
 
 struct arch;
 

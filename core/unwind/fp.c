@@ -9,7 +9,8 @@
 
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
-#include "uniprof/unwind.h"
+#include "uniprof/sys/unwind.h"
+#include "mem/memory.h"
 
 const char *up_trunc_name(enum up_trunc t)
 {

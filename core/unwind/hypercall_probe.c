@@ -11,7 +11,7 @@
 #include "arch/arch.h"
 #include "util/error_impl.h"
 #include "unwind/kernel_map.h"
-#include "uniprof/memory.h"
+#include "mem/memory.h"
 
 /* 16 MiB of code; a page read costs a foreign map (~0.1 ms under
  * emulation, ~10 us on hardware). */

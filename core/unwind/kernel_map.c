@@ -1,4 +1,4 @@
-/* The kernel map (see include/uniprof/kernel.h): read from the image's
+/* The kernel map (see include/uniprof/sys/kernel.h): read from the image's
  * program headers and Xen notes with libelf, before sampling; the walks
  * then ask it a binary search or two per frame. */
 #include "config.h"
@@ -14,6 +14,7 @@
 #include "util/image_file.h"
 #include "unwind/kernel_map.h"
 #include "symbols/table_impl.h"
+#include "mem/memory.h"
 
 int up_kernel_map_new(struct up_kernel_map **out)
 {

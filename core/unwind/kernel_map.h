@@ -1,12 +1,13 @@
-/* The kernel map's layout (see include/uniprof/kernel.h), and the unwind
+/* The kernel map's layout (see include/uniprof/sys/kernel.h), and the unwind
  * steps that use it, shared by the frame-pointer, CFI and libunwind walks. */
 #ifndef UP_KERNEL_MAP_H
 #define UP_KERNEL_MAP_H
 
 #include <stdint.h>
-#include "uniprof/kernel.h"
+#include "uniprof/sys/kernel.h"
 #include "uniprof/target.h"
-#include "uniprof/unwind.h"
+#include "uniprof/sys/unwind.h"
+#include "mem/memory.h"
 
 struct kernel_range {
 	uint64_t lo, hi;

@@ -17,7 +17,8 @@
 #include "util/error_impl.h"
 #include "util/image_file.h"
 #include "unwind/kernel_map.h"
-#include "uniprof/unwind.h"
+#include "uniprof/sys/unwind.h"
+#include "mem/memory.h"
 
 /* libunwind is built for one architecture, its host's. */
 #if defined(__aarch64__)

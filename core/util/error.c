@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/error_impl.h"
+#include "private.h"
 
 static _Thread_local char last_error[512];
 

@@ -22,15 +22,6 @@ extern "C" {
  * installed uniprof-guard. */
 int up_crash_guard_install(struct up_target *t);
 
-/* Stop the watchdog (up_target_close does this). If the domain is still
- * paused by us (our last unpause failed), it is not told to quit: it
- * keeps trying to unpause on its own. */
-void up_crash_guard_release(struct up_target *t);
-
-/* t's watchdog's process id, 0 when none is installed (tests). Each
- * target has its own: one process may guard several domains at once. */
-uint64_t up_crash_guard_pid(const struct up_target *t);
-
 #ifdef __cplusplus
 }
 #endif

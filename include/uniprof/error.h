@@ -27,9 +27,6 @@ const char *up_error_last(void);
  * error it kept, as libgit2's git_error_set_str); returns code. */
 int up_error_set(int code, const char *message);
 
-/* Clear the last error. */
-void up_error_clear(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -8,59 +8,48 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "symbols.h"
-#include "unwind.h"
+#include "target.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Why a stack stops short (UP_TRUNC_NONE: it is whole); new reasons come
+ * before UP_TRUNC_UNRECORDED. */
+enum up_trunc {
+	UP_TRUNC_NONE = 0,     /* complete: the chain ended on a zero link */
+	UP_TRUNC_DEPTH,        /* depth limit reached */
+	UP_TRUNC_LOOP,         /* frame pointer did not strictly increase */
+	UP_TRUNC_BOUNDS,       /* frame pointer left the stack bounds */
+	UP_TRUNC_ALIGN,        /* misaligned frame pointer */
+	UP_TRUNC_UNREADABLE,   /* stack memory not mapped */
+	UP_TRUNC_NO_REGS,      /* registers unavailable */
+	UP_TRUNC_NO_UNWIND_INFO, /* no CFI for an address (-u cfi) */
+	UP_TRUNC_UNSUPPORTED,  /* CFI rule the table cannot express */
+	UP_TRUNC_BAD_CFA,      /* CFI gave a CFA that does not go up */
+	UP_TRUNC_OUTSIDE_TEXT, /* a return address outside the kernel's code */
+	UP_TRUNC_HYPERCALL_STUB, /* in a hypercall stub where it cannot return */
+	UP_TRUNC_BUDGET,       /* the unwinder ran out of steps (hostile CFI) */
+	UP_TRUNC_RACED,        /* relaxed sampling: the stack moved under two
+				* walks; only the IP is kept */
+	UP_TRUNC_UNRECORDED,   /* read back from a file that does not say why */
+	UP_TRUNC_COUNT
+};
+
+const char *up_trunc_name(enum up_trunc t);
 
 struct up_profile;
 
 int up_profile_new(struct up_profile **out, unsigned nr_vcpus);
 void up_profile_free(struct up_profile *p);
 
-/* Count one sampled stack of a vCPU. frames[0] is the IP. */
-int up_profile_add(struct up_profile *p, unsigned vcpu,
-		   const uint64_t *frames, unsigned depth, enum up_trunc trunc);
-
-/* The same, saying whether the vCPU was busy or blocked (idle), counted
- * count times (a sample that stands for several sampling periods). */
-int up_profile_add_activity(struct up_profile *p, unsigned vcpu,
-			    const uint64_t *frames, unsigned depth,
-			    enum up_trunc trunc, enum up_vcpu_activity activity,
-			    uint64_t count);
-
-/* The same, taken t_ns after the profile's start (UP_PROFILE_NO_TIME: no
- * time): the profile keeps when each sample was taken too, for views of a
- * time range (up_profile_slice) and over time (the heat map). */
-#define UP_PROFILE_NO_TIME UINT64_MAX
-int up_profile_add_at(struct up_profile *p, unsigned vcpu,
-		      const uint64_t *frames, unsigned depth,
-		      enum up_trunc trunc, enum up_vcpu_activity activity,
-		      uint64_t count, uint64_t t_ns);
-
-/* The same for periods the sampler missed (dom0 short of CPU), counted
- * as the stack it sampled just before: kept apart from the samples taken,
- * so that writers can say which counts were credited (pprof: the label
- * credited=missed) and how many (up_profile_credited). */
-int up_profile_add_credited(struct up_profile *p, unsigned vcpu,
-			    const uint64_t *frames, unsigned depth,
-			    enum up_trunc trunc, enum up_vcpu_activity activity,
-			    uint64_t count, uint64_t t_ns);
 /* Of up_profile_samples, those credited for missed periods. */
 uint64_t up_profile_credited(const struct up_profile *p);
 
-/* Bounds on the distinct stacks a profile keeps, by count and by the
- * memory they take (entry, frames, hash slots); 0 keeps a bound as it is.
- * Once either is reached a new stack is counted in its vCPU's dropped
- * stack (written as a frame named [dropped]); known stacks still count. */
-#define UP_PROFILE_DEFAULT_MAX_STACKS ((size_t)1 << 20)
-#define UP_PROFILE_DEFAULT_MAX_BYTES ((size_t)64 << 20)
+/* A profile keeps a bounded number of distinct stacks: past the bound a
+ * new stack is counted in its vCPU's dropped stack (written as a frame
+ * named [dropped]); known stacks still count. */
 #define UP_PROFILE_DROPPED_NAME "[dropped]"
-void up_profile_set_limits(struct up_profile *p, size_t max_stacks,
-			   size_t max_bytes);
-size_t up_profile_max_stacks(const struct up_profile *p);
-size_t up_profile_max_bytes(const struct up_profile *p);
 /* Samples counted as dropped, all vCPUs. */
 uint64_t up_profile_dropped(const struct up_profile *p);
 
@@ -74,15 +63,12 @@ uint64_t up_profile_dropped(const struct up_profile *p);
 int up_profile_add_unseen(struct up_profile *p, unsigned vcpu, uint64_t n);
 uint64_t up_profile_vcpu_unseen(const struct up_profile *p, unsigned vcpu);
 
-/* Sample times are kept for at most this many records (a record: one
- * stack at one instant, 16 bytes: 64 MiB); past it samples still count, their
- * times are lost (up_profile_untimed). 0 keeps no times. */
-#define UP_PROFILE_DEFAULT_MAX_TIMES ((size_t)1 << 22)
-void up_profile_set_max_times(struct up_profile *p, size_t max_times);
+/* Whether the profile keeps when its samples were taken (a bounded
+ * number of them: past the bound samples still count, their times are
+ * lost). */
 bool up_profile_has_times(const struct up_profile *p);
-/* Samples added with a time that the profile kept, and lost. */
+/* Samples added with a time that the profile kept. */
 uint64_t up_profile_timed(const struct up_profile *p);
-uint64_t up_profile_untimed(const struct up_profile *p);
 /* The latest sample time kept (ns since the start), 0 with none. */
 uint64_t up_profile_time_end(const struct up_profile *p);
 
@@ -96,7 +82,6 @@ uint64_t up_profile_vcpu_busy(const struct up_profile *p, unsigned vcpu);
 uint64_t up_profile_vcpu_waiting(const struct up_profile *p, unsigned vcpu);
 /* Stacks truncated for one reason. */
 uint64_t up_profile_truncated_by(const struct up_profile *p, enum up_trunc why);
-size_t up_profile_unique_stacks(const struct up_profile *p);
 unsigned up_profile_nr_vcpus(const struct up_profile *p);
 
 /* A stack record's id: a distinct stack's index, or one of these with a
@@ -133,22 +118,6 @@ int up_profile_foreach(const struct up_profile *p, up_profile_visit_fn fn,
  * a live view that slices only its latest interval keeps its timeline
  * short, and never meets the bound on times. */
 void up_profile_forget_times(struct up_profile *p, uint64_t before_ns);
-
-/* Visit the sample times kept, in the order taken: count samples of the
- * stack record id at t_ns. [unseen] CPU time has no time. */
-typedef int (*up_profile_time_fn)(uint64_t t_ns, uint64_t id, uint64_t count,
-				  void *arg);
-int up_profile_foreach_time(const struct up_profile *p,
-			    up_profile_time_fn fn, void *arg);
-/* The same, saying which counts were credited for missed periods. */
-struct up_time_record {
-	uint64_t t_ns, id, count;
-	bool credited;
-};
-typedef int (*up_profile_time_record_fn)(const struct up_time_record *r,
-					 void *arg);
-int up_profile_foreach_time_record(const struct up_profile *p,
-				   up_profile_time_record_fn fn, void *arg);
 
 /* A new profile of the samples taken in [from_ns, to_ns) (ns since the
  * start), with their times; samples without a time and [unseen] CPU time

@@ -51,9 +51,43 @@ enum up_consistency {
 
 const char *up_consistency_name(enum up_consistency c);
 
+/* How deep and how far a walk may go, and what it checks addresses
+ * against. Held by value in up_sampler_config, whose version covers it. */
+#define UP_UNWIND_DEFAULT_MAX_DEPTH 128
+#define UP_UNWIND_MAX_DEPTH_LIMIT 4096
+#define UP_UNWIND_DEFAULT_MAX_STACK (8u << 20)
+
+/* Built before sampling (uniprof/sys/unwind.h, uniprof/sys/kernel.h);
+ * the sampler only borrows them. */
+struct up_cfi_table;
+struct up_libunwind;
+struct up_kernel_map;
+
+struct up_unwind_opts {
+	unsigned max_depth;        /* frames incl. IP; 0: default */
+	uint64_t max_stack_bytes;  /* FP must stay within [sp, sp+this) */
+	/* CFI walks: a frame whose rule the table cannot express is unwound
+	 * by libunwind over this image instead (NULL: the frame pointer in
+	 * -u auto, a truncated stack in -u cfi). */
+	const struct up_libunwind *cfi_fallback;
+	/* The kernel's code (uniprof/sys/kernel.h): return addresses
+	 * outside it end a walk, its outermost functions end it whole, its
+	 * hypercall page is stepped through. NULL: none of that. */
+	const struct up_kernel_map *kernel;
+	/* Which hypercall stubs the hypercall page holds: PV or HVM/PVH. */
+	enum up_domain_type domain_type;
+};
+
 struct up_sampler_stats;
 
+/* The configuration's layout: a caller compiled against another layout is
+ * refused (UP_EINVAL) rather than misread. Set it up with
+ * up_sampler_config_init(c, UP_SAMPLER_CONFIG_VERSION) or
+ * UP_SAMPLER_CONFIG_INIT, then change what differs from the defaults. */
+#define UP_SAMPLER_CONFIG_VERSION 1
+
 struct up_sampler_config {
+	unsigned int version;    /* UP_SAMPLER_CONFIG_VERSION */
 	double hz;               /* samples per second; 0: default */
 	double duration_s;       /* 0: until *stop or the domain ends */
 	int vcpu;                /* -1: all vCPUs */
@@ -123,6 +157,12 @@ struct up_sampler_config {
 
 #define UP_SAMPLER_DEFAULT_MAX_PAUSE_NS (50ull * 1000 * 1000)
 
+/* The defaults, as up_sampler_config_init sets them. */
+#define UP_SAMPLER_CONFIG_INIT { .version = UP_SAMPLER_CONFIG_VERSION, \
+	.hz = UP_SAMPLER_DEFAULT_HZ, .vcpu = -1, \
+	.unwind = { .max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH, \
+		    .max_stack_bytes = UP_UNWIND_DEFAULT_MAX_STACK } }
+
 enum up_stop_reason {
 	UP_STOP_DURATION = 0,
 	UP_STOP_REQUESTED,       /* *stop became non-zero (signal) */
@@ -133,6 +173,23 @@ enum up_stop_reason {
 };
 
 const char *up_stop_reason_name(enum up_stop_reason r);
+
+/* Guest frames the sampler mapped and found mapped already. */
+struct up_mem_stats {
+	uint64_t maps;        /* frames mapped (cache misses) */
+	uint64_t hits;        /* cache hits */
+	uint64_t evictions;
+	uint64_t map_failures;
+};
+
+/* How the frames of the walks were found. */
+struct up_unwind_counts {
+	uint64_t cfi;           /* frames unwound with the CFI table */
+	uint64_t fp;            /* frames unwound with the frame pointer */
+	uint64_t unsupported;   /* frames whose CFI rule the table lacks */
+	uint64_t libunwind;     /* frames unwound by libunwind */
+	uint64_t hypercall;     /* frames out of a hypercall stub */
+};
 
 struct up_sampler_stats {
 	uint64_t samples;          /* pauses that produced stacks */
@@ -206,11 +263,15 @@ struct up_sampler_stats {
 	char error[256];           /* message when stop == UP_STOP_ERROR */
 };
 
-void up_sampler_config_init(struct up_sampler_config *c);
+/* The defaults for a configuration of this version (the caller's
+ * UP_SAMPLER_CONFIG_VERSION); UP_EINVAL for a version this library does
+ * not know. */
+int up_sampler_config_init(struct up_sampler_config *c, unsigned int version);
 
 /* Sample t into p until the duration, *stop, the domain's end, or an
  * error. Whatever was collected stays in p and stats, whatever the reason.
- * Returns 0 unless the arguments are invalid. */
+ * Returns 0 unless the arguments are invalid (a configuration of an
+ * unknown version among them). */
 int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	      struct up_profile *p, volatile sig_atomic_t *stop,
 	      struct up_sampler_stats *stats);

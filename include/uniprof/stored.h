@@ -81,9 +81,6 @@ struct up_stored;
 #define UP_STORED_MAX_BYTES (128ULL << 20)
 int up_stored_load(struct up_stored **out, const char *const *paths,
 		   size_t n, const struct up_symtab *resymbolize);
-/* The same from one buffer (fuzzing, tests). */
-int up_stored_load_mem(struct up_stored **out, const void *buf, size_t len,
-		       const char *what, const struct up_symtab *resymbolize);
 void up_stored_free(struct up_stored *s);
 
 const struct up_profile *up_stored_profile(const struct up_stored *s);

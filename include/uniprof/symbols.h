@@ -67,7 +67,6 @@ struct up_elf_identity {
 	bool has_symtab;
 };
 
-int up_elf_identify(const char *path, struct up_elf_identity *id);
 int up_elf_identify_mem(const void *buf, size_t len, const char *what,
 			struct up_elf_identity *id);
 
@@ -77,11 +76,6 @@ const struct up_symbol *up_symtab_symbol(const struct up_symtab *s, size_t i);
 /* The symbol containing addr, or NULL. */
 const struct up_symbol *up_symtab_lookup(const struct up_symtab *s,
 					 uint64_t addr);
-
-/* "name", or "name+0xoff" when with_offset, or "0x..." when unknown.
- * Returns the length written (snprintf semantics). */
-int up_symtab_format(const struct up_symtab *s, uint64_t addr,
-		     bool with_offset, char *buf, size_t len);
 
 /* Source lines and inlined functions, when the file the table came from
  * has DWARF (.debug_info and .debug_line: built with -g, or its debug

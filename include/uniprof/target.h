@@ -1,7 +1,7 @@
 /* A target is what the sampler needs from a guest: pause/unpause, vCPU
  * registers, read-only access to one guest frame at a time, and the domain's
- * state. The Xen target talks to a live domain; the image target serves a
- * guest snapshot from a file, for tests and fuzzing. */
+ * state. The Xen target talks to a live domain, the core target reads an
+ * `xl dump-core` file. Opened here, used by the sampler (up_sample). */
 #ifndef UNIPROF_TARGET_H
 #define UNIPROF_TARGET_H
 
@@ -13,39 +13,9 @@
 extern "C" {
 #endif
 
-#define UP_PAGE_SHIFT 12
-#define UP_PAGE_SIZE (1u << UP_PAGE_SHIFT)
-
-/* How the guest translates virtual addresses. */
-enum up_paging {
-	UP_PAGING_NONE = 0,     /* paging off: virtual == guest physical */
-	UP_PAGING_X86_64 = 1,   /* 4-level long mode */
-	UP_PAGING_X86_PAE = 2,  /* 3-level PAE: not yet supported */
-	UP_PAGING_X86_32 = 3,   /* 2-level: not yet supported */
-	UP_PAGING_X86_64_LA57 = 4, /* 5-level: not yet supported */
-	/* AArch64 stage 1 (EL1&0): TTBR0_EL1/TTBR1_EL1 and TCR_EL1 say the
-	 * rest; 4 KiB granule only so far */
-	UP_PAGING_AARCH64 = 5,
-};
-
-/* What a frame number in the guest's page tables names. PV guests hold
- * machine frames; PVH/HVM guests hold guest frames (the hypervisor's p2m
- * translates them). */
-enum up_frame_kind {
-	UP_FRAME_GFN = 0,
-	UP_FRAME_MFN = 1,
-};
-
 enum up_domain_type {
 	UP_DOMAIN_PV = 0,
 	UP_DOMAIN_HVM = 1,   /* HVM and PVH alike: translated guests */
-};
-
-enum up_domain_state {
-	UP_STATE_RUNNING = 0,   /* running, blocked or paused: alive */
-	UP_STATE_SHUTDOWN = 1,  /* shut down or crashed, not yet destroyed */
-	UP_STATE_DYING = 2,     /* being destroyed */
-	UP_STATE_GONE = 3,      /* no longer exists */
 };
 
 /* The guest's instruction set: which page walk, register numbering and
@@ -69,34 +39,6 @@ const char *up_arch_name(enum up_arch a);
  * this architecture: x86_64 guests take EM_X86_64 and EM_386 images (32-bit
  * PV), AArch64 guests EM_AARCH64. */
 bool up_arch_runs_elf_machine(enum up_arch a, unsigned machine);
-
-struct up_regs {
-	uint64_t ip;
-	uint64_t sp;
-	uint64_t fp;
-	uint64_t cr3;             /* page-table root, as a byte address
-				     (x86 CR3; AArch64 TTBR0_EL1) */
-	enum up_paging paging;
-	enum up_frame_kind frame_kind;
-	unsigned guest_width;     /* 4 or 8 bytes */
-	bool online;
-	bool kernel_mode;
-	enum up_arch arch;        /* zero: x86_64 */
-	/* AArch64 only: the upper half's table (TTBR1_EL1), the translation
-	 * control (TCR_EL1), and x30, a leaf's return address */
-	uint64_t ttbr1;
-	uint64_t tcr;
-	uint64_t lr;
-	/* A hypercall's first argument register (rdi, 32-bit PV's ebx,
-	 * AArch64's x0) and AArch64's hypercall number register (x16): on
-	 * x86, a vCPU stopped just after SCHEDOP_block's trap blocked there
-	 * (Xen preserves rdi/ebx, returns in rax). */
-	uint64_t arg0;
-	uint64_t x16;
-	/* x86 HVM/PVH: the task state segment's address (TR's base), where
-	 * the interrupt stacks' tops are; 0 when unknown (PV, cores). */
-	uint64_t tss;
-};
 
 /* What a vCPU was doing when the domain was paused: Xen keeps a blocked
  * vCPU's state across a pause, so a sample can tell CPU time from idle. */
@@ -140,7 +82,6 @@ enum up_hypercalls {
 /* Open a live Xen domain (libxenctrl + libxenforeignmemory, and libxencall
  * for the direct path). dom0 is refused: pausing it would freeze the
  * profiler itself. */
-int up_target_open_xen(struct up_target **out, uint32_t domid);
 int up_target_open_xen_with(struct up_target **out, uint32_t domid,
 			    enum up_hypercalls how);
 
@@ -150,23 +91,12 @@ int up_target_open_xen_with(struct up_target **out, uint32_t domid,
 int up_target_open_xen_stopped(struct up_target **out, uint32_t domid,
 			       enum up_hypercalls how);
 
-/* Open a guest image file (see up_image_* in image.h for the format). */
-int up_target_open_image(struct up_target **out, const char *path);
-
-/* The same, from a buffer (copied). Used by fuzzing. */
-int up_target_open_image_mem(struct up_target **out, const void *buf,
-			     size_t len);
-
 /* Open a Xen core file, as `xl dump-core` and on_crash = "coredump-destroy"
  * write them (ELF: .note.Xen, .xen_prstatus, .xen_pages, .xen_p2m or
  * .xen_pfn): a stopped domain whose registers and memory are the file's.
  * x86_64 guests, PV and HVM/PVH. The file is untrusted: a truncated or
  * malformed core gives one error, never a bad read. */
 int up_target_open_core(struct up_target **out, const char *path);
-
-/* The same, from a buffer (copied). Used by fuzzing. */
-int up_target_open_core_mem(struct up_target **out, const void *buf,
-			    size_t len);
 
 /* What a core file says of itself; UP_EINVAL for another target. */
 struct up_core_info {
@@ -187,21 +117,9 @@ void up_target_close(struct up_target *t);
 
 const struct up_target_info *up_target_info(const struct up_target *t);
 
-int up_target_pause(struct up_target *t);
-int up_target_unpause(struct up_target *t);
-
-/* Registers of one vCPU; only meaningful while paused. */
-int up_target_get_regs(struct up_target *t, unsigned vcpu,
-		       struct up_regs *out);
-
-/* Map one guest frame read-only. The mapping stays valid until
- * up_target_unmap_frame; its contents are live guest memory. */
-int up_target_map_frame(struct up_target *t, enum up_frame_kind kind,
-			uint64_t frame, const void **page);
-void up_target_unmap_frame(struct up_target *t, const void *page);
-
 /* Every register a target keeps of a vCPU, by name (rip, rsp, ..., cr2),
- * for crash reports; UP_EUNSUPP where the target has only up_regs. */
+ * for crash reports; UP_EUNSUPP where the target keeps only those the
+ * sampler reads. */
 #define UP_MAX_NAMED_REGS 48
 struct up_named_regs {
 	unsigned count;
@@ -212,30 +130,6 @@ struct up_named_regs {
 };
 int up_target_get_named_regs(struct up_target *t, unsigned vcpu,
 			     struct up_named_regs *out);
-
-int up_target_state(struct up_target *t, enum up_domain_state *state);
-
-/* Whether a domain that shut down did so by crashing (SHUTDOWN_crash);
- * false while it runs or where the target cannot tell. */
-bool up_target_crashed(struct up_target *t);
-
-/* What one vCPU is doing, and whether it is up; only meaningful while
- * paused (one more hypercall per vCPU on Xen). UP_EUNSUPP where the target
- * cannot tell. *run_ns (if run_ns is not NULL): the time the vCPU has run
- * so far by the hypervisor's accounting, UP_RUN_NS_UNKNOWN where the
- * target keeps none. */
-#define UP_RUN_NS_UNKNOWN UINT64_MAX
-int up_target_get_activity(struct up_target *t, unsigned vcpu,
-			   enum up_vcpu_activity *activity, bool *online,
-			   uint64_t *run_ns);
-
-/* Longest one pause of ours may last (default 50 ms) before the crash
- * guard, when installed, ends it itself; 0: no limit. up_sample sets it
- * from its configuration. */
-void up_target_set_max_pause(struct up_target *t, uint64_t ns);
-
-/* Is the domain currently paused by us? Used by crash handlers. */
-bool up_target_paused_by_us(const struct up_target *t);
 
 #ifdef __cplusplus
 }

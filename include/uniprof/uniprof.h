@@ -1,30 +1,26 @@
 /* libuniprof: sample a Xen guest's stacks from dom0, without changing it.
  *
- * What is stable. The shared library exports exactly the functions these
- * headers declare (tests/unit/exports.test); everything else (core/, the
- * image target's test hooks) is private and may change at any commit.
- * Within soname libuniprof.so.0:
- *   - stable: error.h, target.h, sampler.h, profile.h, symbols.h,
- *     stored.h, diff.h, text.h (calls keep their meaning; structs passed
- *     by pointer only grow at the end);
- *   - evolving: unwind.h, kernel.h, memory.h, image.h, crash_guard.h
- *     (they follow the unwinders and targets; a change bumps the soname).
- * xl profile and uniprofd use nothing else. */
+ * What is stable. This header includes the stable API: calls keep their
+ * meaning within soname libuniprof.so.0, structs passed by pointer only
+ * grow at the end, and a configuration says its layout by its version
+ * (up_sampler_config). The evolving API is in uniprof/sys/ and is not
+ * included here: include uniprof/sys/unwind.h (the CFI and libunwind
+ * tables) or uniprof/sys/kernel.h (the kernel map) by name; they follow
+ * the unwinders and targets, and a change there bumps the soname (as
+ * libgit2's git2/sys/). The shared library exports what these headers
+ * declare, and only what xl profile and uniprofd use
+ * (tests/unit/exports.test); everything else is private to core/. */
 #ifndef UNIPROF_H
 #define UNIPROF_H
 
 #include "error.h"
 #include "target.h"
-#include "memory.h"
-#include "kernel.h"
-#include "unwind.h"
+#include "crash_guard.h"
 #include "symbols.h"
 #include "profile.h"
 #include "stored.h"
 #include "diff.h"
 #include "sampler.h"
-#include "image.h"
-#include "crash_guard.h"
 #include "text.h"
 
 /* The library version, "MAJOR.MINOR.PATCH". */

@@ -1,7 +1,7 @@
 /* uniprofd's HTTP layer over real sockets (libmicrohttpd serving, libcurl
- * and raw sockets asking), with a stand-in backend: status codes and
+ * and raw sockets asking), with stand-in endpoints: status codes and
  * their one-line bodies, the bearer token, methods and paths, what
- * reaches the backend (only valid, parsed requests), the connection
+ * reaches the endpoints (only valid, parsed requests), the connection
  * limits and header deadline, and a log hostile clients cannot forge. */
 #include "config.h"
 
@@ -148,7 +148,7 @@ static struct upd_http *serve_with(const char *token, unsigned per_client,
 		.max_client_connections = per_client, .header_timeout_s = header_timeout_s,
 		.bounds = { .max_seconds = 300, .default_hz = 97, .max_hz = 1000 },
 	};
-	struct upd_backend b = {
+	struct upd_endpoints b = {
 		.domains_json = fake_json, .status_json = fake_json, .profile = fake_profile,
 	};
 	struct upd_http *h;
@@ -180,7 +180,7 @@ static void test_endpoints_and_codes(void)
 	CHECK(a.status == 200 && a.len == 13 && !strcmp(a.type, "application/octet-stream"));
 	CHECK(strstr(a.disposition, "attachment") != NULL);
 	CHECK_STR(last_domain, "web1");
-	/* The backend never sees a bad request. */
+	/* The endpoints never see a bad request. */
 	calls = profile_calls;
 	a = ask("GET", NULL, "/debug/pprof/profile?domain=web1&seconds=abc");
 	CHECK(a.status == 400 && one_line(&a));
@@ -503,7 +503,7 @@ static void test_port_in_use_is_one_error(void)
 		.header_timeout_s = 10,
 		.bounds = { .max_seconds = 300, .default_hz = 97, .max_hz = 1000 },
 	};
-	struct upd_backend be = {
+	struct upd_endpoints be = {
 		.domains_json = fake_json, .status_json = fake_json, .profile = fake_profile,
 	};
 

@@ -22,6 +22,7 @@
 #include "known_open.h"
 #include "util/elf_copy.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    nr.count > UP_MAX_NAMED_REGS)
 			abort();
 	}
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.max_samples = 1;
 	c.stopped_ok = true;
 	c.no_activity = true;

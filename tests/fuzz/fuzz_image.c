@@ -1,5 +1,5 @@
 /* libFuzzer target: a hostile guest. The input is a guest image (see
- * include/uniprof/image.h) behind a small prefix that chooses walk options
+ * core/target/image.h) behind a small prefix that chooses walk options
  * and a CFI table:
  *   u8 flags   bit 0: -u auto (frame-pointer fallback) for the CFI walk,
  *              bits 1-2: frame cache size (1, 2, 8 or the default),
@@ -23,6 +23,7 @@
 
 #include "unwind/cfi_table.h"
 #include "uniprof/uniprof.h"
+#include "mem/memory.h"
 #include "target/image_hooks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -173,7 +174,7 @@ static void relaxed_sample(struct up_target *t, const struct up_cfi_table *table
 
 	if (up_profile_new(&p, up_target_info(t)->max_vcpus) < 0)
 		return;
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.consistency = UP_CONSISTENCY_RELAXED;
 	c.hz = UP_SAMPLER_MAX_HZ;
 	c.no_jitter = true;

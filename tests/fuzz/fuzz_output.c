@@ -26,6 +26,7 @@
 #include "known_open.h"
 #include "toolkit/run_output.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

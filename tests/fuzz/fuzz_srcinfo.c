@@ -17,6 +17,7 @@
 
 #include "symbols/srcinfo.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

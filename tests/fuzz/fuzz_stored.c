@@ -14,6 +14,7 @@
 
 #include "profile/stored_impl.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_gunzip(const void *in, size_t len, uint8_t **out, size_t *out_len);

@@ -13,6 +13,7 @@
 #include "guest_arm64.h"
 #include "xen_core_build.h"
 #include "hostile_dwarf.h"
+#include "target/image.h"
 
 #define CODE 0x100000ULL
 

@@ -11,6 +11,7 @@
 #include "../unit/test.h"
 #include "toolkit/image_cache.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

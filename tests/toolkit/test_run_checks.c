@@ -8,6 +8,7 @@
 #include "../unit/test.h"
 #include "toolkit/run_checks.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

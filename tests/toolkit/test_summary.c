@@ -12,6 +12,7 @@
 #include "toolkit/run_output.h"
 #include "toolkit/summary.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

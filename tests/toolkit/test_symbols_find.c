@@ -15,6 +15,7 @@
 #include "toolkit/image_cache.h"
 #include "toolkit/symbols_find.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -13,6 +13,7 @@
 #include "unwind/cfi_table.h"
 #include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "guest.h"
+#include "target/image.h"
 
 #define PTE_P 1ULL
 #define PTE_W 2ULL

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "uniprof/uniprof.h"
+#include "target/image.h"
 
 struct test_guest {
 	struct up_image *img;

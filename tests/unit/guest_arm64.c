@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "guest_arm64.h"
+#include "target/image.h"
 
 
 void a64_init(struct a64 *g, uint64_t tcr)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "uniprof/uniprof.h"
+#include "target/image.h"
 
 /* REQUIRE for helpers that return a value: the test cannot go on. */
 #define NEED(cond)                                                         \

@@ -108,10 +108,11 @@ tests_xl_plugin_test_stack_print_LDADD = $(LDADD) $(YAJL_LIBS)
 
 # A pprof profile of the test unikernel's image written without Xen as xl
 # profile writes one, for pprof-mappings-go.test (not a test of its own).
+# It counts stacks itself (up_profile_add_activity): the private archive.
 check_PROGRAMS += tests/xl-plugin/guest-pprof
 tests_xl_plugin_guest_pprof_SOURCES = tests/xl-plugin/guest_pprof.c
 tests_xl_plugin_guest_pprof_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-tests_xl_plugin_guest_pprof_LDADD = $(TOOLKIT_LIBS)
+tests_xl_plugin_guest_pprof_LDADD = toolkit/libtoolkit.la core/libuniprof-core.la $(TOOLKIT_DEP_LIBS)
 
 # xl profile top's screen: a live run's sends nothing to libdw.
 tests_xl_plugin_test_top_view_SOURCES = tests/xl-plugin/test_top_view.c \

@@ -10,6 +10,8 @@
 #include "guest.h"
 #include "guest_arm64.h"
 #include "test.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

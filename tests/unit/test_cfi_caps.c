@@ -10,6 +10,7 @@
 #include "unwind/eh_frame.h"
 #include "test.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

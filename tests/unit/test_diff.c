@@ -12,6 +12,7 @@
 
 #include "test.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -12,6 +12,7 @@
 #include "guest.h"
 #include "test.h"
 #include "xen_core_build.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 
@@ -44,7 +45,7 @@ static char *walk_once(struct up_target *t)
 	struct up_profile *p;
 	char *buf;
 
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.max_samples = 1;
 	c.stopped_ok = true;
 	c.no_activity = true;

@@ -6,6 +6,8 @@
 #include "guest.h"
 #include "test.h"
 #include "target/image_hooks.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 
@@ -178,7 +180,7 @@ static void test_random_sampling(void)
 		struct up_profile *p;
 
 		REQUIRE(t != NULL);
-		up_sampler_config_init(&c);
+		up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 		c.hz = 50000;
 		c.max_samples = 5;
 		c.cache_frames = 1 + rnd() % 8;

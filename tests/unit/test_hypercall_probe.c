@@ -8,6 +8,7 @@
 #include "unwind/kernel_map.h"
 #include "guest.h"
 #include "test.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

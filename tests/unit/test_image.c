@@ -4,6 +4,7 @@
 
 #include "guest.h"
 #include "test.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

@@ -7,8 +7,9 @@
 #include "arch/arm64/arm64.h"
 #include "test.h"
 #include "uniprof/error.h"
-#include "uniprof/kernel.h"
+#include "uniprof/sys/kernel.h"
 #include "uniprof/symbols.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -13,6 +13,7 @@
 #include "guest.h"
 #include "test.h"
 #include "uniprof/text.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

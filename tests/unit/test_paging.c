@@ -4,6 +4,8 @@
 #include "guest.h"
 #include "test.h"
 #include "target/image_hooks.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

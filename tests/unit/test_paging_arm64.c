@@ -7,6 +7,8 @@
  * guest, loops, and random tables and settings. */
 #include "guest_arm64.h"
 #include "test.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

@@ -16,6 +16,7 @@
 #include "test.h"
 #include "target/image_hooks.h"
 #include "guard/pause_state.h"
+#include "target/image.h"
 #include "util/clock.h"
 
 TEST_GLOBALS;
@@ -73,7 +74,7 @@ static void test_guard_ends_a_stuck_pause(void)
 
 	REQUIRE(up_crash_guard_install(t) == 0);
 	up_target_image_set_stall(t, 3, 30 * S);
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 1000;
 	c.max_samples = 6;
 	c.max_pause_ns = 20 * MS;
@@ -114,7 +115,7 @@ static void test_exactly_one_unpause_under_races(void)
 
 	REQUIRE(up_crash_guard_install(t) == 0);
 	up_target_image_set_stall(t, UP_IMAGE_STALL_EVERY, 1 * MS);
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 400;
 	c.max_samples = 300;
 	c.max_pause_ns = 1 * MS;

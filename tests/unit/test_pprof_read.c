@@ -20,6 +20,7 @@
 #include "pprof/profile.pb-c.h"
 #include "profile/stored_impl.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 #include "pprof_unpack.h"
 #include "test.h"
 

@@ -7,6 +7,7 @@
 
 #include "pprof/profile.pb-c.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 #include "guest.h"
 #include "pprof_unpack.h"
 #include "test.h"

@@ -2,6 +2,7 @@
  * table's self/total counts. */
 #include "guest.h"
 #include "test.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -8,6 +8,8 @@
 #include "guest.h"
 #include "test.h"
 #include "target/image_hooks.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 
@@ -52,7 +54,7 @@ static char *folded(struct up_profile *p)
 
 static void relaxed_config(struct up_sampler_config *c, uint64_t n)
 {
-	up_sampler_config_init(c);
+	up_sampler_config_init(c, UP_SAMPLER_CONFIG_VERSION);
 	c->hz = 2000;
 	c->drop_late = true;
 	c->max_samples = n;

@@ -6,6 +6,7 @@
 
 #include "test.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -10,6 +10,7 @@
 #include "test.h"
 #include "target/image_hooks.h"
 #include "sampler/sampler_impl.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 
@@ -35,7 +36,7 @@ static void test_samples_all_vcpus(void)
 	struct up_profile *p;
 	char *buf;
 
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 2000;
 	c.drop_late = true;     /* exact counts: one stack per sample */
 	c.max_samples = 40;
@@ -88,7 +89,7 @@ static void test_early_callback(void)
 	struct up_profile *p;
 	struct early_seen e = { .t = t };
 
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 2000;
 	c.drop_late = true;
 	c.max_samples = 40;
@@ -119,7 +120,7 @@ static void test_one_vcpu_and_offline(void)
 	struct up_sampler_stats st;
 	struct up_profile *p;
 
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 2000;
 	c.drop_late = true;     /* exact counts: one stack per sample */
 	c.max_samples = 10;
@@ -147,7 +148,7 @@ static void test_bad_config(void)
 	struct up_profile *p;
 
 	REQUIRE(up_profile_new(&p, 2) == 0);
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 0;
 	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
 	c.hz = -5;
@@ -172,6 +173,33 @@ static void test_bad_config(void)
 	up_target_close(t);
 }
 
+/* A configuration says its layout by its version: the init macro and
+ * function agree, and a version this library does not know is refused,
+ * by both, with one line saying so. */
+static void test_config_version(void)
+{
+	const struct up_sampler_config lit = UP_SAMPLER_CONFIG_INIT;
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+
+	CHECK(up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION) == 0);
+	CHECK(c.version == UP_SAMPLER_CONFIG_VERSION && lit.version == c.version);
+	CHECK(lit.hz == c.hz && lit.vcpu == c.vcpu && c.vcpu == -1);
+	CHECK(lit.unwind.max_depth == c.unwind.max_depth &&
+	      lit.unwind.max_stack_bytes == c.unwind.max_stack_bytes);
+	CHECK(up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION + 1) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "sampler configuration version 2 unknown") != NULL);
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	c = lit;
+	c.version = 0;
+	CHECK(up_sample(t, &c, p, NULL, &st) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "version 0 unknown") != NULL);
+	up_profile_free(p);
+	up_target_close(t);
+}
+
 /* The guest shuts down after 15 pauses: the sample taken while it went
  * down is dropped, the 14 before are kept. */
 static void test_stops_on_shutdown_and_gone(void)
@@ -181,7 +209,7 @@ static void test_stops_on_shutdown_and_gone(void)
 	struct up_sampler_stats st;
 	struct up_profile *p;
 
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 2000;
 	c.drop_late = true;     /* exact counts: one stack per sample */
 	REQUIRE(up_profile_new(&p, 2) == 0);
@@ -225,7 +253,7 @@ static void test_signal_duration_and_rate(void)
 	struct timespec a, b;
 	double secs;
 
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 200;
 	REQUIRE(up_profile_new(&p, 2) == 0);
 	sigaction(SIGALRM, &sa, NULL);
@@ -280,7 +308,7 @@ static void test_late_periods_counted(void)
 	r = tg_regs(&g, 0x1000, 0xffff880000200000ULL, 0);
 	up_image_add_vcpu(g.img, &r);
 	t = tg_open(&g);
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.unwinder = UP_UNWINDER_FP;
 	c.hz = 100000;
 	c.duration_s = 0.2;
@@ -392,7 +420,7 @@ static void test_stall_budget_lowers(void)
 	struct rate_seen r = { .t = t };
 	double periods, want, stall;
 
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 200;
 	c.duration_s = 2;
 	c.rate_changed = rate_cb;
@@ -473,6 +501,7 @@ int main(void)
 	RUN(test_early_callback);
 	RUN(test_one_vcpu_and_offline);
 	RUN(test_bad_config);
+	RUN(test_config_version);
 	RUN(test_stops_on_shutdown_and_gone);
 	RUN(test_signal_duration_and_rate);
 	RUN(test_late_periods_counted);

@@ -15,6 +15,7 @@
 #include "guest.h"
 #include "pprof/profile.pb-c.h"
 #include "uniprof/stored.h"
+#include "private.h"
 #include "pprof_unpack.h"
 #include "test.h"
 #include "output/frame_labels.h"

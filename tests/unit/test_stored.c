@@ -7,6 +7,7 @@
 
 #include "guest.h"
 #include "test.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

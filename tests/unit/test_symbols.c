@@ -8,6 +8,7 @@
 #include "guest.h"
 #include "symbols/lookup_cache.h"
 #include "test.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -4,6 +4,8 @@
  * its caller only in x30 (LR). Hostile chains end truncated, as on x86. */
 #include "guest_arm64.h"
 #include "test.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

@@ -10,6 +10,8 @@
 #include "unwind/cfi_table.h"
 #include "guest.h"
 #include "test.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 
@@ -112,7 +114,7 @@ static void test_sampler_run_ends(void)
 	REQUIRE(up_libunwind_load(&lu, elf) == 0);
 	t = guest_at(body);
 	REQUIRE(t != NULL);
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.hz = 1000;
 	c.max_samples = 3;
 	c.drop_late = true;     /* exact counts: one stack per sample */

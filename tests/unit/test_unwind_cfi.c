@@ -7,6 +7,8 @@
 #include "util/elf_copy.h"
 #include "guest.h"
 #include "test.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

@@ -7,6 +7,8 @@
 #include "unwind/cfi_table.h"
 #include "guest.h"
 #include "test.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

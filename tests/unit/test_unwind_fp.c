@@ -2,6 +2,8 @@
  * running off their page, garbage pointers, depth overflow. */
 #include "guest.h"
 #include "test.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 

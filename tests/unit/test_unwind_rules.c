@@ -10,6 +10,8 @@
 #include "guest.h"
 #include "test.h"
 #include "target/image_hooks.h"
+#include "mem/memory.h"
+#include "target/image.h"
 
 TEST_GLOBALS;
 
@@ -796,7 +798,7 @@ static void test_sampler_activity(void)
 	up_image_add_vcpu(g.img, &r);
 	up_image_set_blocked(g.img, 1, true);
 	t = tg_open(&g);
-	up_sampler_config_init(&c);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
 	c.unwinder = UP_UNWINDER_FP;
 	c.hz = 10000;
 	c.max_samples = 5;
@@ -838,7 +840,7 @@ static void fp_sampler_with_stubs(struct up_sampler_config *c,
 {
 	REQUIRE(up_kernel_map_new(k) == 0);
 	up_kernel_map_set_hypercall_page(*k, HC);
-	up_sampler_config_init(c);
+	up_sampler_config_init(c, UP_SAMPLER_CONFIG_VERSION);
 	c->unwinder = UP_UNWINDER_FP;
 	c->unwind.kernel = *k;
 }

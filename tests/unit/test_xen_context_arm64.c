@@ -5,6 +5,7 @@
 #include "target/xen_context_arm64.h"
 #include "test.h"
 #include "uniprof/error.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

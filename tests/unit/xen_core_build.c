@@ -10,6 +10,7 @@
 #define XC_CORE_MAGIC 0xF00FEBEDull       /* xenctrl's, for PV cores */
 #define XC_CORE_MAGIC_HVM 0xF00FEBEEull
 #include "xen_core_build.h"
+#include "target/image.h"
 
 static void die(const char *what)
 {

@@ -55,10 +55,9 @@ if ls /uniprof/debs/*.deb > /dev/null 2>&1; then
 	ldconfig
 	say "installed: $(cd /uniprof/debs && ls *.deb | tr '\n' ' ')"
 fi
-# Where the packages (/usr) or a staged install (/usr/local) put our helpers.
-UNIPROF_LIBEXEC=/usr/local/libexec/uniprof
-[ -d /usr/libexec/uniprof ] && UNIPROF_LIBEXEC=/usr/libexec/uniprof
-export UNIPROF_LIBEXEC
+# The test tools, never installed (prepare-dom0.sh carries them).
+UNIPROF_TOOLS=/uniprof/tools
+export UNIPROF_TOOLS
 
 job=$(sed -n 's/.*uniprof\.job=\([^ ]*\).*/\1/p' /proc/cmdline)
 UNIPROF_SCENARIOS=$(sed -n 's/.*uniprof\.scenarios=\([^ ]*\).*/\1/p' /proc/cmdline | tr : ,)

@@ -18,6 +18,17 @@ stage=$work/stage
 
 die() { echo "$*" >&2; exit 1; }
 
+# The test tools (the walk and floor benchmarks, the ingest receiver) are
+# built, never installed nor packaged: dom0 gets them in /uniprof/tools,
+# from the build that made its packages or its install (dom0-init.sh sets
+# UNIPROF_TOOLS). The receiver is built only with the daemon.
+copy_tools() {
+	mkdir -p "$stage/uniprof/tools"
+	for t in bench/uniprof-walk-bench bench/uniprof-floor tests/daemon/uniprof-ingest-receiver; do
+		[ ! -f "$1/$t" ] || cp "$1/$t" "$stage/uniprof/tools/" || die "cannot copy $1/$t"
+	done
+}
+
 "$here/fetch-debs.sh" "$cache" "${UNIPROF_VM_ARCH:-amd64}" > "$work/fetch.log" 2>&1 ||
 	die "cannot fetch Debian's Xen packages: $(tail -n 3 "$work/fetch.log")"
 rm -rf "$stage"
@@ -41,14 +52,17 @@ if [ "${UNIPROF_VM_ARCH:-amd64}" = amd64 ]; then
 	for p in uniprof uniprofd libuniprof0 libuniprof-dev; do
 		cp "$deb/${p}_"*.deb "$stage/uniprof/debs/" || die "dpkg-buildpackage made no $p package"
 	done
+	copy_tools "$deb/uniprof"
 elif grep -q '^SAN_CFLAGS = -fsanitize' "$builddir/Makefile" && [ "$src" != "$(cd "$builddir" && pwd)" ]; then
 	mkdir -p "$work/plain"
 	(cd "$work/plain" && "$src/configure" > configure.log 2>&1 &&
 		make -j"$(nproc)" > make.log 2>&1 && make install DESTDIR="$stage" > install.log 2>&1) ||
 		die "plain build for dom0 failed: $(tail -n 5 "$work/plain/"*.log)"
+	copy_tools "$work/plain"
 else
 	make -C "$builddir" install DESTDIR="$stage" > "$work/install.log" 2>&1 ||
 		die "make install failed: $(tail -n 5 "$work/install.log")"
+	copy_tools "$builddir"
 fi
 "$here/make-initramfs.sh" "$cache/root" "$stage" "$builddir/tests/guest" \
 	"$work/dom0.cpio.gz" $extra > "$work/initramfs.log" 2>&1 ||

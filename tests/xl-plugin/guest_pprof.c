@@ -25,6 +25,7 @@
 #include "toolkit/kernel_map_load.h"
 #include "toolkit/run_output.h"
 #include "uniprof/uniprof.h"
+#include "private.h"
 
 #define MAX_FRAMES 256
 

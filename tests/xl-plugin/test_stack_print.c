@@ -8,6 +8,7 @@
 #include "test.h"
 #include "toolkit/json_write.h"
 #include "stack_print.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

@@ -7,6 +7,7 @@
 #include "test.h"
 #include "symbols/srcinfo.h"
 #include "top_view.h"
+#include "private.h"
 
 TEST_GLOBALS;
 

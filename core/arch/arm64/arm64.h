@@ -3,6 +3,7 @@
 #define UP_ARCH_ARM64_H
 
 #include "arch/arch.h"
+#include "mem/memory.h"
 
 int arm64_translate(struct frame_cache *c, const struct up_regs *regs,
 		    uint64_t va, uint64_t *frame);

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "arm64.h"
+#include "mem/memory.h"
 
 int arm64_after_call(struct up_mem *m, const struct up_regs *regs,
 		     uint64_t ra)

@@ -8,6 +8,7 @@
 
 #include "arm64.h"
 #include "unwind/kernel_map.h"
+#include "mem/memory.h"
 
 #define HVC_XEN 0xd401d422u    /* hvc #0xea1: Xen's immediate */
 

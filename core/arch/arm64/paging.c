@@ -8,6 +8,7 @@
 
 #include "arm64.h"
 #include "util/error_impl.h"
+#include "private.h"
 
 #define TCR_T0SZ(t) ((unsigned)((t) & 0x3f))
 #define TCR_EPD0 (1ULL << 7)

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "x86.h"
+#include "mem/memory.h"
 
 #define CALL_REL32 0xe8
 #define GROUP5 0xff           /* its /2 is call */

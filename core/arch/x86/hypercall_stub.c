@@ -9,6 +9,7 @@
 
 #include "unwind/kernel_map.h"
 #include "x86.h"
+#include "mem/memory.h"
 
 #define HYPERCALL_IRET 23     /* jumped to, never returns */
 #define HYPERCALL_SCHED_OP 29

@@ -25,6 +25,7 @@
 
 #include "unwind/kernel_map.h"
 #include "x86.h"
+#include "mem/memory.h"
 
 #define FRAME_BYTES 40            /* rip, cs, rflags, rsp, ss */
 #define SCAN_WORDS 40             /* the entry code's pushes, at most */

@@ -6,6 +6,7 @@
 
 #include "util/error_impl.h"
 #include "x86.h"
+#include "private.h"
 
 #define PTE_PRESENT (1ULL << 0)
 #define PTE_PS (1ULL << 7)

@@ -16,6 +16,7 @@
 
 #include "unwind/kernel_map.h"
 #include "x86.h"
+#include "mem/memory.h"
 
 #define FLAT_RING3_CS64 0xe033   /* Xen's public arch-x86/xen-x86_64.h */
 #define FLAT_RING3_SS64 0xe02b

@@ -3,6 +3,7 @@
 #define UP_ARCH_X86_H
 
 #include "arch/arch.h"
+#include "mem/memory.h"
 
 int x86_translate(struct frame_cache *c, const struct up_regs *regs,
 		  uint64_t va, uint64_t *frame);

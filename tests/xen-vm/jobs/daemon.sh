@@ -9,7 +9,7 @@
 UPD_PORT=9180
 UPD_URL=http://127.0.0.1:$UPD_PORT
 RECV_PORT=4040
-RECEIVER=$UNIPROF_LIBEXEC/uniprof-ingest-receiver
+RECEIVER=$UNIPROF_TOOLS/uniprof-ingest-receiver
 
 # upd_get PATH [wget options]: the body on stdout, 1 on an HTTP error
 upd_get() {

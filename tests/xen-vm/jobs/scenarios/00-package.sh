@@ -32,8 +32,13 @@ files_in_place() {
 		/usr/share/man/man1/xl-profile.1.gz /usr/sbin/uniprofd /etc/xen/uniprofd.conf \
 		/lib/systemd/system/uniprofd.service /usr/share/man/man8/uniprofd.8.gz \
 		$DEBLIB/libuniprof.so.0 /usr/libexec/uniprof/uniprof-guard \
-		/usr/include/uniprof/uniprof.h $DEBLIB/libuniprof.so $DEBLIB/pkgconfig/uniprof.pc; do
+		/usr/include/uniprof/uniprof.h /usr/include/uniprof/sys/unwind.h \
+		$DEBLIB/libuniprof.so $DEBLIB/pkgconfig/uniprof.pc; do
 		[ -e $f ] || { tap "# missing: $f"; return 1; }
+	done
+	# The test tools are never packaged (dom0 has them in /uniprof/tools).
+	for f in uniprof-walk-bench uniprof-floor uniprof-ingest-receiver; do
+		[ ! -e /usr/libexec/uniprof/$f ] || { tap "# packaged: $f"; return 1; }
 	done
 }
 # diverted: dpkg-divert lists ours, the real xl is beside the front

@@ -10,7 +10,7 @@ bench_case() {
 		not_ok "walk bench: $g starts"
 		return
 	fi
-	"$UNIPROF_LIBEXEC"/uniprof-walk-bench "$(xl domid $g)" "$elf" 300 \
+	"$UNIPROF_TOOLS"/uniprof-walk-bench "$(xl domid $g)" "$elf" 300 \
 		> $OUT/walk.out 2> $OUT/walk.err
 	rc=$?
 	json=$(grep '^{' $OUT/walk.out)

@@ -1,5 +1,7 @@
 /* Guest images: registers plus a set of guest frames in one small file,
- * so tests can build guests with known page tables and stacks.
+ * so tests can build guests with known page tables and stacks (private:
+ * the tests and fuzzers link the private archive; up_target_open_image
+ * reads them).
  *
  * Format (little-endian):
  *   header   "UPIMAGE1", u32 version (3; 1 and 2 are read too), u32
@@ -10,13 +12,13 @@
  *            u64 arg0, x16 -- nr_vcpus times
  *   frame    u64 number, u32 kind, u32 reserved, 4096 data -- nr_frames times
  */
-#ifndef UNIPROF_IMAGE_H
-#define UNIPROF_IMAGE_H
+#ifndef UP_TARGET_IMAGE_H
+#define UP_TARGET_IMAGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "target.h"
+#include "private.h"
 
 #ifdef __cplusplus
 extern "C" {

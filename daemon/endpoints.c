@@ -1,4 +1,4 @@
-/* The daemon's side of the HTTP endpoints (see backend.h). */
+/* The daemon's side of the HTTP endpoints (see endpoints.h). */
 #include "config.h"
 
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
+#include "endpoints.h"
 #include "toolkit/json_write.h"
 #include "log.h"
 #include "profile_run.h"
@@ -246,9 +246,9 @@ static enum upd_outcome profile(void *ctx, const struct upd_profile_request *rq,
 	return UPD_OK;
 }
 
-struct upd_backend upd_daemon_backend(struct upd_daemon *d)
+struct upd_endpoints upd_daemon_endpoints(struct upd_daemon *d)
 {
-	struct upd_backend b = {
+	struct upd_endpoints b = {
 		.ctx = d, .domains_json = domains_json, .status_json = status_json,
 		.profile = profile,
 	};

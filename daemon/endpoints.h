@@ -1,8 +1,8 @@
 /* What the HTTP endpoints do in the daemon: profiles through the domain
  * list's pull slots and the CPU budget, and the JSON of /domains and
  * /status. */
-#ifndef UPD_BACKEND_H
-#define UPD_BACKEND_H
+#ifndef UPD_ENDPOINTS_H
+#define UPD_ENDPOINTS_H
 
 #include <signal.h>
 
@@ -23,7 +23,7 @@ struct upd_daemon {
 	double started;                 /* monotonic seconds */
 };
 
-/* The backend for upd_http_start over d. */
-struct upd_backend upd_daemon_backend(struct upd_daemon *d);
+/* The endpoints upd_http_start serves, done over d. */
+struct upd_endpoints upd_daemon_endpoints(struct upd_daemon *d);
 
 #endif

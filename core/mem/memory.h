@@ -1,12 +1,14 @@
 /* Reading guest virtual memory: a walk of the guest's own page tables on
  * every translation (never a cached translation across samples, so a guest
- * that remaps is still read right) over a bounded cache of mapped frames. */
-#ifndef UNIPROF_MEMORY_H
-#define UNIPROF_MEMORY_H
+ * that remaps is still read right) over a bounded cache of mapped frames.
+ * Private to libuniprof (the unwinders read through it); what it counts,
+ * up_mem_stats, is in the sampler's stats (uniprof/sampler.h). */
+#ifndef UP_MEM_MEMORY_H
+#define UP_MEM_MEMORY_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "target.h"
+#include "private.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,13 +41,6 @@ int up_mem_read(struct up_mem *m, const struct up_regs *regs, uint64_t va,
 
 int up_mem_read_u64(struct up_mem *m, const struct up_regs *regs,
 		    uint64_t va, uint64_t *val);
-
-struct up_mem_stats {
-	uint64_t maps;        /* frames mapped (cache misses) */
-	uint64_t hits;        /* cache hits */
-	uint64_t evictions;
-	uint64_t map_failures;
-};
 
 void up_mem_get_stats(const struct up_mem *m, struct up_mem_stats *st);
 

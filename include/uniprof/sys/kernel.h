@@ -3,15 +3,16 @@
  * elsewhere is garbage), which functions are outermost (a stack that
  * reaches one is whole), where Xen's hypercall page is (its stubs set up no
  * frame and have no CFI), and whether the code keeps frame pointers (only
- * then does rbp == 0 mark the end of a stack). */
-#ifndef UNIPROF_KERNEL_H
-#define UNIPROF_KERNEL_H
+ * then does rbp == 0 mark the end of a stack). Evolving: it follows the
+ * unwinders and targets, and a change bumps the soname. */
+#ifndef UNIPROF_SYS_KERNEL_H
+#define UNIPROF_SYS_KERNEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "symbols.h"
-#include "target.h"
+#include "../symbols.h"
+#include "../target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,25 +32,17 @@ enum up_frame_pointers {
 /* An empty map: nothing known, every address accepted. */
 int up_kernel_map_new(struct up_kernel_map **out);
 
-/* From an ELF image (gzip-compressed too): its executable segments, the
- * function holding its entry point and Xen's XEN_ELFNOTE_ENTRY, and the
- * hypercall page (XEN_ELFNOTE_HYPERCALL_PAGE, else the hypercall_page
+/* From an ELF image in memory (gzip-compressed too): its executable
+ * segments, the function holding its entry point and Xen's
+ * XEN_ELFNOTE_ENTRY, and the hypercall page (XEN_ELFNOTE_HYPERCALL_PAGE, else the hypercall_page
  * symbol). symtab, if given, sizes the entry functions. */
-int up_kernel_map_load(struct up_kernel_map **out, const char *path,
-		       const struct up_symtab *symtab);
 int up_kernel_map_load_mem(struct up_kernel_map **out, const void *buf,
 			   size_t len, const char *what,
 			   const struct up_symtab *symtab);
 void up_kernel_map_free(struct up_kernel_map *k);
 
-/* Code lives in [lo, hi). Once any range is known, return addresses
- * outside every range end a walk as truncated. */
-int up_kernel_map_add_text(struct up_kernel_map *k, uint64_t lo, uint64_t hi);
-
-/* A function in [lo, hi) is outermost: thread entry trampolines. */
-int up_kernel_map_add_entry(struct up_kernel_map *k, uint64_t lo, uint64_t hi);
-
-/* The same by name; UP_ENOENT when symtab has no such function. */
+/* An outermost function (a thread entry trampoline), by name; UP_ENOENT
+ * when symtab has no such function. */
 int up_kernel_map_add_entry_symbol(struct up_kernel_map *k,
 				   const struct up_symtab *symtab,
 				   const char *name);
@@ -73,21 +66,13 @@ void up_kernel_map_set_frame_pointers(struct up_kernel_map *k,
 				      enum up_frame_pointers fp);
 enum up_frame_pointers up_kernel_map_frame_pointers(const struct up_kernel_map *k);
 
-bool up_kernel_map_in_text(const struct up_kernel_map *k, uint64_t addr);
-
 /* The kernel's functions, to tell whether two code addresses lie in one
  * function (relaxed sampling's check of a stack that moved). Borrowed: s
  * must outlive k's use. Without it, no two addresses are. */
 void up_kernel_map_set_functions(struct up_kernel_map *k,
 				 const struct up_symtab *s);
-bool up_kernel_map_same_function(const struct up_kernel_map *k, uint64_t a,
-				 uint64_t b);
-bool up_kernel_map_is_entry(const struct up_kernel_map *k, uint64_t pc);
 size_t up_kernel_map_text_ranges(const struct up_kernel_map *k);
 size_t up_kernel_map_entries(const struct up_kernel_map *k);
-/* From the lowest to the highest code address ([lo, hi)); false: none. */
-bool up_kernel_map_text_span(const struct up_kernel_map *k, uint64_t *lo,
-			     uint64_t *hi);
 
 /* An executable PT_LOAD segment of the image the map was read from, as
  * its program header says: the guest's code at [start, limit) is the
@@ -104,9 +89,6 @@ const struct up_kernel_segment *up_kernel_map_segment(const struct up_kernel_map
 						      size_t i);
 /* The path of the image the segments were read from, or NULL. */
 const char *up_kernel_map_image(const struct up_kernel_map *k);
-
-/* The name of hypercall nr ("sched_op"), or NULL when it has none. */
-const char *up_hypercall_name(unsigned nr);
 
 /* Name the hypercall page's 32-byte stubs in a symbol table:
  * "hypercall_page [sched_op]" for the stub at page + 32 * 29. */
