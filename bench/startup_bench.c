@@ -48,24 +48,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (unsigned long r = 0; r < runs; r++) {
-		struct xlp_symbol_query q = {
+		struct tk_symbol_query q = {
 			.explicit_file = argv[1], .kernel = argv[1], .force = true,
 		};
 		struct up_symtab *symtab = NULL;
 		struct up_kernel_map *kmap = NULL;
-		struct xlp_unwind uw;
+		struct tk_unwind uw;
 		char *used = NULL;
 		uint64_t t0 = mono_ns(), t1, t2, t3;
 
-		if (xlp_find_symbols(&q, &symtab, &used) < 0)
+		if (tk_find_symbols(&q, &symtab, &used) < 0)
 			return 1;
 		t1 = mono_ns();
-		if (xlp_unwind_load(UP_UNWINDER_AUTO, argv[1], used, 0, &uw) < 0)
+		if (tk_unwind_load(UP_UNWINDER_AUTO, argv[1], used, 0, &uw) < 0)
 			return 1;
 		t2 = mono_ns();
-		if (xlp_kernel_map_load(argv[1], used, symtab, uw.cfi, NULL, 0, false, &kmap) < 0)
+		if (tk_kernel_map_load(argv[1], used, symtab, uw.cfi, NULL, 0, false, &kmap) < 0)
 			return 1;
-		xlp_image_cache_drop();
+		tk_image_cache_drop();
 		t3 = mono_ns();
 		took[SYMBOLS][r] = t1 - t0;
 		took[UNWIND][r] = t2 - t1;
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 		functions = up_symtab_count(symtab);
 		rows = uw.cfi ? up_cfi_table_info(uw.cfi)->rows : 0;
 		up_kernel_map_free(kmap);
-		xlp_unwind_release(&uw);
+		tk_unwind_release(&uw);
 		up_symtab_free(symtab);
 		free(used);
 	}

@@ -51,13 +51,13 @@ static struct upd_domain *find_id(struct upd_domains *d, uint32_t domid)
  * the lock, by this thread only. */
 static int refresh(struct upd_domains *d)
 {
-	struct xlp_domain_state *now;
+	struct tk_domain_state *now;
 	size_t n;
 
-	if (xlp_domain_list(&now, &n) < 0)
+	if (tk_domain_list(&now, &n) < 0)
 		return -1;
 	for (size_t i = 0; i < n && i < MAX_DOMAINS; i++) {
-		struct xlp_domain x;
+		struct tk_domain x;
 		struct upd_domain nd = { 0 };
 		bool known;
 
@@ -66,7 +66,7 @@ static int refresh(struct upd_domains *d)
 		if (known)
 			find_id(d, now[i].domid)->shutdown = now[i].shutdown;
 		pthread_mutex_unlock(&d->lock);
-		if (known || xlp_domain_by_id(now[i].domid, &x) < 0)
+		if (known || tk_domain_by_id(now[i].domid, &x) < 0)
 			continue;
 		nd.domid = x.domid;
 		snprintf(nd.name, sizeof(nd.name), "%s", x.name ? x.name : "");
@@ -79,7 +79,7 @@ static int refresh(struct upd_domains *d)
 		/* A name we could not ask for is still listed, by id. */
 		if (!x.name || strlen(x.name) > UPD_DOMAIN_NAME_MAX)
 			snprintf(nd.name, sizeof(nd.name), "domain%u", x.domid);
-		xlp_domain_release(&x);
+		tk_domain_release(&x);
 		pthread_mutex_lock(&d->lock);
 		if (d->n < MAX_DOMAINS) {
 			d->dom[d->n++] = nd;
@@ -149,7 +149,7 @@ int upd_domains_start(struct upd_domains **out)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&d->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	if (xlp_libxl_open() < 0 || refresh(d) < 0) {
+	if (tk_libxl_open() < 0 || refresh(d) < 0) {
 		upd_log("cannot list domains through libxl: run as root in dom0 with xenstored running");
 		upd_domains_stop(d);
 		return -1;
@@ -178,7 +178,7 @@ void upd_domains_stop(struct upd_domains *d)
 	free(d->dom);
 	pthread_cond_destroy(&d->wake);
 	pthread_mutex_destroy(&d->lock);
-	xlp_libxl_close();
+	tk_libxl_close();
 	free(d);
 }
 

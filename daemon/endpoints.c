@@ -26,7 +26,7 @@ static int doc_open(struct doc *d)
 	memset(d, 0, sizeof(*d));
 	if (!(d->f = open_memstream(&d->buf, &d->len)))
 		return -1;
-	if (!(d->g = xlp_json_open(d->f))) {
+	if (!(d->g = tk_json_open(d->f))) {
 		fclose(d->f);
 		free(d->buf);
 		return -1;
@@ -49,9 +49,9 @@ static int doc_close(struct doc *d, char **buf, size_t *len)
 /* KEY: v, or null when v is negative (never happened, or unknown). */
 static void num_or_null(yajl_gen g, const char *key, double v, int decimals)
 {
-	xlp_json_key(g, key);
+	tk_json_key(g, key);
 	if (v >= 0)
-		xlp_json_num(g, v, decimals);
+		tk_json_num(g, v, decimals);
 	else
 		yajl_gen_null(g);
 }
@@ -70,29 +70,29 @@ static int domains_json(void *ctx, char **buf, size_t *len)
 		return -1;
 	}
 	yajl_gen_map_open(d.g);
-	xlp_json_key(d.g, "domains");
+	tk_json_key(d.g, "domains");
 	yajl_gen_array_open(d.g);
 	for (size_t i = 0; i < n; i++) {
 		yajl_gen_map_open(d.g);
-		xlp_json_key(d.g, "name");
-		xlp_json_str(d.g, list[i].name);
-		xlp_json_key(d.g, "domid");
+		tk_json_key(d.g, "name");
+		tk_json_str(d.g, list[i].name);
+		tk_json_key(d.g, "domid");
 		yajl_gen_integer(d.g, list[i].domid);
-		xlp_json_key(d.g, "type");
-		xlp_json_str(d.g, list[i].type);
-		xlp_json_key(d.g, "vcpus");
+		tk_json_key(d.g, "type");
+		tk_json_str(d.g, list[i].type);
+		tk_json_key(d.g, "vcpus");
 		yajl_gen_integer(d.g, list[i].vcpus);
-		xlp_json_key(d.g, "kernel");
-		xlp_json_str(d.g, list[i].kernel);
-		xlp_json_key(d.g, "state");
-		xlp_json_str(d.g, list[i].shutdown ? "shutdown" : "running");
-		xlp_json_key(d.g, "profiling");
+		tk_json_key(d.g, "kernel");
+		tk_json_str(d.g, list[i].kernel);
+		tk_json_key(d.g, "state");
+		tk_json_str(d.g, list[i].shutdown ? "shutdown" : "running");
+		tk_json_key(d.g, "profiling");
 		yajl_gen_bool(d.g, list[i].pulling);
-		xlp_json_key(d.g, "pushed");
+		tk_json_key(d.g, "pushed");
 		yajl_gen_bool(d.g, list[i].pushing);
-		xlp_json_key(d.g, "profiles");
+		tk_json_key(d.g, "profiles");
 		yajl_gen_integer(d.g, (long long)list[i].profiles);
-		xlp_json_key(d.g, "last_profile");
+		tk_json_key(d.g, "last_profile");
 		if (list[i].profiles) {
 			const struct upd_run_note *rn = &list[i].last;
 
@@ -100,31 +100,31 @@ static int domains_json(void *ctx, char **buf, size_t *len)
 			/* The rate asked, the daemon's CPU budget's scale of
 			 * it (hz: what the sampler was given), then what the
 			 * domain's stall budget made of that. */
-			xlp_json_key(d.g, "hz_asked");
-			xlp_json_num(d.g, rn->hz_asked, 2);
-			xlp_json_key(d.g, "rate_scale");
-			xlp_json_num(d.g, rn->rate_scale, 3);
-			xlp_json_key(d.g, "hz");
-			xlp_json_num(d.g, list[i].last_hz, 2);
-			xlp_json_key(d.g, "max_stall_pct");
-			xlp_json_num(d.g, rn->max_stall_pct, 3);
-			xlp_json_key(d.g, "stall_factor");
+			tk_json_key(d.g, "hz_asked");
+			tk_json_num(d.g, rn->hz_asked, 2);
+			tk_json_key(d.g, "rate_scale");
+			tk_json_num(d.g, rn->rate_scale, 3);
+			tk_json_key(d.g, "hz");
+			tk_json_num(d.g, list[i].last_hz, 2);
+			tk_json_key(d.g, "max_stall_pct");
+			tk_json_num(d.g, rn->max_stall_pct, 3);
+			tk_json_key(d.g, "stall_factor");
 			yajl_gen_integer(d.g, rn->stall_factor);
-			xlp_json_key(d.g, "hz_final");
-			xlp_json_num(d.g, rn->hz_final, 3);
-			xlp_json_key(d.g, "hz_lowest");
-			xlp_json_num(d.g, rn->hz_lowest, 3);
+			tk_json_key(d.g, "hz_final");
+			tk_json_num(d.g, rn->hz_final, 3);
+			tk_json_key(d.g, "hz_lowest");
+			tk_json_num(d.g, rn->hz_lowest, 3);
 			num_or_null(d.g, "rate_lowered_at_s", rn->lowered_at_s, 3);
-			xlp_json_key(d.g, "paused_pct");
-			xlp_json_num(d.g, list[i].last_paused_pct, 3);
-			xlp_json_key(d.g, "pause_mean_us");
-			xlp_json_num(d.g, list[i].last_pause_mean_us, 1);
+			tk_json_key(d.g, "paused_pct");
+			tk_json_num(d.g, list[i].last_paused_pct, 3);
+			tk_json_key(d.g, "pause_mean_us");
+			tk_json_num(d.g, list[i].last_pause_mean_us, 1);
 			/* dom0's time around the sampling, and the time no
 			 * pushed profile covered before it. */
-			xlp_json_key(d.g, "setup_ms");
-			xlp_json_num(d.g, rn->setup_ms, 1);
-			xlp_json_key(d.g, "write_ms");
-			xlp_json_num(d.g, rn->write_ms, 1);
+			tk_json_key(d.g, "setup_ms");
+			tk_json_num(d.g, rn->setup_ms, 1);
+			tk_json_key(d.g, "write_ms");
+			tk_json_num(d.g, rn->write_ms, 1);
 			num_or_null(d.g, "uncovered_ms", rn->uncovered_ms, 1);
 			yajl_gen_map_close(d.g);
 		} else
@@ -145,55 +145,55 @@ static int status_json(void *ctx, char **buf, size_t *len)
 	if (doc_open(&d) < 0)
 		return -1;
 	yajl_gen_map_open(d.g);
-	xlp_json_key(d.g, "version");
-	xlp_json_str(d.g, up_version());
-	xlp_json_key(d.g, "uptime_s");
-	xlp_json_num(d.g, (double)mono_ns() / 1e9 - dm->started, 0);
-	xlp_json_key(d.g, "cpu_budget_pct");
-	xlp_json_num(d.g, upd_budget_pct(dm->budget), 1);
-	xlp_json_key(d.g, "cpu_used_pct");
-	xlp_json_num(d.g, upd_budget_used_pct(dm->budget), 2);
-	xlp_json_key(d.g, "rate_scale");
-	xlp_json_num(d.g, upd_budget_scale(dm->budget), 3);
+	tk_json_key(d.g, "version");
+	tk_json_str(d.g, up_version());
+	tk_json_key(d.g, "uptime_s");
+	tk_json_num(d.g, (double)mono_ns() / 1e9 - dm->started, 0);
+	tk_json_key(d.g, "cpu_budget_pct");
+	tk_json_num(d.g, upd_budget_pct(dm->budget), 1);
+	tk_json_key(d.g, "cpu_used_pct");
+	tk_json_num(d.g, upd_budget_used_pct(dm->budget), 2);
+	tk_json_key(d.g, "rate_scale");
+	tk_json_num(d.g, upd_budget_scale(dm->budget), 3);
 	/* Each domain's own stall budget (its rate: /domains). */
-	xlp_json_key(d.g, "max_stall_pct");
-	xlp_json_num(d.g, dm->settings->max_stall_pct, 3);
-	xlp_json_key(d.g, "samples_taken");
+	tk_json_key(d.g, "max_stall_pct");
+	tk_json_num(d.g, dm->settings->max_stall_pct, 3);
+	tk_json_key(d.g, "samples_taken");
 	yajl_gen_integer(d.g, (long long)upd_samples_taken());
-	xlp_json_key(d.g, "symbol_loads");
+	tk_json_key(d.g, "symbol_loads");
 	yajl_gen_integer(d.g, (long long)upd_symbol_cache_loads(dm->cache));
-	xlp_json_key(d.g, "push");
+	tk_json_key(d.g, "push");
 	if (dm->push) {
 		struct upd_push_stats st;
 
 		upd_push_get_stats(dm->push, &st);
 		yajl_gen_map_open(d.g);
-		xlp_json_key(d.g, "url");
-		xlp_json_str(d.g, dm->settings->push_url);
-		xlp_json_key(d.g, "period_s");
+		tk_json_key(d.g, "url");
+		tk_json_str(d.g, dm->settings->push_url);
+		tk_json_key(d.g, "period_s");
 		yajl_gen_integer(d.g, dm->settings->push_period_s);
-		xlp_json_key(d.g, "hz");
-		xlp_json_num(d.g, dm->settings->push_hz, 2);
-		xlp_json_key(d.g, "domains_pushed");
+		tk_json_key(d.g, "hz");
+		tk_json_num(d.g, dm->settings->push_hz, 2);
+		tk_json_key(d.g, "domains_pushed");
 		yajl_gen_integer(d.g, st.collectors);
-		xlp_json_key(d.g, "profiles_made");
+		tk_json_key(d.g, "profiles_made");
 		yajl_gen_integer(d.g, (long long)st.made);
-		xlp_json_key(d.g, "sent");
+		tk_json_key(d.g, "sent");
 		yajl_gen_integer(d.g, (long long)st.sent);
-		xlp_json_key(d.g, "failed_attempts");
+		tk_json_key(d.g, "failed_attempts");
 		yajl_gen_integer(d.g, (long long)st.failed);
-		xlp_json_key(d.g, "dropped_queue_full");
+		tk_json_key(d.g, "dropped_queue_full");
 		yajl_gen_integer(d.g, (long long)st.dropped_full);
-		xlp_json_key(d.g, "dropped_rejected");
+		tk_json_key(d.g, "dropped_rejected");
 		yajl_gen_integer(d.g, (long long)st.dropped_rejected);
-		xlp_json_key(d.g, "queued");
+		tk_json_key(d.g, "queued");
 		yajl_gen_integer(d.g, (long long)st.queued);
-		xlp_json_key(d.g, "queued_bytes");
+		tk_json_key(d.g, "queued_bytes");
 		yajl_gen_integer(d.g, (long long)st.queued_bytes);
-		xlp_json_key(d.g, "backoff_s");
+		tk_json_key(d.g, "backoff_s");
 		yajl_gen_integer(d.g, st.backoff_s);
-		xlp_json_key(d.g, "last_error");
-		xlp_json_str(d.g, st.last_error[0] ? st.last_error : NULL);
+		tk_json_key(d.g, "last_error");
+		tk_json_str(d.g, st.last_error[0] ? st.last_error : NULL);
 		yajl_gen_map_close(d.g);
 	} else
 		yajl_gen_null(d.g);

@@ -32,19 +32,19 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		       const struct up_sampler_stats *stats, const char *hypercalls,
 		       struct upd_run_result *r)
 {
-	struct xlp_domain dom = {
+	struct tk_domain dom = {
 		.domid = p->dom->domid, .name = (char *)p->dom->name,
 		.type = p->dom->type, .kernel = p->dom->kernel,
 		.max_vcpus = p->dom->vcpus,
 	};
-	struct xlp_run rep = {
+	struct tk_run rep = {
 		.asked = { .hz = p->hz, .consistency = p->consistency },
 		.dom = &dom, .symtab = sym->symtab,
 		.symbols_used = sym->symbols_used, .profile = profile,
 		.stats = stats, .unwinder = sym->uw.unwinder,
 		.hypercalls = hypercalls,
 	};
-	struct xlp_run_source out;
+	struct tk_run_source out;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -54,12 +54,12 @@ static int write_pprof(const struct upd_run_params *p, struct upd_symbols *sym,
 		snprintf(r->error, sizeof(r->error), "out of memory");
 		return -1;
 	}
-	xlp_run_source(&out, &rep, sym->kmap, &r->started, XLP_FORMAT_PPROF);
+	tk_run_source(&out, &rep, sym->kmap, &r->started, TK_FORMAT_PPROF);
 	/* The table outlives this run (cached per build): its source-line
 	 * caps are this profile's. */
 	up_symtab_source_new_pass(sym->symtab);
-	rc = xlp_format_write(XLP_FORMAT_PPROF, &out.src, f);
-	xlp_run_source_release(&out);
+	rc = tk_format_write(TK_FORMAT_PPROF, &out.src, f);
+	tk_run_source_release(&out);
 	if (up_symtab_source_warning(sym->symtab))
 		upd_log("domain %s: source lines: %s", p->dom->name,
 			up_symtab_source_warning(sym->symtab));
@@ -89,14 +89,14 @@ static pthread_mutex_t choices_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	uint32_t domid;
 	uint64_t at_ns;
-	struct xlp_sampler_cpu where;
+	struct tk_sampler_cpu where;
 } choices[CHOICES];
 
 static void place_sampler(const struct upd_run_params *p,
-			  struct xlp_sampler_cpu *where, cpu_set_t *saved)
+			  struct tk_sampler_cpu *where, cpu_set_t *saved)
 {
-	struct xlp_backend_load before;
-	struct xlp_cpu_view *v;
+	struct tk_backend_load before;
+	struct tk_cpu_view *v;
 	unsigned slot = p->dom->domid % CHOICES;
 	bool known;
 
@@ -112,9 +112,9 @@ static void place_sampler(const struct upd_run_params *p,
 		where->cpu = -1;
 		if (!(v = malloc(sizeof(*v))))
 			return;
-		xlp_backend_load_read(&before);
-		xlp_cpu_view_probe(p->dom->domid, &before, v);
-		if (xlp_sampler_cpu_choose(v, -1, where) < 0)
+		tk_backend_load_read(&before);
+		tk_cpu_view_probe(p->dom->domid, &before, v);
+		if (tk_sampler_cpu_choose(v, -1, where) < 0)
 			where->cpu = -1;
 		free(v);
 		pthread_mutex_lock(&choices_lock);
@@ -123,7 +123,7 @@ static void place_sampler(const struct upd_run_params *p,
 		choices[slot].where = *where;
 		pthread_mutex_unlock(&choices_lock);
 	}
-	if (xlp_sampler_cpu_apply(where, saved) < 0)
+	if (tk_sampler_cpu_apply(where, saved) < 0)
 		where->cpu = -1;
 	if (!where->fit && !atomic_exchange(&said_no_free_cpu, true))
 		upd_log("%s: %s", p->dom->name, where->why);
@@ -203,7 +203,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 		    struct upd_run_result *r)
 {
 	struct rate_note note = { .p = p };
-	struct xlp_sampler_cpu where;
+	struct tk_sampler_cpu where;
 	cpu_set_t cpus;
 	struct up_target *t = NULL;
 	struct up_profile *profile = NULL;
@@ -244,7 +244,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	/* Until its stubs are seen (a PVH guest asks Xen for them as it
 	 * boots): an entry serves one profile at a time. */
 	if (!sym->hypercall_probed)
-		sym->hypercall_probed = xlp_kernel_map_probe(sym->kmap, sym->symtab, t,
+		sym->hypercall_probed = tk_kernel_map_probe(sym->kmap, sym->symtab, t,
 							     false, "uniprofd");
 	if (up_profile_new(&profile, info->max_vcpus) < 0) {
 		snprintf(r->error, sizeof(r->error), "cannot profile domain %s: %s", p->dom->name,
@@ -261,14 +261,14 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	cfg.rate_changed = rate_changed;
 	cfg.rate_changed_arg = &note;
 	cfg.each = count_sample;
-	xlp_unwind_configure(&sym->uw, sym->kmap, &cfg);
+	tk_unwind_configure(&sym->uw, sym->kmap, &cfg);
 	place_sampler(p, &where, &cpus);
 	r->setup_ms = (double)(mono_ns() - t0) / 1e6;
 	clock_gettime(CLOCK_REALTIME, &r->started);
 	up_sample(t, &cfg, profile, p->stop, &stats);
 	clock_gettime(CLOCK_REALTIME, &r->ended);
 	t1 = mono_ns();
-	xlp_sampler_cpu_restore(&where, &cpus);
+	tk_sampler_cpu_restore(&where, &cpus);
 	/* The domain runs free again before the slow part (a kept one runs
 	 * free between samples already). */
 	if (!p->keep || stats.stop == UP_STOP_ERROR || stats.stop == UP_STOP_GONE ||
@@ -284,7 +284,7 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	r->pause_mean_us = up_sampler_pause_mean(&stats) / 1e3;
 	r->hz_final = stats.hz_now;
 	r->hz_lowest = stats.hz_lowest;
-	r->lowered_at_s = xlp_budget_lowered(&stats) ? stats.lowered_at_s : -1;
+	r->lowered_at_s = tk_budget_lowered(&stats) ? stats.lowered_at_s : -1;
 	r->stall_factor = stats.stall_factor;
 	r->stall_factor_max = stats.stall_factor_max;
 	/* The vCPU that stood still longest, as xl profile's stall_pct. */
@@ -301,13 +301,13 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 	}
 	if (stats.stop == UP_STOP_ERROR)
 		upd_log("sampling %s stopped early: %s", p->dom->name, stats.error);
-	if (xlp_account_unseen(profile, &stats) < 0)
+	if (tk_account_unseen(profile, &stats) < 0)
 		upd_log("%s: %s", p->dom->name, up_error_last());
 	for (unsigned v = 0; v < up_profile_nr_vcpus(profile); v++)
 		if (up_profile_vcpu_unseen(profile, v))
 			upd_log("%s: vCPU %u ran %.1f%% of the time but was seen busy in %.1f%% of the samples: its profile holds [unseen] (a guest driven by dom0's backends; give the sampler a dom0 vCPU of its own)",
 				p->dom->name, v, up_sampler_running_pct(&stats, v),
-				xlp_busy_pct(profile, v));
+				tk_busy_pct(profile, v));
 	rc = write_pprof(p, sym, profile, &stats, hypercalls, r);
 	r->write_ms = (double)(mono_ns() - t1) / 1e6;
 out:

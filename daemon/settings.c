@@ -185,7 +185,7 @@ int upd_settings_set(struct upd_settings *s, const char *key, const char *value,
 		}
 		return 0;
 	case K_UNWINDER:
-		if (xlp_parse_unwinder(value, &s->unwinder) < 0) {
+		if (tk_parse_unwinder(value, &s->unwinder) < 0) {
 			fprintf(stderr, "uniprofd: %s: unwinder = '%s': want auto, cfi, libunwind or fp\n",
 				from, value);
 			return -1;

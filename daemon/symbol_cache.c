@@ -72,7 +72,7 @@ static void entry_free(struct entry *e)
 {
 	up_symtab_free(e->s.symtab);
 	free(e->s.symbols_used);
-	xlp_unwind_release(&e->s.uw);
+	tk_unwind_release(&e->s.uw);
 	up_kernel_map_free(e->s.kmap);
 	free(e);
 }
@@ -102,7 +102,7 @@ static void make_key(const char *kernel, unsigned width, char *bid, size_t bidle
 	struct stat st;
 
 	bid[0] = '\0';
-	if (kernel && xlp_elf_identify(kernel, &id) == 0 && id.build_id[0])
+	if (kernel && tk_elf_identify(kernel, &id) == 0 && id.build_id[0])
 		snprintf(bid, bidlen, "%s", id.build_id);
 	if (bid[0])
 		snprintf(key, keylen, "id:%s/%u", bid, width);
@@ -119,7 +119,7 @@ static void make_key(const char *kernel, unsigned width, char *bid, size_t bidle
 static int load(struct upd_symbol_cache *c, struct entry *e, const char *kernel,
 		unsigned width, char *err, size_t errlen)
 {
-	struct xlp_symbol_query q = { 0 };
+	struct tk_symbol_query q = { 0 };
 	int rc = 0;
 
 	q.kernel = kernel;
@@ -128,9 +128,9 @@ static int load(struct upd_symbol_cache *c, struct entry *e, const char *kernel,
 	q.guest_width = width;
 	q.arch = UP_ARCH_HOST;          /* the domains of this host */
 	q.stop = c->stop;
-	if (xlp_find_symbols(&q, &e->s.symtab, &e->s.symbols_used) < 0 ||
-	    xlp_unwind_load(c->unwinder, kernel, e->s.symbols_used, 0, &e->s.uw) < 0 ||
-	    xlp_kernel_map_load(kernel, e->s.symbols_used, e->s.symtab, e->s.uw.cfi,
+	if (tk_find_symbols(&q, &e->s.symtab, &e->s.symbols_used) < 0 ||
+	    tk_unwind_load(c->unwinder, kernel, e->s.symbols_used, 0, &e->s.uw) < 0 ||
+	    tk_kernel_map_load(kernel, e->s.symbols_used, e->s.symtab, e->s.uw.cfi,
 				NULL, 0, false, &e->s.kmap) < 0) {
 		snprintf(err, errlen, "cannot load the symbols or unwind tables of kernel %s (see the daemon's log)",
 			 kernel ? kernel : "(none configured)");
@@ -139,7 +139,7 @@ static int load(struct upd_symbol_cache *c, struct entry *e, const char *kernel,
 		snprintf(err, errlen, "the daemon is stopping");
 		rc = -1;
 	}
-	xlp_image_cache_drop();
+	tk_image_cache_drop();
 	return rc;
 }
 
@@ -232,7 +232,7 @@ int upd_symbols_get(struct upd_symbol_cache *c, const char *kernel,
 	} while (!e && busy && wait_for(c, busy, err, errlen) == 0);
 	if (!e && busy) {               /* its load failed, or stopping */
 		pthread_mutex_unlock(&c->lock);
-		xlp_image_cache_drop();
+		tk_image_cache_drop();
 		return -1;
 	}
 	if (!e) {
@@ -241,7 +241,7 @@ int upd_symbols_get(struct upd_symbol_cache *c, const char *kernel,
 		e = calloc(1, sizeof(*e));
 		if (!e) {
 			pthread_mutex_unlock(&c->lock);
-			xlp_image_cache_drop();
+			tk_image_cache_drop();
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
@@ -275,7 +275,7 @@ int upd_symbols_get(struct upd_symbol_cache *c, const char *kernel,
 	trim(c);
 	*out = &e->s;
 	pthread_mutex_unlock(&c->lock);
-	xlp_image_cache_drop();         /* found: make_key's read */
+	tk_image_cache_drop();         /* found: make_key's read */
 	return 0;
 }
 

@@ -19,7 +19,7 @@
 struct upd_symbols {
 	struct up_symtab *symtab;       /* NULL: none found (addresses) */
 	char *symbols_used;
-	struct xlp_unwind uw;
+	struct tk_unwind uw;
 	struct up_kernel_map *kmap;
 	char build_id[129];             /* the kernel's, "" if none */
 	/* The hypercall page's stubs were seen in a domain of this build (a

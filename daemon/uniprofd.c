@@ -63,10 +63,10 @@ int main(int argc, char **argv)
 	}
 	/* Off unless configured; set before any thread reads the environment. */
 	if (s.debuginfod_urls)
-		debuginfod = xlp_debuginfod_setup(s.debuginfod_urls);
+		debuginfod = tk_debuginfod_setup(s.debuginfod_urls);
 	if (debuginfod)
 		upd_log("debuginfod: kernels without local symbols get them from %s%s", debuginfod,
-			xlp_debuginfod_built() ? "" : " (but this build has no libdebuginfod)");
+			tk_debuginfod_built() ? "" : " (but this build has no libdebuginfod)");
 	else
 		unsetenv("DEBUGINFOD_URLS");
 	block_signals(&set);

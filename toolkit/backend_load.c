@@ -44,15 +44,15 @@ static unsigned header_cpus(const char *line, const char *end,
 		cpu = strtoul(c + 3, &stop, 10);
 		if (stop == c + 3)
 			break;
-		col_cpu[n++] = cpu < XLP_MAX_DOM0_CPUS ? (int)cpu : -1;
+		col_cpu[n++] = cpu < TK_MAX_DOM0_CPUS ? (int)cpu : -1;
 		line = stop;
 	}
 	return n;
 }
 
-void xlp_backend_irqs_parse(const char *text, struct xlp_backend_load *b)
+void tk_backend_irqs_parse(const char *text, struct tk_backend_load *b)
 {
-	int col_cpu[XLP_MAX_DOM0_CPUS];
+	int col_cpu[TK_MAX_DOM0_CPUS];
 	unsigned cols;
 	const char *p = text, *eol;
 
@@ -61,14 +61,14 @@ void xlp_backend_irqs_parse(const char *text, struct xlp_backend_load *b)
 	eol = strchr(p, '\n');
 	if (!eol)
 		return;
-	cols = header_cpus(p, eol, col_cpu, XLP_MAX_DOM0_CPUS);
+	cols = header_cpus(p, eol, col_cpu, TK_MAX_DOM0_CPUS);
 	if (!cols)
 		return;
 	for (unsigned i = 0; i < cols; i++)
 		if (col_cpu[i] >= 0 && (unsigned)col_cpu[i] + 1 > b->nr)
 			b->nr = (unsigned)col_cpu[i] + 1;
 	for (p = eol + 1; *p; p = eol + 1) {
-		uint64_t counts[XLP_MAX_DOM0_CPUS];
+		uint64_t counts[TK_MAX_DOM0_CPUS];
 		const char *q, *name;
 		char chip[32] = "";
 		unsigned i;
@@ -120,7 +120,7 @@ next:
 /* /proc/interrupts grows with the CPUs and interrupts: a generous bound. */
 #define PROC_INTERRUPTS_MAX (4u << 20)
 
-static void irqs_read(struct xlp_backend_load *b)
+static void irqs_read(struct tk_backend_load *b)
 {
 	FILE *f = fopen("/proc/interrupts", "r");
 	char *text = NULL;
@@ -151,7 +151,7 @@ static void irqs_read(struct xlp_backend_load *b)
 	fclose(f);
 	if (text) {
 		text[len] = '\0';
-		xlp_backend_irqs_parse(text, b);
+		tk_backend_irqs_parse(text, b);
 	}
 	free(text);
 }
@@ -194,7 +194,7 @@ static bool is_backend_thread(const char *comm, size_t len)
 /* "TID (COMM) S PPID ...": utime and stime are the 14th and 15th fields,
  * the CPU it last ran on the 39th; COMM may hold spaces and parentheses,
  * so the fields count from the last ')'. */
-void xlp_backend_task_parse(const char *stat, struct xlp_backend_load *b)
+void tk_backend_task_parse(const char *stat, struct tk_backend_load *b)
 {
 	const char *open = strchr(stat, '('), *close = strrchr(stat, ')'), *p;
 	unsigned long long utime = 0, stime = 0;
@@ -204,7 +204,7 @@ void xlp_backend_task_parse(const char *stat, struct xlp_backend_load *b)
 
 	if (!open || !close || close < open ||
 	    !is_backend_thread(open + 1, (size_t)(close - open - 1)) ||
-	    b->nr_threads >= XLP_MAX_BACKEND_THREADS)
+	    b->nr_threads >= TK_MAX_BACKEND_THREADS)
 		return;
 	tid = strtol(stat, &end, 10);
 	if (end == stat || tid <= 0)
@@ -222,22 +222,22 @@ void xlp_backend_task_parse(const char *stat, struct xlp_backend_load *b)
 		if (!p)
 			break;
 	}
-	if (field < 39 || cpu < 0 || cpu >= XLP_MAX_DOM0_CPUS)
+	if (field < 39 || cpu < 0 || cpu >= TK_MAX_DOM0_CPUS)
 		return;
-	b->threads[b->nr_threads++] = (struct xlp_backend_thread){
+	b->threads[b->nr_threads++] = (struct tk_backend_thread){
 		.tid = tid, .cpu = (unsigned)cpu, .ticks = utime + stime,
 	};
 	if ((unsigned)cpu + 1 > b->nr)
 		b->nr = (unsigned)cpu + 1;
 }
 
-void xlp_backend_ticks_between(const struct xlp_backend_load *a,
-			       const struct xlp_backend_load *b,
+void tk_backend_ticks_between(const struct tk_backend_load *a,
+			       const struct tk_backend_load *b,
 			       uint64_t *ticks, unsigned nr_cpus)
 {
 	memset(ticks, 0, nr_cpus * sizeof(*ticks));
 	for (unsigned i = 0; i < b->nr_threads; i++) {
-		const struct xlp_backend_thread *t = &b->threads[i];
+		const struct tk_backend_thread *t = &b->threads[i];
 		uint64_t before = 0;
 
 		/* A thread not there before started since: all of it. */
@@ -252,7 +252,7 @@ void xlp_backend_ticks_between(const struct xlp_backend_load *a,
 }
 
 /* Every task of every process: a dom0 has some hundreds. */
-static void threads_read(struct xlp_backend_load *b)
+static void threads_read(struct tk_backend_load *b)
 {
 	DIR *procs = opendir("/proc");
 	struct dirent *pe;
@@ -278,7 +278,7 @@ static void threads_read(struct xlp_backend_load *b)
 			    !(f = fopen(stat, "r")))
 				continue;
 			if (fgets(line, sizeof(line), f))
-				xlp_backend_task_parse(line, b);
+				tk_backend_task_parse(line, b);
 			fclose(f);
 		}
 		closedir(tasks);
@@ -287,7 +287,7 @@ static void threads_read(struct xlp_backend_load *b)
 	b->threads_ok = true;
 }
 
-void xlp_backend_load_read(struct xlp_backend_load *b)
+void tk_backend_load_read(struct tk_backend_load *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->at_ns = mono_ns();

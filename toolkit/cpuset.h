@@ -1,7 +1,7 @@
 /* Sets of CPU numbers (Xen's pCPUs, dom0's vCPUs) of fixed size, for the
  * sampler's placement (sampler_cpu.c): no allocation, copied by value. */
-#ifndef XLP_CPUSET_H
-#define XLP_CPUSET_H
+#ifndef TK_CPUSET_H
+#define TK_CPUSET_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,40 +9,40 @@
 
 /* Hosts with more pCPUs: those above are left out (none is chosen or
  * compared there). */
-#define XLP_MAX_CPUS 1024
+#define TK_MAX_CPUS 1024
 
-struct xlp_cpuset {
-	uint64_t w[XLP_MAX_CPUS / 64];
+struct tk_cpuset {
+	uint64_t w[TK_MAX_CPUS / 64];
 };
 
-static inline void xlp_cpuset_clear(struct xlp_cpuset *s)
+static inline void tk_cpuset_clear(struct tk_cpuset *s)
 {
 	memset(s, 0, sizeof(*s));
 }
 
-static inline void xlp_cpuset_add(struct xlp_cpuset *s, unsigned cpu)
+static inline void tk_cpuset_add(struct tk_cpuset *s, unsigned cpu)
 {
-	if (cpu < XLP_MAX_CPUS)
+	if (cpu < TK_MAX_CPUS)
 		s->w[cpu / 64] |= 1ULL << (cpu % 64);
 }
 
-static inline bool xlp_cpuset_has(const struct xlp_cpuset *s, unsigned cpu)
+static inline bool tk_cpuset_has(const struct tk_cpuset *s, unsigned cpu)
 {
-	return cpu < XLP_MAX_CPUS && (s->w[cpu / 64] >> (cpu % 64)) & 1;
+	return cpu < TK_MAX_CPUS && (s->w[cpu / 64] >> (cpu % 64)) & 1;
 }
 
-static inline bool xlp_cpuset_meets(const struct xlp_cpuset *a,
-				    const struct xlp_cpuset *b)
+static inline bool tk_cpuset_meets(const struct tk_cpuset *a,
+				    const struct tk_cpuset *b)
 {
-	for (unsigned i = 0; i < XLP_MAX_CPUS / 64; i++)
+	for (unsigned i = 0; i < TK_MAX_CPUS / 64; i++)
 		if (a->w[i] & b->w[i])
 			return true;
 	return false;
 }
 
-static inline bool xlp_cpuset_empty(const struct xlp_cpuset *s)
+static inline bool tk_cpuset_empty(const struct tk_cpuset *s)
 {
-	for (unsigned i = 0; i < XLP_MAX_CPUS / 64; i++)
+	for (unsigned i = 0; i < TK_MAX_CPUS / 64; i++)
 		if (s->w[i])
 			return false;
 	return true;

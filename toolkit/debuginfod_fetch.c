@@ -20,7 +20,7 @@
 /* A service has no home for libdebuginfod's default cache. */
 #define SERVICE_CACHE "/var/cache/uniprof/debuginfod"
 
-bool xlp_debuginfod_built(void)
+bool tk_debuginfod_built(void)
 {
 #ifdef HAVE_DEBUGINFOD
 	return true;
@@ -29,7 +29,7 @@ bool xlp_debuginfod_built(void)
 #endif
 }
 
-const char *xlp_debuginfod_setup(const char *urls)
+const char *tk_debuginfod_setup(const char *urls)
 {
 	const char *env;
 
@@ -175,7 +175,7 @@ static void forget_cancelled(const char *dir)
 }
 #endif
 
-long long xlp_debuginfod_max_bytes(void)
+long long tk_debuginfod_max_bytes(void)
 {
 	long long env = env_number("DEBUGINFOD_MAXSIZE");
 
@@ -185,9 +185,9 @@ long long xlp_debuginfod_max_bytes(void)
 /* libdebuginfod reads DEBUGINFOD_TIMEOUT as a wait for the first bytes
  * (a drip above 100 KB/s goes on) and DEBUGINFOD_MAXTIME per attempt: a
  * user who asks for either gets it as the whole download's bound. */
-unsigned xlp_debuginfod_max_seconds(void)
+unsigned tk_debuginfod_max_seconds(void)
 {
-	long long s = XLP_DEBUGINFOD_MAX_SECONDS;
+	long long s = TK_DEBUGINFOD_MAX_SECONDS;
 	long long t = env_number("DEBUGINFOD_TIMEOUT"), m = env_number("DEBUGINFOD_MAXTIME");
 
 	if (t && t < s)
@@ -197,7 +197,7 @@ unsigned xlp_debuginfod_max_seconds(void)
 	return (unsigned)s;
 }
 
-int xlp_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
+int tk_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 			 char **path, char *from, size_t fromlen,
 			 char *err, size_t errlen)
 {
@@ -214,8 +214,8 @@ int xlp_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 		snprintf(err, errlen, "cannot start libdebuginfod's client");
 		return -1;
 	}
-	f.max_bytes = xlp_debuginfod_max_bytes();
-	f.max_ms = (long long)xlp_debuginfod_max_seconds() * 1000;
+	f.max_bytes = tk_debuginfod_max_bytes();
+	f.max_ms = (long long)tk_debuginfod_max_seconds() * 1000;
 	cache_dir_of(build_id, f.cache_dir, sizeof(f.cache_dir));
 	f.start_ns = mono_ns();
 	debuginfod_set_user_data(c, &f);

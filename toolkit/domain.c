@@ -15,7 +15,7 @@
 static libxl_ctx *ctx;
 static xentoollog_logger_stdiostream *logger;
 
-int xlp_libxl_open(void)
+int tk_libxl_open(void)
 {
 	if (ctx)
 		return 0;
@@ -25,13 +25,13 @@ int xlp_libxl_open(void)
 					      0);
 	if (!logger || libxl_ctx_alloc(&ctx, LIBXL_VERSION, 0, (xentoollog_logger *)logger)) {
 		fprintf(stderr, "xl profile: cannot talk to libxl: run as root in dom0 with xenstored running\n");
-		xlp_libxl_close();
+		tk_libxl_close();
 		return -1;
 	}
 	return 0;
 }
 
-void xlp_libxl_close(void)
+void tk_libxl_close(void)
 {
 	libxl_ctx_free(ctx);
 	ctx = NULL;
@@ -65,13 +65,13 @@ static const char *type_name(libxl_domain_type t)
 }
 
 /* What libxl knows of domid; -1, silently, when it is gone. */
-int xlp_domain_by_id(uint32_t domid, struct xlp_domain *out)
+int tk_domain_by_id(uint32_t domid, struct tk_domain *out)
 {
 	libxl_dominfo info;
 	libxl_domain_config cfg;
 
 	memset(out, 0, sizeof(*out));
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return -1;
 	libxl_dominfo_init(&info);
 	if (libxl_domain_info(ctx, &info, domid) != 0) {
@@ -109,12 +109,12 @@ int xlp_domain_by_id(uint32_t domid, struct xlp_domain *out)
 	return 0;
 }
 
-int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
+int tk_domain_lookup(const char *spec, struct tk_domain *out)
 {
 	uint32_t domid;
 
 	memset(out, 0, sizeof(*out));
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return -1;
 	if (parse_domid(spec, &domid) < 0 &&
 	    libxl_name_to_domid(ctx, spec, &domid) != 0) {
@@ -126,19 +126,19 @@ int xlp_domain_lookup(const char *spec, struct xlp_domain *out)
 			spec);
 		return -1;
 	}
-	if (xlp_domain_by_id(domid, out) < 0) {
+	if (tk_domain_by_id(domid, out) < 0) {
 		fprintf(stderr, "xl profile: domain '%s' does not exist (see xl list)\n", spec);
 		return -1;
 	}
 	return 0;
 }
 
-int xlp_domain_wait(const char *name, bool want_paused,
+int tk_domain_wait(const char *name, bool want_paused,
 		    volatile sig_atomic_t *stop)
 {
 	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return -1;
 	while (!*stop) {
 		uint32_t domid;
@@ -171,9 +171,9 @@ int xlp_domain_wait(const char *name, bool want_paused,
 	return 1;
 }
 
-int xlp_domain_unpause(const struct xlp_domain *d)
+int tk_domain_unpause(const struct tk_domain *d)
 {
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return -1;
 	if (libxl_domain_unpause(ctx, d->domid, NULL) != 0) {
 		fprintf(stderr, "xl profile: cannot unpause domain %s\n", d->name);
@@ -182,14 +182,14 @@ int xlp_domain_unpause(const struct xlp_domain *d)
 	return 0;
 }
 
-int xlp_domain_list(struct xlp_domain_state **out, size_t *n)
+int tk_domain_list(struct tk_domain_state **out, size_t *n)
 {
 	libxl_dominfo *info;
 	int nb = 0;
 
 	*out = NULL;
 	*n = 0;
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return -1;
 	info = libxl_list_domain(ctx, &nb);
 	if (!info)
@@ -208,32 +208,32 @@ int xlp_domain_list(struct xlp_domain_state **out, size_t *n)
 	return 0;
 }
 
-int xlp_domain_vcpu_pcpus(uint32_t domid, struct xlp_cpuset *out,
+int tk_domain_vcpu_pcpus(uint32_t domid, struct tk_cpuset *out,
 			  unsigned max, unsigned *n)
 {
 	libxl_vcpuinfo *vi;
 	int nb = 0, nr_cpus = 0;
 
 	*n = 0;
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return -1;
 	vi = libxl_list_vcpu(ctx, domid, &nb, &nr_cpus);
 	if (!vi)
 		return -1;
 	for (int i = 0; i < nb && *n < max; i++) {
-		struct xlp_cpuset *s = &out[(*n)++];
+		struct tk_cpuset *s = &out[(*n)++];
 		unsigned bits = (unsigned)vi[i].cpumap.size * 8;
 
-		xlp_cpuset_clear(s);
-		for (unsigned c = 0; c < bits && c < XLP_MAX_CPUS; c++)
+		tk_cpuset_clear(s);
+		for (unsigned c = 0; c < bits && c < TK_MAX_CPUS; c++)
 			if (libxl_bitmap_test(&vi[i].cpumap, (int)c))
-				xlp_cpuset_add(s, c);
+				tk_cpuset_add(s, c);
 	}
 	libxl_vcpuinfo_list_free(vi, nb);
 	return 0;
 }
 
-void xlp_domain_release(struct xlp_domain *d)
+void tk_domain_release(struct tk_domain *d)
 {
 	free(d->name);
 	free(d->kernel);

@@ -3,8 +3,8 @@
  * the two life-cycle hooks of the workflows: waiting for a domain to
  * appear (--wait) and unpausing one created with `xl create -p`
  * (--paused). */
-#ifndef XLP_DOMAIN_H
-#define XLP_DOMAIN_H
+#ifndef TK_DOMAIN_H
+#define TK_DOMAIN_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 
 #include "cpuset.h"
 
-struct xlp_domain {
+struct tk_domain {
 	uint32_t domid;
 	char *name;
 	const char *type;     /* "pv", "pvh", "hvm" */
@@ -26,39 +26,39 @@ struct xlp_domain {
 };
 
 /* Open and close libxl for this process (errors: one line, -1). */
-int xlp_libxl_open(void);
-void xlp_libxl_close(void);
+int tk_libxl_open(void);
+void tk_libxl_close(void);
 
 /* Resolve a name or numeric id. Prints one error line and returns -1 if
  * the domain does not exist or is dom0. */
-int xlp_domain_lookup(const char *spec, struct xlp_domain *out);
+int tk_domain_lookup(const char *spec, struct tk_domain *out);
 
 /* The same by id, silent: -1 when the domain is gone (or libxl fails). */
-int xlp_domain_by_id(uint32_t domid, struct xlp_domain *out);
+int tk_domain_by_id(uint32_t domid, struct tk_domain *out);
 
 /* Wait until a domain called name exists and has left the paused state the
  * builder creates it in, or, with want_paused, until it exists and is
  * paused (xl create -p). Returns 0, or 1 if *stop was raised first. */
-int xlp_domain_wait(const char *name, bool want_paused,
+int tk_domain_wait(const char *name, bool want_paused,
 		    volatile sig_atomic_t *stop);
 
 /* Let a domain created with `xl create -p` run. */
-int xlp_domain_unpause(const struct xlp_domain *d);
+int tk_domain_unpause(const struct tk_domain *d);
 
 /* Every guest domain that is not being destroyed (dom0 left out),
  * malloc'ed. Returns 0, or -1 when libxl cannot list. */
-struct xlp_domain_state {
+struct tk_domain_state {
 	uint32_t domid;
 	bool shutdown;
 };
-int xlp_domain_list(struct xlp_domain_state **out, size_t *n);
+int tk_domain_list(struct tk_domain_state **out, size_t *n);
 
 /* Each vCPU's hard affinity, the pCPUs Xen may run it on, for up to max
  * vCPUs (dom0's too: domid 0): 0 with *n set, or -1 when libxl cannot
  * say. */
-int xlp_domain_vcpu_pcpus(uint32_t domid, struct xlp_cpuset *out,
+int tk_domain_vcpu_pcpus(uint32_t domid, struct tk_cpuset *out,
 			  unsigned max, unsigned *n);
 
-void xlp_domain_release(struct xlp_domain *d);
+void tk_domain_release(struct tk_domain *d);
 
 #endif

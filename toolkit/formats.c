@@ -8,7 +8,7 @@
 #include "formats.h"
 #include "output_files.h"
 
-static int failed(const struct xlp_source *src, int rc)
+static int failed(const struct tk_source *src, int rc)
 {
 	if (rc < 0)
 		fprintf(stderr, "%s: %s\n", src->cmd, up_error_last());
@@ -16,25 +16,25 @@ static int failed(const struct xlp_source *src, int rc)
 }
 
 /* The folded file is the data: every stack, blocked ones under [idle]. */
-struct up_output_opts xlp_folded_opts(const struct up_output_opts *view)
+struct up_output_opts tk_folded_opts(const struct up_output_opts *view)
 {
 	return (struct up_output_opts){ .vcpu = view->vcpu, .with_idle = true,
 					.raw = true, .no_inline = view->no_inline,
 					.lines = view->lines };
 }
 
-static int write_folded(const struct xlp_source *src, FILE *out)
+static int write_folded(const struct tk_source *src, FILE *out)
 {
-	const struct up_output_opts all = xlp_folded_opts(&src->view);
+	const struct up_output_opts all = tk_folded_opts(&src->view);
 
 	return failed(src, up_profile_write_folded(src->profile, src->names,
 						   &all, out));
 }
 
 /* The flame graph shows the view: on-CPU time unless --idle. */
-static int write_svg(const struct xlp_source *src, FILE *out)
+static int write_svg(const struct tk_source *src, FILE *out)
 {
-	const struct xlp_diff_view *d = src->diff;
+	const struct tk_diff_view *d = src->diff;
 
 	if (d)
 		return failed(src, up_profile_write_diff_svg(d->before, d->before_names,
@@ -44,15 +44,15 @@ static int write_svg(const struct xlp_source *src, FILE *out)
 						&src->view, src->title, out));
 }
 
-static int write_json(const struct xlp_source *src, FILE *out)
+static int write_json(const struct tk_source *src, FILE *out)
 {
 	return src->summary_json(src, out);
 }
 
 /* The summary, then the top list (diff: the table of changes). */
-static int write_txt(const struct xlp_source *src, FILE *out)
+static int write_txt(const struct tk_source *src, FILE *out)
 {
-	const struct xlp_diff_view *d = src->diff;
+	const struct tk_diff_view *d = src->diff;
 
 	src->summary_text(src, out);
 	if (d)
@@ -66,7 +66,7 @@ static int write_txt(const struct xlp_source *src, FILE *out)
 
 /* The sample times as a heat map, over the view's samples (on-CPU time
  * unless --idle). */
-static int write_heatmap(const struct xlp_source *src, FILE *out)
+static int write_heatmap(const struct tk_source *src, FILE *out)
 {
 	const struct up_profile *p = src->profile;
 	char legend[400], unseen[160] = "", untimed[80] = "";
@@ -97,7 +97,7 @@ static int write_heatmap(const struct xlp_source *src, FILE *out)
 
 /* pprof carries inlined calls and lines itself: --no-inline folds the
  * calls into their callers' lines; lines are there whenever known. */
-static int write_pprof(const struct xlp_source *src, FILE *out)
+static int write_pprof(const struct tk_source *src, FILE *out)
 {
 	struct up_pprof_meta meta;
 
@@ -109,51 +109,51 @@ static int write_pprof(const struct xlp_source *src, FILE *out)
 						  &meta, out));
 }
 
-#define STORED (XLP_CMD_PROFILE | XLP_CMD_REPORT)
-#define VIEWS (XLP_CMD_PROFILE | XLP_CMD_REPORT | XLP_CMD_DIFF)
+#define STORED (TK_CMD_PROFILE | TK_CMD_REPORT)
+#define VIEWS (TK_CMD_PROFILE | TK_CMD_REPORT | TK_CMD_DIFF)
 
 /* In the order files are written (and listed): the bits' order. */
-const struct xlp_format_row xlp_format_table[] = {
-	{ "folded", ".folded", XLP_FORMAT_FOLDED, STORED, write_folded },
-	{ "svg", ".svg", XLP_FORMAT_SVG, VIEWS, write_svg },
-	{ "json", ".json", XLP_FORMAT_JSON, VIEWS, write_json },
-	{ "txt", ".txt", XLP_FORMAT_TXT, VIEWS, write_txt },
-	{ "pprof", ".pb.gz", XLP_FORMAT_PPROF, STORED | XLP_CMD_DAEMON, write_pprof },
-	{ "heatmap", ".heatmap.html", XLP_FORMAT_HEATMAP, STORED, write_heatmap, true },
+const struct tk_format_row tk_format_table[] = {
+	{ "folded", ".folded", TK_FORMAT_FOLDED, STORED, write_folded },
+	{ "svg", ".svg", TK_FORMAT_SVG, VIEWS, write_svg },
+	{ "json", ".json", TK_FORMAT_JSON, VIEWS, write_json },
+	{ "txt", ".txt", TK_FORMAT_TXT, VIEWS, write_txt },
+	{ "pprof", ".pb.gz", TK_FORMAT_PPROF, STORED | TK_CMD_DAEMON, write_pprof },
+	{ "heatmap", ".heatmap.html", TK_FORMAT_HEATMAP, STORED, write_heatmap, true },
 };
 
-const size_t xlp_format_count = sizeof(xlp_format_table) / sizeof(xlp_format_table[0]);
+const size_t tk_format_count = sizeof(tk_format_table) / sizeof(tk_format_table[0]);
 
-const struct xlp_format_row *xlp_format_row(unsigned bit)
+const struct tk_format_row *tk_format_row(unsigned bit)
 {
-	for (size_t i = 0; i < xlp_format_count; i++)
-		if (xlp_format_table[i].bit == bit)
-			return &xlp_format_table[i];
+	for (size_t i = 0; i < tk_format_count; i++)
+		if (tk_format_table[i].bit == bit)
+			return &tk_format_table[i];
 	return NULL;
 }
 
-unsigned xlp_formats_of(unsigned command)
+unsigned tk_formats_of(unsigned command)
 {
 	unsigned formats = 0;
 
-	for (size_t i = 0; i < xlp_format_count; i++)
-		if (xlp_format_table[i].commands & command)
-			formats |= xlp_format_table[i].bit;
+	for (size_t i = 0; i < tk_format_count; i++)
+		if (tk_format_table[i].commands & command)
+			formats |= tk_format_table[i].bit;
 	return formats;
 }
 
-unsigned xlp_formats_default(unsigned command)
+unsigned tk_formats_default(unsigned command)
 {
 	unsigned formats = 0;
 
-	for (size_t i = 0; i < xlp_format_count; i++)
-		if ((xlp_format_table[i].commands & command) &&
-		    !xlp_format_table[i].on_request)
-			formats |= xlp_format_table[i].bit;
+	for (size_t i = 0; i < tk_format_count; i++)
+		if ((tk_format_table[i].commands & command) &&
+		    !tk_format_table[i].on_request)
+			formats |= tk_format_table[i].bit;
 	return formats;
 }
 
-int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
+int tk_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
 {
 	char buf[256], *tok, *save = NULL;
 
@@ -161,13 +161,13 @@ int xlp_parse_formats(const char *arg, unsigned allowed, unsigned *formats)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		size_t i;
 
-		for (i = 0; i < xlp_format_count; i++)
-			if (strcmp(tok, xlp_format_table[i].name) == 0 &&
-			    (allowed & xlp_format_table[i].bit))
+		for (i = 0; i < tk_format_count; i++)
+			if (strcmp(tok, tk_format_table[i].name) == 0 &&
+			    (allowed & tk_format_table[i].bit))
 				break;
-		if (i == xlp_format_count)
+		if (i == tk_format_count)
 			return -1;
-		*formats |= xlp_format_table[i].bit;
+		*formats |= tk_format_table[i].bit;
 	}
 	return *formats ? 0 : -1;
 }
@@ -191,31 +191,31 @@ static void names_of(unsigned mask, const char *last_sep, char *buf,
 {
 	size_t at = 0, left = 0;
 
-	for (size_t i = 0; i < xlp_format_count; i++)
-		left += (mask & xlp_format_table[i].bit) != 0;
+	for (size_t i = 0; i < tk_format_count; i++)
+		left += (mask & tk_format_table[i].bit) != 0;
 	if (len)
 		buf[0] = '\0';
-	for (size_t i = 0, k = 0; i < xlp_format_count; i++)
-		if (mask & xlp_format_table[i].bit) {
-			list_add(buf, len, &at, xlp_format_table[i].name, k == 0,
+	for (size_t i = 0, k = 0; i < tk_format_count; i++)
+		if (mask & tk_format_table[i].bit) {
+			list_add(buf, len, &at, tk_format_table[i].name, k == 0,
 				 k + 1 == left, last_sep);
 			k++;
 		}
 }
 
-void xlp_format_names(unsigned command, const char *last_sep, char *buf,
+void tk_format_names(unsigned command, const char *last_sep, char *buf,
 		      size_t len)
 {
-	names_of(xlp_formats_of(command), last_sep, buf, len);
+	names_of(tk_formats_of(command), last_sep, buf, len);
 }
 
-void xlp_format_help(unsigned command, const char *default_when, char *buf,
+void tk_format_help(unsigned command, const char *default_when, char *buf,
 		     size_t len)
 {
 	char all[128], but[128] = "all";
-	unsigned extra = xlp_formats_of(command) & ~xlp_formats_default(command);
+	unsigned extra = tk_formats_of(command) & ~tk_formats_default(command);
 
-	names_of(xlp_formats_of(command), ", ", all, sizeof(all));
+	names_of(tk_formats_of(command), ", ", all, sizeof(all));
 	if (extra) {
 		memcpy(but, "all but ", 9);
 		names_of(extra, " and ", but + 8, sizeof(but) - 8);
@@ -224,28 +224,28 @@ void xlp_format_help(unsigned command, const char *default_when, char *buf,
 		 default_when ? default_when : "", but);
 }
 
-int xlp_parse_formats_arg(const char *cmd, const char *arg, unsigned command,
+int tk_parse_formats_arg(const char *cmd, const char *arg, unsigned command,
 			  unsigned *formats)
 {
 	char names[128];
 
-	if (xlp_parse_formats(arg, xlp_formats_of(command), formats) == 0)
+	if (tk_parse_formats(arg, tk_formats_of(command), formats) == 0)
 		return 0;
-	xlp_format_names(command, " or ", names, sizeof(names));
+	tk_format_names(command, " or ", names, sizeof(names));
 	fprintf(stderr, "%s: invalid format '%s': use %s\n", cmd, arg, names);
 	return -1;
 }
 
-const char *xlp_format_suffix(unsigned format)
+const char *tk_format_suffix(unsigned format)
 {
-	const struct xlp_format_row *row = xlp_format_row(format);
+	const struct tk_format_row *row = tk_format_row(format);
 
 	return row ? row->suffix : "";
 }
 
-int xlp_format_write(unsigned format, const struct xlp_source *src, FILE *out)
+int tk_format_write(unsigned format, const struct tk_source *src, FILE *out)
 {
-	const struct xlp_format_row *row = xlp_format_row(format);
+	const struct tk_format_row *row = tk_format_row(format);
 
 	if (!row) {
 		fprintf(stderr, "%s: no format %#x\n", src->cmd, format);
@@ -254,18 +254,18 @@ int xlp_format_write(unsigned format, const struct xlp_source *src, FILE *out)
 	return row->write(src, out);
 }
 
-int xlp_formats_write(struct xlp_source *src, unsigned formats,
+int tk_formats_write(struct tk_source *src, unsigned formats,
 		      const char *stem, FILE *report)
 {
-	const struct xlp_format_row *rows[XLP_FORMATS_MAX];
-	char *paths[XLP_FORMATS_MAX] = { NULL };
+	const struct tk_format_row *rows[TK_FORMATS_MAX];
+	char *paths[TK_FORMATS_MAX] = { NULL };
 	size_t n = 0;
 	int rc = 0;
 
 	/* Each path is known before any is written: a summary lists them. */
 	for (int last = 0; last < 2; last++)
-		for (size_t i = 0; i < xlp_format_count && n < XLP_FORMATS_MAX; i++) {
-			const struct xlp_format_row *row = &xlp_format_table[i];
+		for (size_t i = 0; i < tk_format_count && n < TK_FORMATS_MAX; i++) {
+			const struct tk_format_row *row = &tk_format_table[i];
 
 			if ((formats & row->bit) &&
 			    !(src->lists_files & row->bit) == !last)
@@ -281,18 +281,18 @@ int xlp_formats_write(struct xlp_source *src, unsigned formats,
 		src->files[src->nr_files++] = paths[i];
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct xlp_file f;
+		struct tk_file f;
 
-		if (xlp_file_open(&f, stem, rows[i]->suffix) < 0) {
+		if (tk_file_open(&f, stem, rows[i]->suffix) < 0) {
 			rc = -1;
 			continue;
 		}
 		if (rows[i]->write(src, f.f) < 0) {
-			xlp_file_abort(&f);
+			tk_file_abort(&f);
 			rc = -1;
 			continue;
 		}
-		if (xlp_file_commit(&f) < 0)
+		if (tk_file_commit(&f) < 0)
 			rc = -1;
 		else if (report)
 			fprintf(report, "wrote %s\n", f.path);
@@ -302,11 +302,11 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	src->nr_files = 0;
-	xlp_source_warnings(src);
+	tk_source_warnings(src);
 	return rc;
 }
 
-void xlp_source_warnings(const struct xlp_source *src)
+void tk_source_warnings(const struct tk_source *src)
 {
 	const char *w = up_symtab_source_warning(src->names);
 

@@ -69,46 +69,46 @@ found:
 		return s->rc < 0 ? s->rc : (call);                          \
 	} while (0)
 
-int xlp_elf_identify(const char *path, struct up_elf_identity *id)
+int tk_elf_identify(const char *path, struct up_elf_identity *id)
 {
 	memset(id, 0, sizeof(*id));
 	LOAD(up_elf_identify_mem(s->buf, s->len, path, id));
 }
 
-int xlp_symtab_load(struct up_symtab **out, const char *path)
+int tk_symtab_load(struct up_symtab **out, const char *path)
 {
 	LOAD(up_symtab_load_mem(out, s->buf, s->len, path));
 }
 
-int xlp_cfi_table_load(struct up_cfi_table **out, const char *path)
+int tk_cfi_table_load(struct up_cfi_table **out, const char *path)
 {
 	LOAD(up_cfi_table_load_mem(out, s->buf, s->len, path));
 }
 
-int xlp_cfi_table_add(struct up_cfi_table *t, const char *path, size_t *added)
+int tk_cfi_table_add(struct up_cfi_table *t, const char *path, size_t *added)
 {
 	*added = 0;
 	LOAD(up_cfi_table_add_mem(t, s->buf, s->len, path, added));
 }
 
-int xlp_libunwind_load(struct up_libunwind **out, const char *path)
+int tk_libunwind_load(struct up_libunwind **out, const char *path)
 {
 	LOAD(up_libunwind_load_mem(out, s->buf, s->len, path));
 }
 
-int xlp_kernel_map_read(struct up_kernel_map **out, const char *path,
+int tk_kernel_map_read(struct up_kernel_map **out, const char *path,
 			const struct up_symtab *symtab)
 {
 	LOAD(up_kernel_map_load_mem(out, s->buf, s->len, path, symtab));
 }
 
-void xlp_image_cache_drop(void)
+void tk_image_cache_drop(void)
 {
 	for (int i = 0; i < SLOTS; i++)
 		slot_clear(&slots[i]);
 }
 
-unsigned xlp_image_cache_reads(void)
+unsigned tk_image_cache_reads(void)
 {
 	return reads;
 }

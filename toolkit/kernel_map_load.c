@@ -19,7 +19,7 @@ static void name_stubs(struct up_symtab *symtab, uint64_t page)
 			up_error_last());
 }
 
-bool xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
+bool tk_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 			  struct up_target *t, bool verbose, const char *who)
 {
 	const char *how;
@@ -36,7 +36,7 @@ bool xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 	return rc > 0;
 }
 
-int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
+int tk_kernel_map_load(const char *kernel, const char *symbols_file,
 			struct up_symtab *symtab, const struct up_cfi_table *cfi,
 			const char *const *entries, unsigned nr_entries,
 			bool verbose, struct up_kernel_map **out)
@@ -49,7 +49,7 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
 	for (int i = 0; i < 2 && !k; i++) {
 		if (!from[i])
 			continue;
-		if (xlp_kernel_map_read(&k, from[i], symtab) == 0)
+		if (tk_kernel_map_read(&k, from[i], symtab) == 0)
 			used = from[i];
 		else if (verbose)
 			fprintf(stderr, "xl profile: code map: %s\n", up_error_last());

@@ -3,8 +3,8 @@
  * else only the symbols; plus the functions where stacks begin (xl
  * profile's --entry) and what the CFI table says of frame pointers. The
  * hypercall page's stubs get names in the symbol table. */
-#ifndef XLP_KERNEL_MAP_LOAD_H
-#define XLP_KERNEL_MAP_LOAD_H
+#ifndef TK_KERNEL_MAP_LOAD_H
+#define TK_KERNEL_MAP_LOAD_H
 
 #include <stdbool.h>
 
@@ -15,8 +15,8 @@
  * no function). symtab and cfi may be NULL; verbose: say what the map was
  * read from, on stderr. With a domain to read, the
  * caller then checks the hypercall page in its memory
- * (xlp_kernel_map_probe). */
-int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
+ * (tk_kernel_map_probe). */
+int tk_kernel_map_load(const char *kernel, const char *symbols_file,
 			struct up_symtab *symtab, const struct up_cfi_table *cfi,
 			const char *const *entries, unsigned nr_entries,
 			bool verbose, struct up_kernel_map **out);
@@ -25,7 +25,7 @@ int xlp_kernel_map_load(const char *kernel, const char *symbols_file,
  * page has no note and any name), and their names in symtab if the page
  * moved. verbose: say how it was found, on stderr, after who. true when
  * the stubs were seen in memory (the page is known for sure). */
-bool xlp_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
+bool tk_kernel_map_probe(struct up_kernel_map *k, struct up_symtab *symtab,
 			  struct up_target *t, bool verbose, const char *who);
 
 #endif

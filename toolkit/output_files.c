@@ -32,7 +32,7 @@ static int mkdir_p(const char *dir, mode_t mode)
 	return 0;
 }
 
-char *xlp_output_stem(const char *output, const char *domain_name)
+char *tk_output_stem(const char *output, const char *domain_name)
 {
 	char stamp[32], *stem;
 	const char *dir = output;
@@ -69,10 +69,10 @@ static mode_t file_mode(void)
 	mode_t mask = umask(0077);
 
 	umask(mask);
-	return XLP_FILE_MODE & ~mask;
+	return TK_FILE_MODE & ~mask;
 }
 
-int xlp_file_open(struct xlp_file *out, const char *stem, const char *suffix)
+int tk_file_open(struct tk_file *out, const char *stem, const char *suffix)
 {
 	size_t n = strlen(stem) + strlen(suffix) + 16;
 	int fd;
@@ -105,7 +105,7 @@ fail:
 	return -1;
 }
 
-int xlp_file_commit(struct xlp_file *f)
+int tk_file_commit(struct tk_file *f)
 {
 	int rc = 0;
 
@@ -126,7 +126,7 @@ int xlp_file_commit(struct xlp_file *f)
 	return rc;
 }
 
-void xlp_file_abort(struct xlp_file *f)
+void tk_file_abort(struct tk_file *f)
 {
 	if (f->f)
 		fclose(f->f);

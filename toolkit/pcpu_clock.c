@@ -9,18 +9,18 @@
 #include "pcpu_clock.h"
 #include "util/clock.h"
 
-void xlp_pcpu_clock_read(struct xlp_pcpu_clock *c)
+void tk_pcpu_clock_read(struct tk_pcpu_clock *c)
 {
 	xc_interface *xch;
 	xc_cpuinfo_t *info;
 	int nr = 0;
 
 	memset(c, 0, sizeof(*c));
-	info = calloc(XLP_MAX_CPUS, sizeof(*info));
+	info = calloc(TK_MAX_CPUS, sizeof(*info));
 	xch = info ? xc_interface_open(NULL, NULL, 0) : NULL;
-	if (xch && xc_getcpuinfo(xch, XLP_MAX_CPUS, info, &nr) == 0 && nr > 0) {
+	if (xch && xc_getcpuinfo(xch, TK_MAX_CPUS, info, &nr) == 0 && nr > 0) {
 		c->at_ns = mono_ns();
-		c->nr = nr > XLP_MAX_CPUS ? XLP_MAX_CPUS : (unsigned)nr;
+		c->nr = nr > TK_MAX_CPUS ? TK_MAX_CPUS : (unsigned)nr;
 		for (unsigned i = 0; i < c->nr; i++)
 			c->idle_ns[i] = info[i].idletime;
 		c->ok = true;
@@ -30,9 +30,9 @@ void xlp_pcpu_clock_read(struct xlp_pcpu_clock *c)
 	free(info);
 }
 
-double xlp_pcpu_others_pct(const struct xlp_pcpu_clock *a,
-			   const struct xlp_pcpu_clock *b,
-			   const struct xlp_cpuset *may_run,
+double tk_pcpu_others_pct(const struct tk_pcpu_clock *a,
+			   const struct tk_pcpu_clock *b,
+			   const struct tk_cpuset *may_run,
 			   double guest_running_pct)
 {
 	double wall, least = -1;
@@ -44,7 +44,7 @@ double xlp_pcpu_others_pct(const struct xlp_pcpu_clock *a,
 	for (unsigned p = 0; p < a->nr && p < b->nr; p++) {
 		double idle, busy;
 
-		if (!xlp_cpuset_has(may_run, p))
+		if (!tk_cpuset_has(may_run, p))
 			continue;
 		idle = b->idle_ns[p] >= a->idle_ns[p] ?
 		       (double)(b->idle_ns[p] - a->idle_ns[p]) : 0;

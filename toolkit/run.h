@@ -1,7 +1,7 @@
 /* One profiling run of a live domain, as its checks and outputs see it:
  * what it was asked for and what it produced. */
-#ifndef XLP_RUN_H
-#define XLP_RUN_H
+#ifndef TK_RUN_H
+#define TK_RUN_H
 
 #include <stdbool.h>
 
@@ -11,7 +11,7 @@
 
 /* What the run was asked for, as its outputs say it: xl profile fills it
  * from its options, uniprofd from its settings and the request. */
-struct xlp_run_settings {
+struct tk_run_settings {
 	double hz;
 	enum up_consistency consistency;
 	bool no_vcpu_state;              /* Xen not asked whether vCPUs block */
@@ -22,9 +22,9 @@ struct xlp_run_settings {
 	unsigned top;
 };
 
-struct xlp_run {
-	struct xlp_run_settings asked;
-	const struct xlp_domain *dom;
+struct tk_run {
+	struct tk_run_settings asked;
+	const struct tk_domain *dom;
 	enum up_arch arch;               /* the domain's vCPUs' architecture */
 	const struct up_symtab *symtab;
 	const char *symbols_used;
@@ -35,7 +35,7 @@ struct xlp_run {
 	double setup_ms;                 /* start to first sample */
 	long peak_rss_kib;               /* our own peak memory */
 	bool realtime;                   /* sampled SCHED_FIFO, memory locked */
-	const struct xlp_sampler_cpu *sampler; /* where it ran in dom0, or NULL */
+	const struct tk_sampler_cpu *sampler; /* where it ran in dom0, or NULL */
 	/* Per vCPU: the most of the run that other vCPUs held every pCPU
 	 * it may use, by Xen's pCPU accounting (pcpu_clock.h), in percent;
 	 * -1 or NULL: not known. */

@@ -14,21 +14,21 @@ static uint64_t known_samples(const struct up_profile *p, unsigned v)
 	       up_profile_vcpu_waiting(p, v);
 }
 
-double xlp_busy_pct(const struct up_profile *p, unsigned v)
+double tk_busy_pct(const struct up_profile *p, unsigned v)
 {
 	uint64_t known = known_samples(p, v);
 
 	return known ? 100.0 * (double)up_profile_vcpu_busy(p, v) / (double)known : -1;
 }
 
-double xlp_waiting_pct(const struct up_profile *p, unsigned v)
+double tk_waiting_pct(const struct up_profile *p, unsigned v)
 {
 	uint64_t known = known_samples(p, v);
 
 	return known ? 100.0 * (double)up_profile_vcpu_waiting(p, v) / (double)known : -1;
 }
 
-double xlp_others_pct(const struct xlp_run *r, unsigned v)
+double tk_others_pct(const struct tk_run *r, unsigned v)
 {
 	return r->others_pct && v < r->nr_others ? r->others_pct[v] : -1;
 }
@@ -45,33 +45,33 @@ static double share_tolerance(double pct, double n)
 	return 1.5 + 3.5 * 100 * sqrt(p * (1 - p) / n);
 }
 
-static enum xlp_busy_check busy_check(const struct up_profile *profile,
+static enum tk_busy_check busy_check(const struct up_profile *profile,
 				      const struct up_sampler_stats *s,
 				      unsigned v)
 {
-	double sampled = xlp_busy_pct(profile, v);
+	double sampled = tk_busy_pct(profile, v);
 	double running = up_sampler_running_pct(s, v);
-	double n = xlp_effective_samples(s);
+	double n = tk_effective_samples(s);
 
 	if (sampled < 0 || running < 0 || n < 1)
-		return XLP_BUSY_UNKNOWN;
+		return TK_BUSY_UNKNOWN;
 	/* Xen's running time is the vCPU in its own code, or in Xen on its
 	 * behalf: entering a wait and being resumed from one, where a sample
 	 * finds it at the block point, not blocked (waiting). Samples that
 	 * found it in neither state less often than it ran, beyond sampling
 	 * error, missed CPU time. More is no fault: a vCPU preempted, or
 	 * woken and not yet resumed, waits. */
-	sampled += xlp_waiting_pct(profile, v);
+	sampled += tk_waiting_pct(profile, v);
 	return sampled < running - share_tolerance(sampled, n) ?
-	       XLP_BUSY_SAMPLES_LOW : XLP_BUSY_CONSISTENT;
+	       TK_BUSY_SAMPLES_LOW : TK_BUSY_CONSISTENT;
 }
 
-enum xlp_busy_check xlp_busy_check(const struct xlp_run *r, unsigned v)
+enum tk_busy_check tk_busy_check(const struct tk_run *r, unsigned v)
 {
 	return busy_check(r->profile, r->stats, v);
 }
 
-double xlp_effective_samples(const struct up_sampler_stats *s)
+double tk_effective_samples(const struct up_sampler_stats *s)
 {
 	/* Stats of a sampler before the effective count existed: all alike. */
 	return s->effective_samples > 0 ? s->effective_samples : (double)s->samples;
@@ -80,7 +80,7 @@ double xlp_effective_samples(const struct up_sampler_stats *s)
 /* Below this share of the rate asked, the sampler ran back to back. */
 #define RATE_SHORT 0.9
 
-double xlp_rate_short(const struct xlp_run *r)
+double tk_rate_short(const struct tk_run *r)
 {
 	const struct up_sampler_stats *s = r->stats;
 	/* In periods of the rate asked: a sample at a rate the stall budget
@@ -92,7 +92,7 @@ double xlp_rate_short(const struct xlp_run *r)
 	       reached < RATE_SHORT * r->asked.hz ? reached : 0;
 }
 
-double xlp_stood_still_pct(const struct up_sampler_stats *s)
+double tk_stood_still_pct(const struct up_sampler_stats *s)
 {
 	double most = -1;
 
@@ -102,14 +102,14 @@ double xlp_stood_still_pct(const struct up_sampler_stats *s)
 	return most;
 }
 
-bool xlp_budget_lowered(const struct up_sampler_stats *s)
+bool tk_budget_lowered(const struct up_sampler_stats *s)
 {
 	return s->stall_factor_max > 1;
 }
 
-void xlp_budget_text(const struct up_sampler_stats *s, char *buf, size_t len)
+void tk_budget_text(const struct up_sampler_stats *s, char *buf, size_t len)
 {
-	double still = xlp_stood_still_pct(s);
+	double still = tk_stood_still_pct(s);
 	char run[64] = "";
 
 	if (still >= 0)
@@ -117,14 +117,14 @@ void xlp_budget_text(const struct up_sampler_stats *s, char *buf, size_t len)
 	if (!(s->max_stall_pct > 0 && s->max_stall_pct < UP_SAMPLER_NO_STALL_BUDGET))
 		snprintf(buf, len, "stall budget: none (max stall 100%%), the %g Hz asked kept%s",
 			 s->hz_asked, run);
-	else if (!xlp_budget_lowered(s))
+	else if (!tk_budget_lowered(s))
 		snprintf(buf, len, "stall budget %g%% of the domain's time: never reached, the %g Hz asked kept%s",
 			 s->max_stall_pct, s->hz_asked, run);
 	else
 		snprintf(buf, len, "stall budget %g%% of the domain's time: rate lowered from the %g Hz asked at %.2f s, %.5g Hz at the end, %.5g Hz at the lowest (the domain stood still %.1f%% of its time for samples in the window that changed it last%s); each sample counts for the %" PRIu64 " periods of the rate asked it stood for beyond itself, %.0f effective samples; --max-stall (uniprofd: max_stall) to change",
 			 s->max_stall_pct, s->hz_asked, s->lowered_at_s, s->hz_now,
 			 s->hz_lowest, s->window_stall_pct, run, s->budget_periods,
-			 xlp_effective_samples(s));
+			 tk_effective_samples(s));
 }
 
 /* On-CPU well above running: the samples found the vCPU runnable where
@@ -132,11 +132,11 @@ void xlp_budget_text(const struct up_sampler_stats *s, char *buf, size_t len)
  * WAITING_MARGIN points for the wait after each unpause). */
 #define WAITING_MARGIN 5.0
 
-double xlp_busy_waiting(const struct xlp_run *r, unsigned v)
+double tk_busy_waiting(const struct tk_run *r, unsigned v)
 {
-	double sampled = xlp_busy_pct(r->profile, v);
+	double sampled = tk_busy_pct(r->profile, v);
 	double running = up_sampler_running_pct(r->stats, v);
-	double n = xlp_effective_samples(r->stats);
+	double n = tk_effective_samples(r->stats);
 
 	if (sampled < 0 || running < 0 || n < 1)
 		return 0;
@@ -147,10 +147,10 @@ double xlp_busy_waiting(const struct xlp_run *r, unsigned v)
 /* Whether Xen's pCPU accounting allows `points` of waiting for pCPUs
  * other vCPUs held: 1 yes, 0 no (they held them less, beyond the
  * tolerance), -1 not known. */
-static int others_explain(const struct xlp_run *r, unsigned v, double points,
+static int others_explain(const struct tk_run *r, unsigned v, double points,
 			  double tol)
 {
-	double o = xlp_others_pct(r, v);
+	double o = tk_others_pct(r, v);
 
 	if (o < 0)
 		return -1;
@@ -166,12 +166,12 @@ static uint64_t unseen_samples(const struct up_profile *p,
 	double known = (double)known_samples(p, v);
 	double worth = up_sampler_running_pct(s, v) / 100 * known;
 
-	if (busy_check(p, s, v) != XLP_BUSY_SAMPLES_LOW || worth <= (double)busy)
+	if (busy_check(p, s, v) != TK_BUSY_SAMPLES_LOW || worth <= (double)busy)
 		return 0;
 	return (uint64_t)llround(worth - (double)busy);
 }
 
-int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s)
+int tk_account_unseen(struct up_profile *p, const struct up_sampler_stats *s)
 {
 	for (unsigned v = 0; v < up_profile_nr_vcpus(p) && v < s->nr_vcpus; v++) {
 		uint64_t n = unseen_samples(p, s, v), had = up_profile_vcpu_unseen(p, v);
@@ -183,28 +183,28 @@ int xlp_account_unseen(struct up_profile *p, const struct up_sampler_stats *s)
 	return 0;
 }
 
-const char *xlp_busy_check_name(enum xlp_busy_check c)
+const char *tk_busy_check_name(enum tk_busy_check c)
 {
 	switch (c) {
-	case XLP_BUSY_CONSISTENT: return "consistent";
-	case XLP_BUSY_SAMPLES_LOW: return "samples low";
-	case XLP_BUSY_UNKNOWN: break;
+	case TK_BUSY_CONSISTENT: return "consistent";
+	case TK_BUSY_SAMPLES_LOW: return "samples low";
+	case TK_BUSY_UNKNOWN: break;
 	}
 	return "unknown";
 }
 
 /* Why a vCPU waited, by what Xen's pCPU accounting allows. */
-static void why_waited(const struct xlp_run *r, unsigned v, double points,
+static void why_waited(const struct tk_run *r, unsigned v, double points,
 		       double tol, FILE *out)
 {
 	switch (others_explain(r, v, points, tol)) {
 	case 1:
 		fprintf(out, "other vCPUs held the pCPUs it may use up to %.1f%% of the time (Xen's pCPU accounting): keep them off its pCPUs (its cpus=, xl vcpu-pin) to see its CPU time alone\n",
-			xlp_others_pct(r, v));
+			tk_others_pct(r, v));
 		break;
 	case 0:
 		fprintf(out, "no other vCPU held its pCPUs that long (at most %.1f%% of the time, by Xen's pCPU accounting): the pCPU itself was slow to take it up (its wake-up from idle; under emulation, the emulator's thread for it)\n",
-			xlp_others_pct(r, v));
+			tk_others_pct(r, v));
 		break;
 	default:
 		fputs("whether other vCPUs held its pCPUs, Xen did not say\n", out);
@@ -212,10 +212,10 @@ static void why_waited(const struct xlp_run *r, unsigned v, double points,
 }
 
 /* The samples that found a vCPU waiting to run, and why it waited. */
-static void waiting_lines(const struct xlp_run *r, unsigned v, FILE *out)
+static void waiting_lines(const struct tk_run *r, unsigned v, FILE *out)
 {
-	double n = xlp_effective_samples(r->stats), w = xlp_waiting_pct(r->profile, v);
-	double excess = xlp_busy_waiting(r, v), tol;
+	double n = tk_effective_samples(r->stats), w = tk_waiting_pct(r->profile, v);
+	double excess = tk_busy_waiting(r, v), tol;
 
 	if (w > 0 && w > share_tolerance(w, n)) {
 		tol = share_tolerance(w, n);
@@ -227,21 +227,21 @@ static void waiting_lines(const struct xlp_run *r, unsigned v, FILE *out)
 		return;
 	/* Back to back, the wait to run again after each of our own
 	 * pauses is most of it: the rate line says so. */
-	if (xlp_rate_short(r) > 0) {
+	if (tk_rate_short(r) > 0) {
 		fprintf(out, "xl profile: warning: vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: with the sampler back to back, the vCPU spends that much of the time between pauses waiting to run again; lower -f to profile its CPU time\n",
-			v, xlp_busy_pct(r->profile, v),
+			v, tk_busy_pct(r->profile, v),
 			up_sampler_running_pct(r->stats, v));
 		return;
 	}
-	tol = share_tolerance(xlp_busy_pct(r->profile, v), n) + WAITING_MARGIN;
+	tol = share_tolerance(tk_busy_pct(r->profile, v), n) + WAITING_MARGIN;
 	fprintf(out, "xl profile: warning: vCPU %u was on-CPU in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: ",
-		v, xlp_busy_pct(r->profile, v), up_sampler_running_pct(r->stats, v));
+		v, tk_busy_pct(r->profile, v), up_sampler_running_pct(r->stats, v));
 	if (others_explain(r, v, excess, tol) == 1)
 		fprintf(out, "in about %.0f points of them it was runnable, waiting for a pCPU other vCPUs held (Xen's pCPU accounting: up to %.1f%% of the time); the on-CPU view shows where it waited as well as where it ran; keep other vCPUs off its pCPUs (its cpus=, xl vcpu-pin) to see its CPU time alone\n",
-			excess, xlp_others_pct(r, v));
+			excess, tk_others_pct(r, v));
 	else if (others_explain(r, v, excess, tol) == 0)
 		fprintf(out, "%.0f points that waiting for other vCPUs does not explain (they held its pCPUs at most %.1f%% of the time, by Xen's pCPU accounting); why, the profiler does not know: compare its busy share with the guest's own accounting before trusting the split\n",
-			excess, xlp_others_pct(r, v));
+			excess, tk_others_pct(r, v));
 	else
 		fprintf(out, "%.0f points more; whether it waited for pCPUs other vCPUs held, Xen did not say\n",
 			excess);
@@ -249,17 +249,17 @@ static void waiting_lines(const struct xlp_run *r, unsigned v, FILE *out)
 
 /* One line per vCPU whose samples found it busy well below Xen's run
  * time: after secs of sampling (secs > 0), or at the end. */
-static void busy_lines(const struct xlp_run *r, double secs, FILE *out)
+static void busy_lines(const struct tk_run *r, double secs, FILE *out)
 {
 	for (unsigned v = 0; v < up_profile_nr_vcpus(r->profile); v++) {
-		if (xlp_busy_check(r, v) != XLP_BUSY_SAMPLES_LOW)
+		if (tk_busy_check(r, v) != TK_BUSY_SAMPLES_LOW)
 			continue;
 		if (secs > 0)
 			fprintf(out, "xl profile: after %.0f s: ", secs);
 		else
 			fputs("xl profile: warning: ", out);
 		fprintf(out, "vCPU %u was busy in %.1f%% of the samples but ran %.1f%% of the time by Xen's accounting: ",
-			v, xlp_busy_pct(r->profile, v) + xlp_waiting_pct(r->profile, v),
+			v, tk_busy_pct(r->profile, v) + tk_waiting_pct(r->profile, v),
 			up_sampler_running_pct(r->stats, v));
 		if (secs > 0)
 			fputs("most of its CPU time is going unseen (the warning at the end says why and what to change in dom0; Ctrl-C keeps what was sampled)\n",
@@ -272,12 +272,12 @@ static void busy_lines(const struct xlp_run *r, double secs, FILE *out)
 		waiting_lines(r, v, out);
 }
 
-void xlp_busy_warnings(const struct xlp_run *r, FILE *out)
+void tk_busy_warnings(const struct tk_run *r, FILE *out)
 {
 	busy_lines(r, 0, out);
 }
 
-void xlp_busy_warnings_early(const struct xlp_run *r, double secs, FILE *out)
+void tk_busy_warnings_early(const struct tk_run *r, double secs, FILE *out)
 {
 	busy_lines(r, secs, out);
 }

@@ -13,7 +13,7 @@
 
 /* The pprof header: in its comments what the other summaries say of the
  * run ("key: value"; report reads domain, type and vcpus back). */
-static void pprof_header(struct xlp_run_source *rs, const struct xlp_run *r,
+static void pprof_header(struct tk_run_source *rs, const struct tk_run *r,
 			const struct up_kernel_map *kmap, const struct timespec *started)
 {
 	const struct up_sampler_stats *s = r->stats;
@@ -70,12 +70,12 @@ static void pprof_header(struct xlp_run_source *rs, const struct xlp_run *r,
 	     (double)up_sampler_pause_percentile(s, 50) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 99) / 1e3,
 	     (double)up_sampler_pause_percentile(s, 100) / 1e3);
-	xlp_budget_text(s, budget, sizeof(budget));
+	tk_budget_text(s, budget, sizeof(budget));
 	LINE("%s", budget);
 	LINE("vcpu state: %s", r->asked.no_vcpu_state ? "not asked (--no-vcpu-state)" :
 	     "state label busy or idle, from Xen at each sample");
 	for (unsigned v = 0; v < nv; v++) {
-		double busy = xlp_busy_pct(r->profile, v), run = up_sampler_running_pct(s, v);
+		double busy = tk_busy_pct(r->profile, v), run = up_sampler_running_pct(s, v);
 
 		if (busy >= 0 && run >= 0 && up_profile_vcpu_unseen(r->profile, v))
 			LINE("vcpu%u: busy %.1f%% of the samples, ran %.1f%% by Xen's accounting: CPU time worth %" PRIu64 " samples unseen ([unseen])",
@@ -94,7 +94,7 @@ static void pprof_header(struct xlp_run_source *rs, const struct xlp_run *r,
 	rs->src.pprof = &rs->meta;
 }
 
-void xlp_run_summary(const struct xlp_run *r, struct xlp_summary *s)
+void tk_run_summary(const struct tk_run *r, struct tk_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->cmd = "xl profile";
@@ -111,30 +111,30 @@ void xlp_run_summary(const struct xlp_run *r, struct xlp_summary *s)
 	s->nr_outputs = r->nr_files;
 }
 
-void xlp_run_text(const struct xlp_run *r, FILE *out)
+void tk_run_text(const struct tk_run *r, FILE *out)
 {
-	struct xlp_summary s;
+	struct tk_summary s;
 
-	xlp_run_summary(r, &s);
-	xlp_summary_text(&s, out);
+	tk_run_summary(r, &s);
+	tk_summary_text(&s, out);
 }
 
-int xlp_run_json(const struct xlp_run *r, FILE *out)
+int tk_run_json(const struct tk_run *r, FILE *out)
 {
-	struct xlp_summary s;
+	struct tk_summary s;
 
-	xlp_run_summary(r, &s);
-	return xlp_summary_json(&s, out);
+	tk_run_summary(r, &s);
+	return tk_summary_json(&s, out);
 }
 
-void xlp_run_source(struct xlp_run_source *rs, const struct xlp_run *r,
+void tk_run_source(struct tk_run_source *rs, const struct tk_run *r,
 		       const struct up_kernel_map *kmap,
 		       const struct timespec *started, unsigned formats)
 {
-	struct xlp_source *src = &rs->src;
+	struct tk_source *src = &rs->src;
 
 	memset(rs, 0, sizeof(*rs));
-	xlp_run_summary(r, &rs->summary);
+	tk_run_summary(r, &rs->summary);
 	src->cmd = "xl profile";
 	src->profile = r->profile;
 	src->names = r->symtab;
@@ -142,20 +142,20 @@ void xlp_run_source(struct xlp_run_source *rs, const struct xlp_run *r,
 	src->view = rs->summary.view;
 	src->top = rs->summary.top;
 	src->title = rs->title;
-	src->summary_text = xlp_summary_source_text;
-	src->summary_json = xlp_summary_source_json;
+	src->summary_text = tk_summary_source_text;
+	src->summary_json = tk_summary_source_json;
 	src->ctx = &rs->summary;
-	src->lists_files = XLP_FORMAT_JSON;
+	src->lists_files = TK_FORMAT_JSON;
 	snprintf(rs->title, sizeof(rs->title), "%s (%s): %" PRIu64 " %s stacks at %g Hz",
 		 r->dom->name, r->dom->type,
 		 up_profile_kept_samples(r->profile, &src->view),
 		 r->asked.with_idle ? "busy and idle" : "on-CPU", r->asked.hz);
 	/* Without a header the pprof writer fails (this said why). */
-	if (formats & XLP_FORMAT_PPROF)
+	if (formats & TK_FORMAT_PPROF)
 		pprof_header(rs, r, kmap, started);
 }
 
-void xlp_run_source_release(struct xlp_run_source *rs)
+void tk_run_source_release(struct tk_run_source *rs)
 {
 	for (size_t i = 0; i < rs->nr_lines; i++)
 		free(rs->lines[i]);

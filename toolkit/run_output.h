@@ -1,8 +1,8 @@
 /* A live run's outputs: its summaries (summary.h) as text and JSON, and
  * the run as the source the output formats write from (formats.h): the
  * flame graph's title and the pprof header. */
-#ifndef XLP_RUN_OUTPUT_H
-#define XLP_RUN_OUTPUT_H
+#ifndef TK_RUN_OUTPUT_H
+#define TK_RUN_OUTPUT_H
 
 #include <stdio.h>
 
@@ -14,17 +14,17 @@
 
 /* The run's summary (summary.h), as text and as JSON (-1 after one error
  * line; the JSON lists r->files). */
-void xlp_run_summary(const struct xlp_run *r, struct xlp_summary *s);
-void xlp_run_text(const struct xlp_run *r, FILE *out);
-int xlp_run_json(const struct xlp_run *r, FILE *out);
+void tk_run_summary(const struct tk_run *r, struct tk_summary *s);
+void tk_run_text(const struct tk_run *r, FILE *out);
+int tk_run_json(const struct tk_run *r, FILE *out);
 
 /* The run as the output formats' source (formats.h): the flame graph's
  * title, the summaries above, and when formats has pprof the pprof
  * header (the run's summary in its comments). r and rs must outlive the
  * writing; release rs after. */
-struct xlp_run_source {
-	struct xlp_source src;
-	struct xlp_summary summary;
+struct tk_run_source {
+	struct tk_source src;
+	struct tk_summary summary;
 	char title[256];
 	struct up_pprof_meta meta;
 	/* The kernel's executable PT_LOADs, the pprof mappings. */
@@ -33,9 +33,9 @@ struct xlp_run_source {
 	size_t nr_lines;
 };
 struct timespec;
-void xlp_run_source(struct xlp_run_source *rs, const struct xlp_run *r,
+void tk_run_source(struct tk_run_source *rs, const struct tk_run *r,
 		       const struct up_kernel_map *kmap,
 		       const struct timespec *started, unsigned formats);
-void xlp_run_source_release(struct xlp_run_source *rs);
+void tk_run_source_release(struct tk_run_source *rs);
 
 #endif

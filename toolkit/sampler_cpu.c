@@ -13,37 +13,37 @@
 #include "util/clock.h"
 #include "sampler_cpu.h"
 
-void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
-			struct xlp_cpu_view *v)
+void tk_cpu_view_probe(uint32_t domid, const struct tk_backend_load *before,
+			struct tk_cpu_view *v)
 {
-	struct xlp_cpuset guest[64];
-	struct xlp_backend_load *after = NULL;
+	struct tk_cpuset guest[64];
+	struct tk_backend_load *after = NULL;
 	cpu_set_t mine;
 	unsigned n = 0;
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(v, 0, sizeof(*v));
 	/* dom0's Linux CPU N is its vCPU N: Xen's count when it gives one. */
-	if (xlp_domain_vcpu_pcpus(0, v->dom0_pcpus, XLP_MAX_DOM0_CPUS, &n) == 0 && n)
+	if (tk_domain_vcpu_pcpus(0, v->dom0_pcpus, TK_MAX_DOM0_CPUS, &n) == 0 && n)
 		v->nr_dom0 = n;
 	else
 		v->nr_dom0 = online > 0 ? (unsigned)online : 1;
-	if (v->nr_dom0 > XLP_MAX_DOM0_CPUS)
-		v->nr_dom0 = XLP_MAX_DOM0_CPUS;
+	if (v->nr_dom0 > TK_MAX_DOM0_CPUS)
+		v->nr_dom0 = TK_MAX_DOM0_CPUS;
 	if (sched_getaffinity(0, sizeof(mine), &mine) == 0) {
 		for (unsigned c = 0; c < v->nr_dom0 && c < CPU_SETSIZE; c++)
 			if (CPU_ISSET(c, &mine))
-				xlp_cpuset_add(&v->allowed, c);
+				tk_cpuset_add(&v->allowed, c);
 	} else {
 		for (unsigned c = 0; c < v->nr_dom0; c++)
-			xlp_cpuset_add(&v->allowed, c);
+			tk_cpuset_add(&v->allowed, c);
 	}
 	if (n) {
 		unsigned gn = 0;
 
-		if (xlp_domain_vcpu_pcpus(domid, guest, 64, &gn) == 0 && gn) {
+		if (tk_domain_vcpu_pcpus(domid, guest, 64, &gn) == 0 && gn) {
 			for (unsigned i = 0; i < gn; i++)
-				for (unsigned w = 0; w < XLP_MAX_CPUS / 64; w++)
+				for (unsigned w = 0; w < TK_MAX_CPUS / 64; w++)
 					v->guest_pcpus.w[w] |= guest[i].w[w];
 			v->pcpus_known = true;
 		}
@@ -51,7 +51,7 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 	/* One dom0 vCPU to run on: nothing to choose, no window to wait. */
 	if (before && (before->irqs_ok || before->threads_ok) &&
 	    v->nr_dom0 > 1 && (after = malloc(sizeof(*after)))) {
-		uint64_t wait_until = before->at_ns + XLP_BACKEND_WINDOW_NS;
+		uint64_t wait_until = before->at_ns + TK_BACKEND_WINDOW_NS;
 		uint64_t t = mono_ns();
 
 		if (t < wait_until) {
@@ -61,7 +61,7 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 				;
 		}
-		xlp_backend_load_read(after);
+		tk_backend_load_read(after);
 		v->window_s = (double)(after->at_ns - before->at_ns) / 1e9;
 		v->ticks_hz = sysconf(_SC_CLK_TCK) > 0 ? (unsigned)sysconf(_SC_CLK_TCK) : 100;
 		v->irqs_known = before->irqs_ok && after->irqs_ok;
@@ -70,7 +70,7 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 			if (v->irqs_known && after->irqs[c] > before->irqs[c])
 				v->irqs[c] = after->irqs[c] - before->irqs[c];
 		if (v->ticks_known)
-			xlp_backend_ticks_between(before, after, v->ticks, v->nr_dom0);
+			tk_backend_ticks_between(before, after, v->ticks, v->nr_dom0);
 		free(after);
 	}
 }
@@ -83,7 +83,7 @@ void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
 #define MIN_IRQ_RATE 50.0
 #define MIN_THREAD_SHARE 0.02
 
-static bool serves(const struct xlp_cpu_view *v, unsigned c,
+static bool serves(const struct tk_cpu_view *v, unsigned c,
 		   uint64_t irqs, uint64_t ticks)
 {
 	double tick_s = 1.0 / (double)(v->ticks_hz ? v->ticks_hz : 100);
@@ -99,28 +99,28 @@ static bool serves(const struct xlp_cpu_view *v, unsigned c,
 	       v->ticks[c] > 0;
 }
 
-static bool shares(const struct xlp_cpu_view *v, unsigned c)
+static bool shares(const struct tk_cpu_view *v, unsigned c)
 {
 	return !v->pcpus_known ||
-	       xlp_cpuset_meets(&v->dom0_pcpus[c], &v->guest_pcpus);
+	       tk_cpuset_meets(&v->dom0_pcpus[c], &v->guest_pcpus);
 }
 
 /* "pCPU 2" or "pCPUs 0-3,6", at most len bytes. */
-static void cpuset_text(const struct xlp_cpuset *s, char *buf, size_t len)
+static void cpuset_text(const struct tk_cpuset *s, char *buf, size_t len)
 {
 	size_t used = 0;
 	unsigned n = 0;
 
 	buf[0] = '\0';
-	for (unsigned c = 0; c < XLP_MAX_CPUS; c++)
-		n += xlp_cpuset_has(s, c);
+	for (unsigned c = 0; c < TK_MAX_CPUS; c++)
+		n += tk_cpuset_has(s, c);
 	used = (size_t)snprintf(buf, len, "pCPU%s ", n == 1 ? "" : "s");
-	for (unsigned c = 0; c < XLP_MAX_CPUS && used < len; c++) {
+	for (unsigned c = 0; c < TK_MAX_CPUS && used < len; c++) {
 		unsigned e = c;
 
-		if (!xlp_cpuset_has(s, c))
+		if (!tk_cpuset_has(s, c))
 			continue;
-		while (e + 1 < XLP_MAX_CPUS && xlp_cpuset_has(s, e + 1))
+		while (e + 1 < TK_MAX_CPUS && tk_cpuset_has(s, e + 1))
 			e++;
 		used += (size_t)snprintf(buf + used, len - used, "%s%u", buf[used - 1] == ' ' ? "" : ",", c);
 		if (e > c && used < len)
@@ -131,7 +131,7 @@ static void cpuset_text(const struct xlp_cpuset *s, char *buf, size_t len)
 
 #define REMEDY "for a sampler of its own, give dom0 a vCPU that takes no backend interrupts, pinned to a pCPU the guest does not use (Xen's dom0_max_vcpus=2 or more with dom0_vcpus_pin; the guest's cpus=), or name one with --sampler-cpu"
 
-int xlp_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len)
+int tk_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 	char *end;
@@ -145,7 +145,7 @@ int xlp_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len)
 	}
 	if (n < 1)
 		n = 1;
-	if (v >= (unsigned long)n || v >= XLP_MAX_DOM0_CPUS) {
+	if (v >= (unsigned long)n || v >= TK_MAX_DOM0_CPUS) {
 		snprintf(why, len, "dom0 has CPUs 0 to %ld (see xl vcpu-list 0)", n - 1);
 		return -1;
 	}
@@ -153,8 +153,8 @@ int xlp_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len)
 	return 0;
 }
 
-int xlp_sampler_cpu_choose(const struct xlp_cpu_view *v, int forced,
-			   struct xlp_sampler_cpu *out)
+int tk_sampler_cpu_choose(const struct tk_cpu_view *v, int forced,
+			   struct tk_sampler_cpu *out)
 {
 	uint64_t irqs = 0, ticks = 0;
 	int best = -1;
@@ -187,7 +187,7 @@ int xlp_sampler_cpu_choose(const struct xlp_cpu_view *v, int forced,
 	for (unsigned c = 0; c < v->nr_dom0; c++) {
 		unsigned score;
 
-		if (!xlp_cpuset_has(&v->allowed, c))
+		if (!tk_cpuset_has(&v->allowed, c))
 			continue;
 		score = (shares(v, c) ? 2u : 0u) + (serves(v, c, irqs, ticks) ? 1u : 0u);
 		if (best < 0 || score < best_score ||
@@ -219,7 +219,7 @@ int xlp_sampler_cpu_choose(const struct xlp_cpu_view *v, int forced,
 		for (unsigned c = 0; c < v->nr_dom0 && used < sizeof(out->why); c++) {
 			bool sh = shares(v, c), sv = serves(v, c, irqs, ticks);
 
-			if (!xlp_cpuset_has(&v->allowed, c))
+			if (!tk_cpuset_has(&v->allowed, c))
 				continue;
 			cpuset_text(&v->dom0_pcpus[c], dp, sizeof(dp));
 			used += (size_t)snprintf(out->why + used, sizeof(out->why) - used,
@@ -236,7 +236,7 @@ int xlp_sampler_cpu_choose(const struct xlp_cpu_view *v, int forced,
 	return 0;
 }
 
-int xlp_sampler_cpu_apply(const struct xlp_sampler_cpu *c, cpu_set_t *saved)
+int tk_sampler_cpu_apply(const struct tk_sampler_cpu *c, cpu_set_t *saved)
 {
 	cpu_set_t one;
 
@@ -250,19 +250,19 @@ int xlp_sampler_cpu_apply(const struct xlp_sampler_cpu *c, cpu_set_t *saved)
 	return sched_setaffinity(0, sizeof(one), &one);
 }
 
-void xlp_sampler_cpu_restore(const struct xlp_sampler_cpu *c,
+void tk_sampler_cpu_restore(const struct tk_sampler_cpu *c,
 			     const cpu_set_t *saved)
 {
 	if (c->cpu >= 0 && CPU_COUNT(saved))
 		sched_setaffinity(0, sizeof(*saved), saved);
 }
 
-int xlp_sampler_cpu_place(uint32_t domid, const struct xlp_backend_load *before,
+int tk_sampler_cpu_place(uint32_t domid, const struct tk_backend_load *before,
 			  int forced, const char *prefix, int verbose,
-			  bool quiet, struct xlp_sampler_cpu *out,
+			  bool quiet, struct tk_sampler_cpu *out,
 			  cpu_set_t *saved)
 {
-	struct xlp_cpu_view *v = malloc(sizeof(*v));
+	struct tk_cpu_view *v = malloc(sizeof(*v));
 	int rc;
 
 	CPU_ZERO(saved);
@@ -271,14 +271,14 @@ int xlp_sampler_cpu_place(uint32_t domid, const struct xlp_backend_load *before,
 		out->cpu = -1;
 		return 0;
 	}
-	xlp_cpu_view_probe(domid, forced >= 0 ? NULL : before, v);
-	rc = xlp_sampler_cpu_choose(v, forced, out);
+	tk_cpu_view_probe(domid, forced >= 0 ? NULL : before, v);
+	rc = tk_sampler_cpu_choose(v, forced, out);
 	free(v);
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", prefix, out->why);
 		return -1;
 	}
-	if (xlp_sampler_cpu_apply(out, saved) < 0) {
+	if (tk_sampler_cpu_apply(out, saved) < 0) {
 		fprintf(stderr, "%s: cannot run on dom0 CPU %d: %s%s\n", prefix,
 			out->cpu, strerror(errno),
 			out->forced ? "" : "; sampling where it was");

@@ -12,8 +12,8 @@
  * from what libxl and /proc/interrupts say, or says before the first
  * sample that there is none, with the remedy. xl profile, top and
  * uniprofd all place their sampling thread through it. */
-#ifndef XLP_SAMPLER_CPU_H
-#define XLP_SAMPLER_CPU_H
+#ifndef TK_SAMPLER_CPU_H
+#define TK_SAMPLER_CPU_H
 
 #include <sched.h>
 #include <stdbool.h>
@@ -24,22 +24,22 @@
 #include "cpuset.h"
 
 /* What the choice is made from. */
-struct xlp_cpu_view {
+struct tk_cpu_view {
 	unsigned nr_dom0;                      /* dom0's vCPUs, Linux's CPUs */
 	bool pcpus_known;                      /* the affinities below were read */
-	struct xlp_cpuset dom0_pcpus[XLP_MAX_DOM0_CPUS]; /* each one's hard affinity */
-	struct xlp_cpuset guest_pcpus;         /* where the guest's vCPUs may run */
-	struct xlp_cpuset allowed;             /* dom0 CPUs we may run on (taskset) */
+	struct tk_cpuset dom0_pcpus[TK_MAX_DOM0_CPUS]; /* each one's hard affinity */
+	struct tk_cpuset guest_pcpus;         /* where the guest's vCPUs may run */
+	struct tk_cpuset allowed;             /* dom0 CPUs we may run on (taskset) */
 	/* What the backends did on each in the window: interrupts, and
 	 * their threads' clock ticks. */
 	bool irqs_known, ticks_known;
-	uint64_t irqs[XLP_MAX_DOM0_CPUS];
-	uint64_t ticks[XLP_MAX_DOM0_CPUS];
+	uint64_t irqs[TK_MAX_DOM0_CPUS];
+	uint64_t ticks[TK_MAX_DOM0_CPUS];
 	unsigned ticks_hz;                     /* clock ticks a second */
 	double window_s;
 };
 
-struct xlp_sampler_cpu {
+struct tk_sampler_cpu {
 	int cpu;         /* the dom0 CPU to sample on; -1: left as it is */
 	bool fit;        /* serves no backend, shares no pCPU with the guest */
 	bool forced;     /* --sampler-cpu */
@@ -48,32 +48,32 @@ struct xlp_sampler_cpu {
 };
 
 /* The view of domid's placement: what the backends did between before
- * and now (at least XLP_BACKEND_WINDOW_NS: the rest is waited for). */
-#define XLP_BACKEND_WINDOW_NS 200000000ULL
-void xlp_cpu_view_probe(uint32_t domid, const struct xlp_backend_load *before,
-			struct xlp_cpu_view *v);
+ * and now (at least TK_BACKEND_WINDOW_NS: the rest is waited for). */
+#define TK_BACKEND_WINDOW_NS 200000000ULL
+void tk_cpu_view_probe(uint32_t domid, const struct tk_backend_load *before,
+			struct tk_cpu_view *v);
 
 /* --sampler-cpu's value: a dom0 CPU number this dom0 has. 0, or -1 with
  * why it is not one (for "invalid ...: WHY"). */
-int xlp_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len);
+int tk_sampler_cpu_parse(const char *s, int *cpu, char *why, size_t len);
 
 /* Choose: forced >= 0 is --sampler-cpu (checked against dom0's CPUs: -1
  * with one error line in out->why when it is not one). 0, or -1. */
-int xlp_sampler_cpu_choose(const struct xlp_cpu_view *v, int forced,
-			   struct xlp_sampler_cpu *out);
+int tk_sampler_cpu_choose(const struct tk_cpu_view *v, int forced,
+			   struct tk_sampler_cpu *out);
 
 /* Run the calling thread on out->cpu (nothing when it is -1), keeping its
- * former CPUs in *saved for xlp_sampler_cpu_restore. 0, or -1 (errno). */
-int xlp_sampler_cpu_apply(const struct xlp_sampler_cpu *c, cpu_set_t *saved);
-void xlp_sampler_cpu_restore(const struct xlp_sampler_cpu *c,
+ * former CPUs in *saved for tk_sampler_cpu_restore. 0, or -1 (errno). */
+int tk_sampler_cpu_apply(const struct tk_sampler_cpu *c, cpu_set_t *saved);
+void tk_sampler_cpu_restore(const struct tk_sampler_cpu *c,
 			     const cpu_set_t *saved);
 
 /* All of it for one domain, as xl profile and top do: probe, choose,
  * print (prefix: "xl profile"; the choice with -v, a missing fit unless
  * quiet), apply. -1 after one error line (a bad --sampler-cpu). */
-int xlp_sampler_cpu_place(uint32_t domid, const struct xlp_backend_load *before,
+int tk_sampler_cpu_place(uint32_t domid, const struct tk_backend_load *before,
 			  int forced, const char *prefix, int verbose,
-			  bool quiet, struct xlp_sampler_cpu *out,
+			  bool quiet, struct tk_sampler_cpu *out,
 			  cpu_set_t *saved);
 
 #endif

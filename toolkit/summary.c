@@ -13,14 +13,14 @@
 #include "toolkit/run_checks.h"
 #include "toolkit/summary.h"
 
-#define str xlp_json_str
-#define key xlp_json_key
-#define num xlp_json_num
+#define str tk_json_str
+#define key tk_json_key
+#define num tk_json_num
 
 /* --- text ---------------------------------------------------------------- */
 
 /* A live run: the domain, the symbols, the sampler and its cost. */
-static void run_head_text(const struct xlp_run *r, FILE *out)
+static void run_head_text(const struct tk_run *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -36,12 +36,12 @@ static void run_head_text(const struct xlp_run *r, FILE *out)
 	{
 		char budget[640];
 
-		xlp_budget_text(s, budget, sizeof(budget));
+		tk_budget_text(s, budget, sizeof(budget));
 		fprintf(out, "%s\n", budget);
 	}
-	if (xlp_rate_short(r) > 0)
+	if (tk_rate_short(r) > 0)
 		fprintf(out, "rate reached %.0f Hz of the %g asked: one sample takes %.0f us here (the %s, p50 %.0f us, and what the sampler does around it), so it sampled back to back; the periods it missed count as the last sample\n",
-			xlp_rate_short(r), r->asked.hz, 1e6 / xlp_rate_short(r),
+			tk_rate_short(r), r->asked.hz, 1e6 / tk_rate_short(r),
 			r->asked.consistency == UP_CONSISTENCY_RELAXED ?
 			"longest vCPU stall" : "pause",
 			(double)up_sampler_pause_percentile(s, 50) / 1e3);
@@ -86,9 +86,9 @@ static const char *stored_format(const struct up_stored *st)
 
 /* The folded file's lines: the distinct stacks it shows (-1: out of
  * memory). */
-static long long folded_stacks(const struct xlp_summary *s)
+static long long folded_stacks(const struct tk_summary *s)
 {
-	const struct up_output_opts o = xlp_folded_opts(&s->view);
+	const struct up_output_opts o = tk_folded_opts(&s->view);
 	size_t n;
 
 	return up_profile_folded_count(s->profile, s->names, &o, &n) < 0 ?
@@ -137,7 +137,7 @@ static void merged_head_text(const struct up_stored *st, FILE *out)
 }
 
 /* Stored profiles: the files, and the domain and kernel they recorded. */
-static void stored_head_text(const struct xlp_summary *s, FILE *out)
+static void stored_head_text(const struct tk_summary *s, FILE *out)
 {
 	const struct up_stored *st = s->stored;
 	const char *dom = up_stored_comment(st, "domain");
@@ -186,7 +186,7 @@ static void stored_head_text(const struct xlp_summary *s, FILE *out)
 
 /* Truncated stacks, with the run's missed deadlines or the files'
  * dropped stacks, then why they were cut. */
-static void truncation_text(const struct xlp_summary *s, FILE *out)
+static void truncation_text(const struct tk_summary *s, FILE *out)
 {
 	uint64_t total = up_profile_samples(s->profile);
 	uint64_t trunc = up_profile_truncated(s->profile);
@@ -209,7 +209,7 @@ static void truncation_text(const struct xlp_summary *s, FILE *out)
 }
 
 /* A live run: how it read the guest and unwound. */
-static void run_walk_text(const struct xlp_run *r, FILE *out)
+static void run_walk_text(const struct tk_run *r, FILE *out)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -225,10 +225,10 @@ static void run_walk_text(const struct xlp_run *r, FILE *out)
 
 /* One vCPU: its stacks and busy share; a live run adds Xen's run time and
  * the stall, stored profiles the CPU time no sample saw. */
-static void vcpu_text(const struct xlp_summary *s, unsigned v, FILE *out)
+static void vcpu_text(const struct tk_summary *s, unsigned v, FILE *out)
 {
 	const struct up_profile *p = s->profile;
-	double busy = xlp_busy_pct(p, v);
+	double busy = tk_busy_pct(p, v);
 
 	fprintf(out, "vcpu%u %" PRIu64 " stacks", v, up_profile_vcpu_samples(p, v));
 	if (busy >= 0 && up_profile_vcpu_waiting(p, v))
@@ -247,21 +247,21 @@ static void vcpu_text(const struct xlp_summary *s, unsigned v, FILE *out)
 		if (up_sampler_stall_pct(st, v) >= 0)
 			fprintf(out, ", stood still %.2f%% of the time for samples",
 				up_sampler_stall_pct(st, v));
-		if (xlp_busy_check(s->run, v) == XLP_BUSY_SAMPLES_LOW)
+		if (tk_busy_check(s->run, v) == TK_BUSY_SAMPLES_LOW)
 			fprintf(out, " (samples low: CPU time worth %" PRIu64
 				" samples no sample saw, shown as [unseen])",
 				up_profile_vcpu_unseen(p, v));
-		if (xlp_busy_waiting(s->run, v) > 0)
+		if (tk_busy_waiting(s->run, v) > 0)
 			fprintf(out, " (on-CPU above running by %.0f points: see the warning)",
-				xlp_busy_waiting(s->run, v));
-		if (xlp_others_pct(s->run, v) >= 0)
+				tk_busy_waiting(s->run, v));
+		if (tk_others_pct(s->run, v) >= 0)
 			fprintf(out, ", other vCPUs held its pCPUs at most %.1f%% of the time",
-				xlp_others_pct(s->run, v));
+				tk_others_pct(s->run, v));
 		/* Its state is read before its registers, and a guest that
 		 * blocks and wakes often is found blocked more than it is
 		 * (docs/IO-GUESTS.md). */
 		if (s->run->asked.consistency == UP_CONSISTENCY_RELAXED &&
-		    xlp_busy_pct(p, v) >= 0)
+		    tk_busy_pct(p, v) >= 0)
 			fputs(" (relaxed: the waiting share is a lower bound)", out);
 	} else if (up_profile_vcpu_unseen(p, v)) {
 		fprintf(out, ", CPU time worth %" PRIu64 " samples no sample saw ([unseen])",
@@ -282,7 +282,7 @@ static void recorded_text(const struct up_stored *st, FILE *out)
 	}
 }
 
-void xlp_summary_text(const struct xlp_summary *s, FILE *out)
+void tk_summary_text(const struct tk_summary *s, FILE *out)
 {
 	if (s->run)
 		run_head_text(s->run, out);
@@ -326,7 +326,7 @@ static void percentiles_us(yajl_gen g, const char *k,
 	yajl_gen_map_close(g);
 }
 
-static void domain_json(yajl_gen g, const struct xlp_summary *s)
+static void domain_json(yajl_gen g, const struct tk_summary *s)
 {
 	key(g, "domain");
 	yajl_gen_map_open(g);
@@ -357,7 +357,7 @@ static void domain_json(yajl_gen g, const struct xlp_summary *s)
 }
 
 /* A live run: its symbols, unwinder and sampler settings. */
-static void run_setup_json(yajl_gen g, const struct xlp_run *r)
+static void run_setup_json(yajl_gen g, const struct tk_run *r)
 {
 	const struct up_sampler_stats *s = r->stats;
 
@@ -413,7 +413,7 @@ static void run_setup_json(yajl_gen g, const struct xlp_run *r)
  * samples stood for beyond themselves, the samples statistics rest on. */
 static void stall_budget_json(yajl_gen g, const struct up_sampler_stats *st)
 {
-	double still = xlp_stood_still_pct(st);
+	double still = tk_stood_still_pct(st);
 
 	key(g, "stall_budget");
 	yajl_gen_map_open(g);
@@ -429,20 +429,20 @@ static void stall_budget_json(yajl_gen g, const struct up_sampler_stats *st)
 	key(g, "factor"); yajl_gen_integer(g, st->stall_factor);
 	key(g, "factor_max"); yajl_gen_integer(g, st->stall_factor_max);
 	key(g, "rate_lowered_at_s");
-	if (xlp_budget_lowered(st))
+	if (tk_budget_lowered(st))
 		num(g, st->lowered_at_s, 3);
 	else
 		yajl_gen_null(g);
 	key(g, "rate_changes"); yajl_gen_integer(g, st->rate_changes);
 	key(g, "window_stall_pct"); num(g, st->window_stall_pct, 2);
 	key(g, "budget_periods"); yajl_gen_integer(g, (long long)st->budget_periods);
-	key(g, "effective_samples"); num(g, xlp_effective_samples(st), 1);
+	key(g, "effective_samples"); num(g, tk_effective_samples(st), 1);
 	yajl_gen_map_close(g);
 }
 
 /* Rate, time and counts: the sampler's own for a live run, what the
  * files recorded for stored ones. */
-static void counts_json(yajl_gen g, const struct xlp_summary *s)
+static void counts_json(yajl_gen g, const struct tk_summary *s)
 {
 	const struct up_profile *p = s->profile;
 	double hz = s->run ? s->run->asked.hz : up_stored_hz(s->stored);
@@ -499,14 +499,14 @@ static void counts_json(yajl_gen g, const struct xlp_summary *s)
 		key(g, "covered_periods"); yajl_gen_integer(g, (long long)st->covered_periods);
 		key(g, "rate_reached_hz");
 		num(g, st->elapsed_s > 0 ? (double)st->samples / st->elapsed_s : 0, 1);
-		key(g, "rate_short"); yajl_gen_bool(g, xlp_rate_short(s->run) > 0);
+		key(g, "rate_short"); yajl_gen_bool(g, tk_rate_short(s->run) > 0);
 		key(g, "vcpu_state_failures"); yajl_gen_integer(g, (long long)st->activity_failures);
 		key(g, "abandoned_samples"); yajl_gen_integer(g, (long long)st->abandoned_samples);
 		stall_budget_json(g, st);
 	}
 }
 
-static void vcpu_json(yajl_gen g, const struct xlp_summary *s, unsigned v)
+static void vcpu_json(yajl_gen g, const struct tk_summary *s, unsigned v)
 {
 	const struct up_profile *p = s->profile;
 	const struct up_sampler_stats *st = s->run ? s->run->stats : NULL;
@@ -530,8 +530,8 @@ static void vcpu_json(yajl_gen g, const struct xlp_summary *s, unsigned v)
 			yajl_gen_null(g);
 	}
 	key(g, "busy_pct");
-	if (xlp_busy_pct(p, v) >= 0)
-		num(g, xlp_busy_pct(p, v), 2);
+	if (tk_busy_pct(p, v) >= 0)
+		num(g, tk_busy_pct(p, v), 2);
 	else
 		yajl_gen_null(g);
 	if (st) {
@@ -541,14 +541,14 @@ static void vcpu_json(yajl_gen g, const struct xlp_summary *s, unsigned v)
 		else
 			yajl_gen_null(g);
 		key(g, "busy_check");
-		str(g, xlp_busy_check_name(xlp_busy_check(s->run, v)));
+		str(g, tk_busy_check_name(tk_busy_check(s->run, v)));
 		key(g, "waiting_points");
-		num(g, xlp_busy_waiting(s->run, v), 1);
+		num(g, tk_busy_waiting(s->run, v), 1);
 		key(g, "waiting_pct");
-		num(g, xlp_waiting_pct(p, v) >= 0 ? xlp_waiting_pct(p, v) : 0, 2);
+		num(g, tk_waiting_pct(p, v) >= 0 ? tk_waiting_pct(p, v) : 0, 2);
 		key(g, "others_on_pcpus_pct");
-		if (xlp_others_pct(s->run, v) >= 0)
-			num(g, xlp_others_pct(s->run, v), 1);
+		if (tk_others_pct(s->run, v) >= 0)
+			num(g, tk_others_pct(s->run, v), 1);
 		else
 			yajl_gen_null(g);
 	}
@@ -597,12 +597,12 @@ static void builds_json(yajl_gen g, const struct up_stored *st)
 	yajl_gen_array_close(g);
 }
 
-int xlp_summary_json(const struct xlp_summary *s, FILE *out)
+int tk_summary_json(const struct tk_summary *s, FILE *out)
 {
 	uint64_t kept = up_profile_kept_samples(s->profile, &s->view);
 	struct up_top_entry *top = NULL;
 	size_t ntop = 0;
-	yajl_gen g = xlp_json_open(out);
+	yajl_gen g = tk_json_open(out);
 
 	if (!g || up_profile_top(s->profile, s->names, &s->view, &top, &ntop) < 0) {
 		fprintf(stderr, "%s: cannot build the JSON summary: out of memory\n",
@@ -644,7 +644,7 @@ int xlp_summary_json(const struct xlp_summary *s, FILE *out)
 	key(g, "top_list_covers");
 	str(g, s->view.with_idle ? "busy and idle" : "on-cpu");
 	key(g, "top_list_samples"); yajl_gen_integer(g, (long long)kept);
-	xlp_json_top(g, top, ntop, s->top, kept);
+	tk_json_top(g, top, ntop, s->top, kept);
 	if (s->run)
 		strings_json(g, "files", s->outputs, s->nr_outputs);
 	yajl_gen_map_close(g);
@@ -653,16 +653,16 @@ int xlp_summary_json(const struct xlp_summary *s, FILE *out)
 	return ferror(out) ? -1 : 0;
 }
 
-void xlp_summary_source_text(const struct xlp_source *src, FILE *out)
+void tk_summary_source_text(const struct tk_source *src, FILE *out)
 {
-	xlp_summary_text(src->ctx, out);
+	tk_summary_text(src->ctx, out);
 }
 
-int xlp_summary_source_json(const struct xlp_source *src, FILE *out)
+int tk_summary_source_json(const struct tk_source *src, FILE *out)
 {
-	struct xlp_summary s = *(const struct xlp_summary *)src->ctx;
+	struct tk_summary s = *(const struct tk_summary *)src->ctx;
 
 	s.outputs = src->files;
 	s.nr_outputs = src->nr_files;
-	return xlp_summary_json(&s, out);
+	return tk_summary_json(&s, out);
 }

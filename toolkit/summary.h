@@ -4,8 +4,8 @@
  * (pauses, Xen's run time, the unwinder), stored profiles know the files
  * read and what their header recorded; the profile's own figures
  * (stacks, truncation, busy shares per vCPU) are written alike. */
-#ifndef XLP_SUMMARY_H
-#define XLP_SUMMARY_H
+#ifndef TK_SUMMARY_H
+#define TK_SUMMARY_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include "toolkit/formats.h"
 #include "uniprof/uniprof.h"
 
-struct xlp_run;
+struct tk_run;
 
-struct xlp_summary {
+struct tk_summary {
 	const char *cmd;                  /* error lines: "CMD: ..." */
 	const char *tool;                 /* JSON "tool" */
 	const struct up_profile *profile;
@@ -23,7 +23,7 @@ struct xlp_summary {
 	struct up_output_opts view;
 	unsigned top;
 	/* A live run: its domain, symbols and sampler (NULL: stored). */
-	const struct xlp_run *run;
+	const struct tk_run *run;
 	/* Stored profiles: the files read, merged, and what they recorded
 	 * (NULL: live). */
 	const struct up_stored *stored;
@@ -38,13 +38,13 @@ struct xlp_summary {
 	size_t nr_outputs;
 };
 
-void xlp_summary_text(const struct xlp_summary *s, FILE *out);
+void tk_summary_text(const struct tk_summary *s, FILE *out);
 /* 0, or -1 after one error line. */
-int xlp_summary_json(const struct xlp_summary *s, FILE *out);
+int tk_summary_json(const struct tk_summary *s, FILE *out);
 
 /* As an output source's summaries (formats.h): src->ctx is the summary;
  * the JSON lists the files of src's write. */
-void xlp_summary_source_text(const struct xlp_source *src, FILE *out);
-int xlp_summary_source_json(const struct xlp_source *src, FILE *out);
+void tk_summary_source_text(const struct tk_source *src, FILE *out);
+int tk_summary_source_json(const struct tk_source *src, FILE *out);
 
 #endif

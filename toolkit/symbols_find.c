@@ -12,7 +12,7 @@
 #include "symbols_find.h"
 #include "uniprof/error.h"
 
-static void note(const struct xlp_symbol_query *q, const char *fmt, const char *path,
+static void note(const struct tk_symbol_query *q, const char *fmt, const char *path,
 		 const char *why)
 {
 	if (q->verbose) {
@@ -24,7 +24,7 @@ static void note(const struct xlp_symbol_query *q, const char *fmt, const char *
 
 /* The table must describe a guest of the domain's architecture and the
  * width the hypervisor reports. */
-static int fits_guest(const struct xlp_symbol_query *q, const struct up_symtab *s,
+static int fits_guest(const struct tk_symbol_query *q, const struct up_symtab *s,
 		      const char *path)
 {
 	unsigned m = up_symtab_elf_machine(s), w = up_symtab_elf_width(s);
@@ -46,7 +46,7 @@ static int fits_guest(const struct xlp_symbol_query *q, const struct up_symtab *
 
 /* Load path if it exists; 1 = loaded, 0 = not usable (reported with -v),
  * -1 = unusable and fatal (explicit file). */
-static int try_file(const struct xlp_symbol_query *q, const char *path,
+static int try_file(const struct tk_symbol_query *q, const char *path,
 		    const char *kernel_id, const char *why, bool fatal,
 		    struct up_symtab **out)
 {
@@ -57,7 +57,7 @@ static int try_file(const struct xlp_symbol_query *q, const char *path,
 		note(q, "%s (%s): not found", path, why);
 		return 0;
 	}
-	if (xlp_symtab_load(&s, path) < 0) {
+	if (tk_symtab_load(&s, path) < 0) {
 		if (fatal) {
 			fprintf(stderr, "xl profile: %s\n", up_error_last());
 			return -1;
@@ -110,10 +110,10 @@ static void forget(const char *path)
 /* Step 5: ID's debug file from the debuginfod servers. 1 = loaded, into
  * *out and *used; 0 = none, ERR says why. Only a file that carries ID is
  * taken, whatever --force-symbols says: the server is not the user. */
-static int from_debuginfod(const struct xlp_symbol_query *q, const char *id,
+static int from_debuginfod(const struct tk_symbol_query *q, const char *id,
 			   struct up_symtab **out, char **used, char *err, size_t errlen)
 {
-	struct xlp_symbol_query strict = *q;
+	struct tk_symbol_query strict = *q;
 	char from[512], why[600], *path;
 	const char *got;
 	int rc;
@@ -121,7 +121,7 @@ static int from_debuginfod(const struct xlp_symbol_query *q, const char *id,
 	if (q->verbose)
 		fprintf(stderr, "xl profile: symbols: asking debuginfod (%s) for build-id %s\n",
 			q->debuginfod, id);
-	if (xlp_debuginfod_fetch(id, q->stop, &path, from, sizeof(from), err, errlen) < 0)
+	if (tk_debuginfod_fetch(id, q->stop, &path, from, sizeof(from), err, errlen) < 0)
 		return 0;
 	snprintf(why, sizeof(why), "debuginfod, from %s", from);
 	strict.force = false;
@@ -144,7 +144,7 @@ static int from_debuginfod(const struct xlp_symbol_query *q, const char *id,
 }
 
 /* The one line said when no symbols were found. */
-static void say_none(const struct xlp_symbol_query *q, const char *what,
+static void say_none(const struct tk_symbol_query *q, const char *what,
 		     const char *id, const char *fetch_err)
 {
 	if (fetch_err[0])
@@ -165,7 +165,7 @@ static char *join(const char *a, const char *b, const char *c)
 	return asprintf(&p, "%s%s%s", a, b, c) < 0 ? NULL : p;
 }
 
-int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
+int tk_find_symbols(const struct tk_symbol_query *q, struct up_symtab **out,
 		     char **used)
 {
 	struct up_elf_identity kid = { { 0 } };
@@ -178,7 +178,7 @@ int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
 
 	*out = NULL;
 	*used = NULL;
-	if (q->kernel && xlp_elf_identify(q->kernel, &kid) < 0)
+	if (q->kernel && tk_elf_identify(q->kernel, &kid) < 0)
 		note(q, "%s (domain kernel): %s", q->kernel, up_error_last());
 	/* The kernel image itself must fit the domain, symbols or not. */
 	if (kid.machine && !up_arch_runs_elf_machine(q->arch, kid.machine)) {

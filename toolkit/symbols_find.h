@@ -11,8 +11,8 @@
  *      servers, checked to carry that build-id
  * A file whose build-id differs from the kernel's is refused unless forced.
  * Each step is reported with -v. */
-#ifndef XLP_SYMBOLS_FIND_H
-#define XLP_SYMBOLS_FIND_H
+#ifndef TK_SYMBOLS_FIND_H
+#define TK_SYMBOLS_FIND_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -20,7 +20,7 @@
 #include "uniprof/symbols.h"
 #include "uniprof/target.h"
 
-struct xlp_symbol_query {
+struct tk_symbol_query {
 	const char *explicit_file;   /* -s, or NULL */
 	const char *kernel;          /* from the domain config, or NULL */
 	const char *debug_dir;       /* default /usr/lib/debug */
@@ -28,7 +28,7 @@ struct xlp_symbol_query {
 	int verbose;
 	unsigned guest_width;        /* 4 or 8 from the hypervisor; 0: unknown */
 	enum up_arch arch;           /* the domain's; zero: x86_64 */
-	const char *debuginfod;      /* servers (xlp_debuginfod_setup); NULL: off */
+	const char *debuginfod;      /* servers (tk_debuginfod_setup); NULL: off */
 	const char *build_id;        /* known without a kernel file (a core's) */
 	volatile sig_atomic_t *stop; /* cancels a download (Ctrl-C); may be NULL */
 };
@@ -36,7 +36,7 @@ struct xlp_symbol_query {
 /* On success *out is the table, or NULL when nothing was found (after one
  * line saying how to pass symbols); *used is the file (malloc'ed). Returns
  * -1 after one error line when -s cannot be used or does not fit. */
-int xlp_find_symbols(const struct xlp_symbol_query *q, struct up_symtab **out,
+int tk_find_symbols(const struct tk_symbol_query *q, struct up_symtab **out,
 		     char **used);
 
 #endif

@@ -13,7 +13,7 @@ static void add_symbol_file_cfi(struct up_cfi_table *t, const char *path,
 				int verbose)
 {
 	size_t added;
-	int rc = xlp_cfi_table_add(t, path, &added);
+	int rc = tk_cfi_table_add(t, path, &added);
 
 	if (rc == UP_EFORMAT)
 		return;
@@ -24,8 +24,8 @@ static void add_symbol_file_cfi(struct up_cfi_table *t, const char *path,
 			path, added);
 }
 
-int xlp_unwind_load(enum up_unwinder want, const char *kernel,
-		    const char *symbols_file, int verbose, struct xlp_unwind *u)
+int tk_unwind_load(enum up_unwinder want, const char *kernel,
+		    const char *symbols_file, int verbose, struct tk_unwind *u)
 {
 	const char *tried[2] = { kernel, symbols_file };
 	char why[256] = "no kernel image or symbol file to read it from";
@@ -38,7 +38,7 @@ int xlp_unwind_load(enum up_unwinder want, const char *kernel,
 		if (!tried[i] || (i == 1 && tried[0] && strcmp(tried[0], tried[1]) == 0))
 			continue;
 		if (want == UP_UNWINDER_LIBUNWIND) {
-			if (xlp_libunwind_load(&u->libunwind, tried[i]) == 0) {
+			if (tk_libunwind_load(&u->libunwind, tried[i]) == 0) {
 				if (verbose)
 					fprintf(stderr, "xl profile: unwind: libunwind over %s\n", tried[i]);
 			} else {
@@ -46,7 +46,7 @@ int xlp_unwind_load(enum up_unwinder want, const char *kernel,
 			}
 			continue;
 		}
-		if (xlp_cfi_table_load(&u->cfi, tried[i]) == 0) {
+		if (tk_cfi_table_load(&u->cfi, tried[i]) == 0) {
 			const struct up_cfi_info *ci = up_cfi_table_info(u->cfi);
 
 			if (verbose)
@@ -66,7 +66,7 @@ int xlp_unwind_load(enum up_unwinder want, const char *kernel,
 			/* Rows the table cannot express: libunwind takes
 			 * those frames, read from the same image. */
 			if (ci->unsupported &&
-			    xlp_libunwind_load(&u->libunwind, tried[i]) < 0 && verbose)
+			    tk_libunwind_load(&u->libunwind, tried[i]) < 0 && verbose)
 				fprintf(stderr, "xl profile: unwind: no libunwind for the %zu rows: %s\n",
 					ci->unsupported, up_error_last());
 		} else {
@@ -85,14 +85,14 @@ int xlp_unwind_load(enum up_unwinder want, const char *kernel,
 	return 0;
 }
 
-void xlp_unwind_release(struct xlp_unwind *u)
+void tk_unwind_release(struct tk_unwind *u)
 {
 	up_cfi_table_free(u->cfi);
 	up_libunwind_free(u->libunwind);
 	memset(u, 0, sizeof(*u));
 }
 
-void xlp_unwind_configure(const struct xlp_unwind *u, struct up_kernel_map *kmap,
+void tk_unwind_configure(const struct tk_unwind *u, struct up_kernel_map *kmap,
 			  struct up_sampler_config *cfg)
 {
 	cfg->unwinder = u->unwinder;

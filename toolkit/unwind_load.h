@@ -4,25 +4,25 @@
  * table cannot express; libunwind alone for -u libunwind. auto without any
  * CFI falls back to frame pointers; cfi or libunwind without it is an
  * error (one line, -1). */
-#ifndef XLP_UNWIND_LOAD_H
-#define XLP_UNWIND_LOAD_H
+#ifndef TK_UNWIND_LOAD_H
+#define TK_UNWIND_LOAD_H
 
 #include "uniprof/uniprof.h"
 #include "uniprof/sys/unwind.h"
 
-struct xlp_unwind {
+struct tk_unwind {
 	enum up_unwinder unwinder;   /* what will run */
 	struct up_cfi_table *cfi;
 	struct up_libunwind *libunwind;
 };
 
-int xlp_unwind_load(enum up_unwinder want, const char *kernel,
-		    const char *symbols_file, int verbose, struct xlp_unwind *out);
-void xlp_unwind_release(struct xlp_unwind *u);
+int tk_unwind_load(enum up_unwinder want, const char *kernel,
+		    const char *symbols_file, int verbose, struct tk_unwind *out);
+void tk_unwind_release(struct tk_unwind *u);
 
 /* The sampler's unwinding settings from what was loaded and the kernel
  * map (may be NULL). */
-void xlp_unwind_configure(const struct xlp_unwind *u, struct up_kernel_map *kmap,
+void tk_unwind_configure(const struct tk_unwind *u, struct up_kernel_map *kmap,
 			  struct up_sampler_config *cfg);
 
 #endif

@@ -9,7 +9,7 @@
 #include "value_parse.h"
 #include "uniprof/uniprof.h"
 
-int xlp_parse_unwinder(const char *s, enum up_unwinder *out)
+int tk_parse_unwinder(const char *s, enum up_unwinder *out)
 {
 	static const struct { const char *name; enum up_unwinder u; } names[] = {
 		{ "auto", UP_UNWINDER_AUTO }, { "cfi", UP_UNWINDER_CFI },
@@ -24,7 +24,7 @@ int xlp_parse_unwinder(const char *s, enum up_unwinder *out)
 	return -1;
 }
 
-int xlp_parse_double(const char *s, double *out)
+int tk_parse_double(const char *s, double *out)
 {
 	char *end;
 
@@ -33,17 +33,17 @@ int xlp_parse_double(const char *s, double *out)
 	return errno || end == s || *end || !isfinite(*out) ? -1 : 0;
 }
 
-int xlp_parse_max_stall(const char *s, double *out)
+int tk_parse_max_stall(const char *s, double *out)
 {
 	double v;
 
-	if (xlp_parse_double(s, &v) < 0 || !(v > 0) || v > UP_SAMPLER_NO_STALL_BUDGET)
+	if (tk_parse_double(s, &v) < 0 || !(v > 0) || v > UP_SAMPLER_NO_STALL_BUDGET)
 		return -1;
 	*out = v;
 	return 0;
 }
 
-int xlp_parse_uint(const char *s, unsigned long max, unsigned *out)
+int tk_parse_uint(const char *s, unsigned long max, unsigned *out)
 {
 	char *end;
 	unsigned long v;

@@ -71,7 +71,7 @@ static int parse(int argc, char **argv, struct core_run *r)
 			r->opt.debuginfod = optarg;
 			break;
 		case 'u':
-			if (xlp_parse_unwinder(optarg, &r->opt.unwinder) < 0)
+			if (tk_parse_unwinder(optarg, &r->opt.unwinder) < 0)
 				return xlp_command_bad_value(cmd, "unwinder", optarg,
 							     "use auto, cfi, libunwind or fp");
 			break;
@@ -90,14 +90,14 @@ static int parse(int argc, char **argv, struct core_run *r)
 		case OPT_VCPU: {
 			unsigned v;
 
-			if (xlp_parse_uint(optarg, 4095, &v) < 0)
+			if (tk_parse_uint(optarg, 4095, &v) < 0)
 				return xlp_command_bad_value(cmd, "vCPU", optarg,
 							     "give a vCPU number from 0");
 			r->opt.vcpu = (int)v;
 			break;
 		}
 		case OPT_MAX_DEPTH:
-			if (xlp_parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &r->opt.max_depth) < 0 ||
+			if (tk_parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &r->opt.max_depth) < 0 ||
 			    r->opt.max_depth == 0) {
 				char fix[64];
 
@@ -137,7 +137,7 @@ static int walk(struct core_run *r, struct up_target *t)
 	cfg.stopped_ok = true;
 	cfg.no_activity = true;           /* a core keeps no run state */
 	cfg.unwind.max_depth = r->opt.max_depth;
-	xlp_unwind_configure(&r->uw, r->kmap, &cfg);
+	tk_unwind_configure(&r->uw, r->kmap, &cfg);
 	return up_sample(t, &cfg, r->profile, NULL, &r->stats);
 }
 
@@ -145,7 +145,7 @@ int xlp_cmd_core(int argc, char **argv)
 {
 	struct core_run r;
 	struct up_target *t = NULL;
-	struct xlp_symbol_query q = { 0 };
+	struct tk_symbol_query q = { 0 };
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -180,24 +180,24 @@ int xlp_cmd_core(int argc, char **argv)
 	q.debug_dir = getenv("UNIPROF_DEBUG_DIR");
 	q.force = r.opt.force_symbols;
 	q.verbose = r.opt.verbose;
-	q.debuginfod = xlp_debuginfod_setup(r.opt.debuginfod);
+	q.debuginfod = tk_debuginfod_setup(r.opt.debuginfod);
 	q.build_id = r.build_id;
 	q.arch = r.tinfo.arch;
 	if (r.tinfo.type == UP_DOMAIN_PV)
 		q.guest_width = r.tinfo.guest_width;
 	if (!r.kernel && !r.opt.symbols && q.debuginfod && r.build_id[0]) {
-		if (xlp_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)
+		if (tk_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)
 			goto out;
 	} else if (!r.kernel && !r.opt.symbols)
 		fprintf(stderr, "xl profile core: no kernel found for domain '%s' (neither %s/%s.cfg nor a build-id the core holds): printing raw addresses; give -s IMAGE or -c CONFIG\n",
 			r.name ? r.name : "?", XEN_CONFIG_DIR, r.name ? r.name : "?");
-	else if (xlp_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)
+	else if (tk_find_symbols(&q, &r.symtab, &r.symbols_used) < 0)
 		goto out;
-	if (xlp_unwind_load(r.opt.unwinder, r.kernel, r.symbols_used, r.opt.verbose, &r.uw) < 0 ||
-	    xlp_kernel_map_load(r.kernel, r.symbols_used, r.symtab, r.uw.cfi, r.opt.entries,
+	if (tk_unwind_load(r.opt.unwinder, r.kernel, r.symbols_used, r.opt.verbose, &r.uw) < 0 ||
+	    tk_kernel_map_load(r.kernel, r.symbols_used, r.symtab, r.uw.cfi, r.opt.entries,
 				r.opt.nr_entries, r.opt.verbose, &r.kmap) < 0)
 		goto out;
-	xlp_kernel_map_probe(r.kmap, r.symtab, t, r.opt.verbose, "xl profile core");
+	tk_kernel_map_probe(r.kmap, r.symtab, t, r.opt.verbose, "xl profile core");
 	if (walk(&r, t) < 0) {
 		fprintf(stderr, "xl profile core: %s\n", up_error_last());
 		goto out;
@@ -222,7 +222,7 @@ out:
 	up_sampler_stats_release(&r.stats);
 	up_profile_free(r.profile);
 	up_symtab_free(r.symtab);
-	xlp_unwind_release(&r.uw);
+	tk_unwind_release(&r.uw);
 	up_kernel_map_free(r.kmap);
 	free(r.regs);
 	free(r.name);

@@ -68,7 +68,7 @@ static uint64_t unseen_of(const struct up_profile *p, int vcpu)
 	return n;
 }
 
-static void text(const struct xlp_source *src, FILE *out)
+static void text(const struct tk_source *src, FILE *out)
 {
 	const struct diff *d = src->ctx;
 
@@ -94,44 +94,44 @@ static void text(const struct xlp_source *src, FILE *out)
 	fputc('\n', out);
 }
 
-static int json(const struct xlp_source *src, FILE *out)
+static int json(const struct tk_source *src, FILE *out)
 {
 	const struct diff *d = src->ctx;
-	yajl_gen g = xlp_json_open(out);
+	yajl_gen g = tk_json_open(out);
 
 	if (!g)
 		return -1;
 	yajl_gen_map_open(g);
-	xlp_json_key(g, "tool");
-	xlp_json_str(g, "uniprof xl profile diff " PACKAGE_VERSION);
+	tk_json_key(g, "tool");
+	tk_json_str(g, "uniprof xl profile diff " PACKAGE_VERSION);
 	for (int i = 0; i < 2; i++) {
-		xlp_json_key(g, i ? "after" : "before");
+		tk_json_key(g, i ? "after" : "before");
 		yajl_gen_map_open(g);
-		xlp_json_key(g, "file"); xlp_json_str(g, d->path[i]);
-		xlp_json_key(g, "domain"); xlp_json_str(g, up_stored_comment(d->s[i], "domain"));
-		xlp_json_key(g, "build_id"); xlp_json_str(g, up_stored_build_id(d->s[i]));
-		xlp_json_key(g, "samples"); yajl_gen_integer(g, (long long)d->kept[i]);
+		tk_json_key(g, "file"); tk_json_str(g, d->path[i]);
+		tk_json_key(g, "domain"); tk_json_str(g, up_stored_comment(d->s[i], "domain"));
+		tk_json_key(g, "build_id"); tk_json_str(g, up_stored_build_id(d->s[i]));
+		tk_json_key(g, "samples"); yajl_gen_integer(g, (long long)d->kept[i]);
 		yajl_gen_map_close(g);
 	}
-	xlp_json_key(g, "covers");
-	xlp_json_str(g, d->view.with_idle ? "busy and idle" : "on-cpu");
+	tk_json_key(g, "covers");
+	tk_json_str(g, d->view.with_idle ? "busy and idle" : "on-cpu");
 	/* The side whose inlined calls were folded: null when none. */
-	xlp_json_key(g, "inlined_folded");
-	xlp_json_str(g, inline_side(d));
-	xlp_json_key(g, "functions");
+	tk_json_key(g, "inlined_folded");
+	tk_json_str(g, inline_side(d));
+	tk_json_key(g, "functions");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < d->n && i < d->top; i++) {
 		const struct up_diff_entry *e = &d->e[i];
 
 		yajl_gen_map_open(g);
-		xlp_json_key(g, "function"); xlp_json_str(g, e->name);
-		xlp_json_key(g, "self_before"); yajl_gen_integer(g, (long long)e->self_before);
-		xlp_json_key(g, "self_after"); yajl_gen_integer(g, (long long)e->self_after);
-		xlp_json_key(g, "self_before_pct"); xlp_json_num(g, e->self_before_pct, 2);
-		xlp_json_key(g, "self_after_pct"); xlp_json_num(g, e->self_after_pct, 2);
-		xlp_json_key(g, "delta_points"); xlp_json_num(g, e->delta, 2);
-		xlp_json_key(g, "total_before_pct"); xlp_json_num(g, e->total_before_pct, 2);
-		xlp_json_key(g, "total_after_pct"); xlp_json_num(g, e->total_after_pct, 2);
+		tk_json_key(g, "function"); tk_json_str(g, e->name);
+		tk_json_key(g, "self_before"); yajl_gen_integer(g, (long long)e->self_before);
+		tk_json_key(g, "self_after"); yajl_gen_integer(g, (long long)e->self_after);
+		tk_json_key(g, "self_before_pct"); tk_json_num(g, e->self_before_pct, 2);
+		tk_json_key(g, "self_after_pct"); tk_json_num(g, e->self_after_pct, 2);
+		tk_json_key(g, "delta_points"); tk_json_num(g, e->delta, 2);
+		tk_json_key(g, "total_before_pct"); tk_json_num(g, e->total_before_pct, 2);
+		tk_json_key(g, "total_after_pct"); tk_json_num(g, e->total_after_pct, 2);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -144,11 +144,11 @@ static int write_diff(const struct diff *d, const struct xlp_stored_opts *so,
 		      unsigned formats)
 {
 	char title[600], *stem;
-	const struct xlp_diff_view dv = {
+	const struct tk_diff_view dv = {
 		.before = up_stored_profile(d->s[0]), .before_names = up_stored_symtab(d->s[0]),
 		.entries = d->e, .nr_entries = d->n, .kept = { d->kept[0], d->kept[1] },
 	};
-	struct xlp_source src = {
+	struct tk_source src = {
 		.cmd = "xl profile diff", .profile = up_stored_profile(d->s[1]),
 		.names = up_stored_symtab(d->s[1]), .view = d->view, .top = d->top,
 		.title = title, .diff = &dv, .summary_text = text, .summary_json = json,
@@ -178,8 +178,8 @@ int xlp_cmd_diff(int argc, char **argv)
 	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'F':
-			if (xlp_parse_formats_arg("xl profile diff", optarg,
-						  XLP_CMD_DIFF, &formats) < 0)
+			if (tk_parse_formats_arg("xl profile diff", optarg,
+						  TK_CMD_DIFF, &formats) < 0)
 				return 2;
 			break;
 		case 'h':
@@ -195,7 +195,7 @@ int xlp_cmd_diff(int argc, char **argv)
 	if (argc - optind != 2)
 		return xlp_command_bad_args(cmd, "give two profiles");
 	if (!formats)
-		formats = so.output ? xlp_formats_default(XLP_CMD_DIFF) : XLP_FORMAT_TXT;
+		formats = so.output ? tk_formats_default(TK_CMD_DIFF) : TK_FORMAT_TXT;
 	for (int i = 0; i < 2; i++) {
 		struct up_symtab *none;
 

@@ -42,9 +42,9 @@ struct run {
 	double setup_ms;          /* start to first sample: symbols, tables */
 	struct timespec started;  /* wall clock, for the pprof header */
 	bool realtime;            /* sampled SCHED_FIFO with memory locked */
-	struct xlp_backend_load backends; /* at the start: the placement's window */
-	struct xlp_sampler_cpu where; /* the dom0 CPU the sampler ran on */
-	struct xlp_pcpu_clock *pcpus[2]; /* Xen's idle clocks around sampling */
+	struct tk_backend_load backends; /* at the start: the placement's window */
+	struct tk_sampler_cpu where; /* the dom0 CPU the sampler ran on */
+	struct tk_pcpu_clock *pcpus[2]; /* Xen's idle clocks around sampling */
 	double *others_pct;       /* per vCPU (run.h) */
 	unsigned rate_said;       /* the stall budget's factor last said (0: none) */
 	unsigned rate_lines;      /* lines said of it */
@@ -56,9 +56,9 @@ struct run {
 #define EARLY_NS (3ULL * 1000 * 1000 * 1000)
 
 /* What the run's outputs say it was asked for. */
-static struct xlp_run_settings run_settings(const struct xlp_options *o)
+static struct tk_run_settings run_settings(const struct xlp_options *o)
 {
-	return (struct xlp_run_settings){
+	return (struct tk_run_settings){
 		.hz = o->hz, .consistency = o->consistency,
 		.no_vcpu_state = o->no_vcpu_state, .with_idle = o->with_idle,
 		.no_inline = o->no_inline, .lines = o->lines, .top = o->top,
@@ -69,10 +69,10 @@ static void early_warning(const struct up_profile *p,
 			  const struct up_sampler_stats *s, void *arg)
 {
 	const struct run *r = arg;
-	struct xlp_run rep = { .asked = run_settings(r->opt), .dom = &r->live.dom,
+	struct tk_run rep = { .asked = run_settings(r->opt), .dom = &r->live.dom,
 				  .profile = p, .stats = s };
 
-	xlp_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
+	tk_busy_warnings_early(&rep, (double)EARLY_NS / 1e9, stderr);
 }
 
 static void between_samples(const struct up_profile *p,
@@ -172,7 +172,7 @@ static int sample(struct run *r, double start_ms)
 	}
 	/* Where to sample from: after the symbols' load, which gave the
 	 * backends' work a window to be counted in. */
-	if (xlp_sampler_cpu_place(r->live.dom.domid, &r->backends, opt->sampler_cpu,
+	if (tk_sampler_cpu_place(r->live.dom.domid, &r->backends, opt->sampler_cpu,
 				  "xl profile", opt->verbose, opt->quiet || opt->once,
 				  &r->where, &cpus) < 0)
 		return -1;
@@ -182,7 +182,7 @@ static int sample(struct run *r, double start_ms)
 			opt->consistency == UP_CONSISTENCY_RELAXED ?
 			", relaxed (no domain pause)" : "",
 			opt->duration_s > 0 ? "" : " until it ends");
-	if (opt->paused && xlp_domain_unpause(&r->live.dom) < 0)
+	if (opt->paused && tk_domain_unpause(&r->live.dom) < 0)
 		return -1;
 	r->setup_ms = now_ms() - start_ms;
 	if (opt->verbose)
@@ -197,12 +197,12 @@ static int sample(struct run *r, double start_ms)
 	}
 	clock_gettime(CLOCK_REALTIME, &r->started);
 	if (r->pcpus[0])
-		xlp_pcpu_clock_read(r->pcpus[0]);
+		tk_pcpu_clock_read(r->pcpus[0]);
 	rc = up_sample(r->live.t, &cfg, r->profile, &stop_requested, &r->stats);
 	if (r->pcpus[1])
-		xlp_pcpu_clock_read(r->pcpus[1]);
+		tk_pcpu_clock_read(r->pcpus[1]);
 	xlp_realtime_leave();
-	xlp_sampler_cpu_restore(&r->where, &cpus);
+	tk_sampler_cpu_restore(&r->where, &cpus);
 	if (rc < 0) {
 		fail(NULL);
 		return -1;
@@ -218,16 +218,16 @@ static int sample(struct run *r, double start_ms)
  * use (run.h): whether it can have waited for them. */
 static void others_on_pcpus(struct run *r)
 {
-	struct xlp_cpuset may_run[64];
+	struct tk_cpuset may_run[64];
 	unsigned n = 0, nv = r->stats.nr_vcpus;
 
 	if (!r->pcpus[0] || !r->pcpus[1] || !r->pcpus[0]->ok || !r->pcpus[1]->ok ||
-	    xlp_domain_vcpu_pcpus(r->live.dom.domid, may_run, 64, &n) < 0 ||
+	    tk_domain_vcpu_pcpus(r->live.dom.domid, may_run, 64, &n) < 0 ||
 	    !(r->others_pct = calloc(nv ? nv : 1, sizeof(*r->others_pct))))
 		return;
 	for (unsigned v = 0; v < nv; v++)
 		r->others_pct[v] = v < n ?
-			xlp_pcpu_others_pct(r->pcpus[0], r->pcpus[1], &may_run[v],
+			tk_pcpu_others_pct(r->pcpus[0], r->pcpus[1], &may_run[v],
 					    up_sampler_running_pct(&r->stats, v)) : -1;
 }
 
@@ -236,14 +236,14 @@ static void others_on_pcpus(struct run *r)
 static int write_results(struct run *r)
 {
 	const struct xlp_options *opt = r->opt;
-	struct xlp_run_source out;
+	struct tk_run_source out;
 	int rc;
 
-	if (xlp_account_unseen(r->profile, &r->stats) < 0)
+	if (tk_account_unseen(r->profile, &r->stats) < 0)
 		fprintf(stderr, "xl profile: %s\n", up_error_last());
 	others_on_pcpus(r);
 
-	struct xlp_run rep = {
+	struct tk_run rep = {
 		.asked = run_settings(opt), .dom = &r->live.dom, .arch = r->live.arch,
 		.symtab = r->live.symtab,
 		.symbols_used = r->live.symbols_used, .profile = r->profile,
@@ -254,11 +254,11 @@ static int write_results(struct run *r)
 		.others_pct = r->others_pct, .nr_others = r->others_pct ? r->stats.nr_vcpus : 0,
 	};
 
-	xlp_run_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
-	rc = xlp_formats_write(&out.src, opt->formats, r->stem,
+	tk_run_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
+	rc = tk_formats_write(&out.src, opt->formats, r->stem,
 			       opt->quiet ? NULL : stdout) < 0 ? 1 : 0;
-	xlp_run_source_release(&out);
-	xlp_busy_warnings(&rep, stderr);
+	tk_run_source_release(&out);
+	tk_busy_warnings(&rep, stderr);
 	/* A guest that ends at once (a unikernel's test, run from boot with
 	 * --paused) leaves files with nothing in them: said, not left to be
 	 * found. */
@@ -274,7 +274,7 @@ static int write_results(struct run *r)
 						     .no_inline = opt->no_inline,
 						     .lines = opt->lines };
 
-		xlp_run_text(&rep, stdout);
+		tk_run_text(&rep, stdout);
 		fputc('\n', stdout);
 		up_profile_write_top(r->profile, r->live.symtab, &view,
 				     opt->top < 10 ? opt->top : 10, stdout);
@@ -297,18 +297,18 @@ int xlp_cmd_profile(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.opt = &opt;
 	xlp_live_stop_on_signals(&stop_requested);
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return 1;
 
 	r.live.opt = &opt;
 	if ((rc = xlp_live_check(&r.live, &stop_requested)) != 0)
 		goto out;
-	xlp_backend_load_read(&r.backends);
+	tk_backend_load_read(&r.backends);
 	rc = 1;
 	if (xlp_live_open(&r.live) < 0)
 		goto out;
 	/* Decide where files go before sampling, so a bad path costs no run. */
-	if (!opt.once && !(r.stem = xlp_output_stem(opt.output, r.live.dom.name)))
+	if (!opt.once && !(r.stem = tk_output_stem(opt.output, r.live.dom.name)))
 		goto out;
 	r.pcpus[0] = malloc(sizeof(*r.pcpus[0]));
 	r.pcpus[1] = malloc(sizeof(*r.pcpus[1]));
@@ -324,8 +324,8 @@ out:
 	up_sampler_stats_release(&r.stats);
 	up_profile_free(r.profile);
 	xlp_live_release(&r.live);
-	xlp_image_cache_drop();
-	xlp_libxl_close();
+	tk_image_cache_drop();
+	tk_libxl_close();
 	free(r.stem);
 	free(r.pcpus[0]);
 	free(r.pcpus[1]);

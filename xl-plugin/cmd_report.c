@@ -117,7 +117,7 @@ static int write_report(const struct report *r, const struct xlp_stored_opts *so
 	char title[512], *stem;
 	struct up_pprof_meta meta;
 	const char **lines = NULL;
-	struct xlp_summary sum = {
+	struct tk_summary sum = {
 		.cmd = "xl profile report",
 		.tool = "uniprof xl profile report " PACKAGE_VERSION,
 		.profile = r->profile, .names = r->names,
@@ -125,16 +125,16 @@ static int write_report(const struct report *r, const struct xlp_stored_opts *so
 		.inputs = r->files, .nr_inputs = r->nr_files,
 		.ranged = r->ranged, .from_s = r->from_s, .to_s = r->to_s,
 	};
-	struct xlp_source src = {
+	struct tk_source src = {
 		.cmd = "xl profile report", .profile = r->profile,
 		.names = r->names, .view = r->view, .top = r->top, .title = title,
-		.summary_text = xlp_summary_source_text,
-		.summary_json = xlp_summary_source_json, .ctx = &sum,
+		.summary_text = tk_summary_source_text,
+		.summary_json = tk_summary_source_json, .ctx = &sum,
 	};
 	int rc;
 
 	svg_title(r, title, sizeof(title));
-	if ((formats & XLP_FORMAT_PPROF) && (lines = pprof_header(r, &meta))) {
+	if ((formats & TK_FORMAT_PPROF) && (lines = pprof_header(r, &meta))) {
 		if (r->ranged)
 			meta.duration_nanos = llround((r->to_s - r->from_s) * 1e9);
 		src.pprof = &meta;
@@ -152,7 +152,7 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 {
 	double v;
 
-	if (xlp_parse_double(arg, &v) < 0 || v < 0 || v > 365.0 * 86400) {
+	if (tk_parse_double(arg, &v) < 0 || v < 0 || v > 365.0 * 86400) {
 		xlp_command_bad_value(&xlp_commands[XLP_COMMAND_REPORT], opt, arg,
 				      "give seconds since the run's start, e.g. 2.5");
 		return -1;
@@ -219,8 +219,8 @@ int xlp_cmd_report(int argc, char **argv)
 	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'F':
-			if (xlp_parse_formats_arg("xl profile report", optarg,
-						  XLP_CMD_REPORT, &formats) < 0)
+			if (tk_parse_formats_arg("xl profile report", optarg,
+						  TK_CMD_REPORT, &formats) < 0)
 				return 2;
 			break;
 		case 's': symbols = optarg; break;
@@ -248,7 +248,7 @@ int xlp_cmd_report(int argc, char **argv)
 	if (optind >= argc)
 		return xlp_command_bad_args(cmd, "no profile given");
 	if (!formats)
-		formats = so.output ? xlp_formats_default(XLP_CMD_REPORT) : XLP_FORMAT_TXT;
+		formats = so.output ? tk_formats_default(TK_CMD_REPORT) : TK_FORMAT_TXT;
 	r.files = argv + optind;
 	r.nr_files = (size_t)(argc - optind);
 	s = xlp_stored_load("report", r.files, r.nr_files, symbols, force, &symtab);

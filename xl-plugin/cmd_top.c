@@ -83,29 +83,29 @@ static int parse(struct top *tp, int argc, char **argv)
 		switch (c) {
 		case 'b': tp->batch = true; break;
 		case 'n':
-			if (xlp_parse_uint(optarg, 1000000, &tp->iterations) < 0 || !tp->iterations)
+			if (tk_parse_uint(optarg, 1000000, &tp->iterations) < 0 || !tp->iterations)
 				return bad("iterations", optarg, "give a number of intervals from 1");
 			break;
 		case OPT_DELAY:
-			if (xlp_parse_double(optarg, &tp->delay_s) < 0 || !(tp->delay_s >= 0.1 && tp->delay_s <= 3600))
+			if (tk_parse_double(optarg, &tp->delay_s) < 0 || !(tp->delay_s >= 0.1 && tp->delay_s <= 3600))
 				return bad("delay", optarg, "give seconds from 0.1 to 3600");
 			break;
 		case 'd':
-			if (xlp_parse_double(optarg, &tp->opt.duration_s) < 0 || !(tp->opt.duration_s > 0 && tp->opt.duration_s <= 1e7))
+			if (tk_parse_double(optarg, &tp->opt.duration_s) < 0 || !(tp->opt.duration_s > 0 && tp->opt.duration_s <= 1e7))
 				return bad("duration", optarg, "give a number of seconds above 0");
 			break;
 		case 'f':
-			if (xlp_parse_double(optarg, &tp->opt.hz) < 0 || !(tp->opt.hz > 0 && tp->opt.hz <= UP_SAMPLER_MAX_HZ))
+			if (tk_parse_double(optarg, &tp->opt.hz) < 0 || !(tp->opt.hz > 0 && tp->opt.hz <= UP_SAMPLER_MAX_HZ))
 				return bad("frequency", optarg, "give samples per second, above 0 and at most 100000");
 			break;
 		case OPT_VCPU:
-			if (xlp_parse_uint(optarg, 4095, &v) < 0)
+			if (tk_parse_uint(optarg, 4095, &v) < 0)
 				return bad("vCPU", optarg, "give a vCPU number from 0");
 			tp->view.vcpu = (int)v;
 			break;
 		case OPT_IDLE: tp->view.with_idle = true; break;
 		case OPT_TOP:
-			if (xlp_parse_uint(optarg, 100000, &tp->view.rows) < 0 || !tp->view.rows)
+			if (tk_parse_uint(optarg, 100000, &tp->view.rows) < 0 || !tp->view.rows)
 				return bad("--top", optarg, "give a number of functions from 1");
 			tp->rows_set = true;
 			break;
@@ -113,7 +113,7 @@ static int parse(struct top *tp, int argc, char **argv)
 		case OPT_FORCE_SYMBOLS: tp->opt.force_symbols = true; break;
 		case OPT_DEBUGINFOD: tp->opt.debuginfod = optarg; break;
 		case 'u':
-			if (xlp_parse_unwinder(optarg, &tp->opt.unwinder) < 0)
+			if (tk_parse_unwinder(optarg, &tp->opt.unwinder) < 0)
 				return bad("unwinder", optarg, "use auto, cfi, fp or libunwind");
 			break;
 		case OPT_CONSISTENCY:
@@ -128,17 +128,17 @@ static int parse(struct top *tp, int argc, char **argv)
 		case OPT_SAMPLER_CPU: {
 			char why[96];
 
-			if (xlp_sampler_cpu_parse(optarg, &tp->opt.sampler_cpu, why, sizeof(why)) < 0)
+			if (tk_sampler_cpu_parse(optarg, &tp->opt.sampler_cpu, why, sizeof(why)) < 0)
 				return bad("sampler CPU", optarg, why);
 			break;
 		}
 		case OPT_MAX_STALL:
-			if (xlp_parse_max_stall(optarg, &tp->opt.max_stall_pct) < 0)
+			if (tk_parse_max_stall(optarg, &tp->opt.max_stall_pct) < 0)
 				return bad("stall budget", optarg,
 					   "give a share of the time above 0 and at most 100, in % (100: no budget)");
 			break;
 		case OPT_SPEED:
-			if (xlp_parse_double(optarg, &tp->speed) < 0 || !(tp->speed >= 0.01 && tp->speed <= 1000))
+			if (tk_parse_double(optarg, &tp->speed) < 0 || !(tp->speed >= 0.01 && tp->speed <= 1000))
 				return bad("speed", optarg, "give a factor from 0.01 to 1000");
 			break;
 		case 'h':
@@ -184,9 +184,9 @@ int xlp_cmd_top(int argc, char **argv)
 	xlp_live_stop_on_signals(&stop_requested);
 	if (tp.replay)
 		return xlp_top_replay(&tp);
-	if (xlp_libxl_open() < 0)
+	if (tk_libxl_open() < 0)
 		return 1;
 	rc = xlp_top_live(&tp);
-	xlp_libxl_close();
+	tk_libxl_close();
 	return rc;
 }

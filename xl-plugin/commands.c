@@ -17,7 +17,7 @@ const struct xlp_cmd_spec xlp_commands[XLP_NR_COMMANDS] = {
 			"<Domain> is a domain name or id. Writes a flame graph (SVG), folded stacks,\n"
 			"a JSON summary, a top list of functions and a pprof profile.\n"
 			"A domain named as a command: xl profile -- report.",
-		.options = xlp_profile_options, .formats = XLP_CMD_PROFILE,
+		.options = xlp_profile_options, .formats = TK_CMD_PROFILE,
 	},
 	[XLP_COMMAND_REPORT] = {
 		.name = "report", .run = xlp_cmd_report, .args = "FILE...",
@@ -26,7 +26,7 @@ const struct xlp_cmd_spec xlp_commands[XLP_NR_COMMANDS] = {
 			"Render stored profiles again, without Xen, the guest or its image: a pprof\n"
 			"profile (NAME.pb.gz, the durable format) or folded stacks. Several files are\n"
 			"merged by function name.",
-		.options = xlp_report_options, .formats = XLP_CMD_REPORT,
+		.options = xlp_report_options, .formats = TK_CMD_REPORT,
 	},
 	[XLP_COMMAND_DIFF] = {
 		.name = "diff", .run = xlp_cmd_diff, .args = "BEFORE AFTER",
@@ -37,7 +37,7 @@ const struct xlp_cmd_spec xlp_commands[XLP_NR_COMMANDS] = {
 			"its widths from AFTER and colours each frame by the change of its share since\n"
 			"BEFORE (red grew, blue shrank); the table lists the functions whose self share\n"
 			"changed most.",
-		.options = xlp_diff_options, .formats = XLP_CMD_DIFF,
+		.options = xlp_diff_options, .formats = TK_CMD_DIFF,
 	},
 	[XLP_COMMAND_CORE] = {
 		.name = "core", .run = xlp_cmd_core, .args = "FILE",

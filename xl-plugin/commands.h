@@ -32,7 +32,7 @@ struct xlp_cmd_spec {
 	const char *description;       /* its own --help, after the usage */
 	/* NULL-terminated; NULL: its options are xlp_parse_options'. */
 	const struct xlp_option_rows *const *options;
-	unsigned formats;              /* enum xlp_command of its -F; 0: none */
+	unsigned formats;              /* enum tk_command of its -F; 0: none */
 };
 
 enum xlp_command_index {

@@ -130,7 +130,7 @@ int xlp_core_find_by_build_id(struct core_run *r, struct up_target *t)
 		for (size_t i = 0; i < n; i++)
 			fprintf(stderr, "xl profile core: the core holds build-id %s\n", ids[i]);
 	if (r->kernel) {
-		if (xlp_elf_identify(r->kernel, &kid) < 0 || !kid.build_id[0] ||
+		if (tk_elf_identify(r->kernel, &kid) < 0 || !kid.build_id[0] ||
 		    has_id(ids, n, kid.build_id))
 			return 0;
 		fprintf(stderr, "xl profile core: %s (from %s) has build-id %s, which the core does not hold: a stale configuration? looking for the core's build-id instead\n",
@@ -150,7 +150,7 @@ int xlp_core_find_by_build_id(struct core_run *r, struct up_target *t)
 			continue;
 		memset(&probe, 0, sizeof(probe));
 		if (config_kernel(&probe, path, false, true) == 0 && probe.kernel &&
-		    xlp_elf_identify(probe.kernel, &kid) == 0 &&
+		    tk_elf_identify(probe.kernel, &kid) == 0 &&
 		    has_id(ids, n, kid.build_id)) {
 			r->kernel = probe.kernel;
 			r->config_used = probe.config_used;

@@ -29,34 +29,34 @@ void xlp_core_print_text(struct core_run *r, const struct xlp_stack_print *sp)
 
 int xlp_core_print_json(struct core_run *r, const struct xlp_stack_print *sp)
 {
-	yajl_gen g = xlp_json_open(stdout);
+	yajl_gen g = tk_json_open(stdout);
 	char ver[64];
 
 	if (!g)
 		return -1;
 	yajl_gen_map_open(g);
-	xlp_json_key(g, "core");
-	xlp_json_str(g, r->file);
-	xlp_json_key(g, "domain_type");
-	xlp_json_str(g, r->tinfo.type == UP_DOMAIN_PV ? "pv" : "hvm");
-	xlp_json_key(g, "name_guess");
-	xlp_json_str(g, r->name);
-	xlp_json_key(g, "pages");
+	tk_json_key(g, "core");
+	tk_json_str(g, r->file);
+	tk_json_key(g, "domain_type");
+	tk_json_str(g, r->tinfo.type == UP_DOMAIN_PV ? "pv" : "hvm");
+	tk_json_key(g, "name_guess");
+	tk_json_str(g, r->name);
+	tk_json_key(g, "pages");
 	yajl_gen_integer(g, (long long)r->info.nr_pages);
-	xlp_json_key(g, "xen_version");
+	tk_json_key(g, "xen_version");
 	snprintf(ver, sizeof(ver), "%u.%u%s", r->info.xen_major, r->info.xen_minor,
 		 r->info.xen_extra);
-	xlp_json_str(g, r->info.xen_major ? ver : NULL);
-	xlp_json_key(g, "config");
-	xlp_json_str(g, r->config_used);
-	xlp_json_key(g, "kernel");
-	xlp_json_str(g, r->kernel);
-	xlp_json_key(g, "symbols");
-	xlp_json_str(g, r->symbols_used);
-	xlp_json_key(g, "build_id");
-	xlp_json_str(g, r->symtab ? up_symtab_build_id(r->symtab) : NULL);
-	xlp_json_key(g, "unwinder");
-	xlp_json_str(g, up_unwinder_name(r->uw.unwinder));
+	tk_json_str(g, r->info.xen_major ? ver : NULL);
+	tk_json_key(g, "config");
+	tk_json_str(g, r->config_used);
+	tk_json_key(g, "kernel");
+	tk_json_str(g, r->kernel);
+	tk_json_key(g, "symbols");
+	tk_json_str(g, r->symbols_used);
+	tk_json_key(g, "build_id");
+	tk_json_str(g, r->symtab ? up_symtab_build_id(r->symtab) : NULL);
+	tk_json_key(g, "unwinder");
+	tk_json_str(g, up_unwinder_name(r->uw.unwinder));
 	xlp_print_stacks_json(sp, g);
 	yajl_gen_map_close(g);
 	yajl_gen_free(g);

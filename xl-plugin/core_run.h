@@ -25,7 +25,7 @@ struct core_run {
 	struct up_named_regs *regs;
 	struct up_symtab *symtab;
 	char *symbols_used;
-	struct xlp_unwind uw;
+	struct tk_unwind uw;
 	struct up_kernel_map *kmap;
 	struct up_profile *profile;
 	struct up_sampler_stats stats;

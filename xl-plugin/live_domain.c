@@ -28,13 +28,13 @@ int xlp_live_check(struct xlp_live *r, volatile sig_atomic_t *stop)
 		if (!opt->quiet)
 			fprintf(stderr, "xl profile: waiting for domain %s%s (Ctrl-C gives up)\n",
 				opt->domain, opt->paused ? " to be created paused" : "");
-		if (xlp_domain_wait(opt->domain, opt->paused, stop) != 0) {
+		if (tk_domain_wait(opt->domain, opt->paused, stop) != 0) {
 			fprintf(stderr, "xl profile: stopped before domain %s appeared\n",
 				opt->domain);
 			return 1;
 		}
 	}
-	if (xlp_domain_lookup(opt->domain, &r->dom) < 0)
+	if (tk_domain_lookup(opt->domain, &r->dom) < 0)
 		return 1;
 	if (opt->paused && !r->dom.paused) {
 		fprintf(stderr, "xl profile: domain %s is not paused: --paused is for domains created with 'xl create -p'\n",
@@ -66,7 +66,7 @@ int xlp_live_open(struct xlp_live *r)
 {
 	const struct xlp_options *opt = r->opt;
 	const struct up_target_info *info;
-	struct xlp_symbol_query q = { 0 };
+	struct tk_symbol_query q = { 0 };
 
 	if ((opt->once ? up_target_open_xen_stopped(&r->t, r->dom.domid, opt->hypercalls) :
 			 up_target_open_xen_with(&r->t, r->dom.domid, opt->hypercalls)) < 0) {
@@ -83,22 +83,22 @@ int xlp_live_open(struct xlp_live *r)
 	q.force = opt->force_symbols;
 	q.verbose = opt->verbose;
 	/* A fetch, if any, happens here: before the first pause. */
-	q.debuginfod = xlp_debuginfod_setup(opt->debuginfod);
+	q.debuginfod = tk_debuginfod_setup(opt->debuginfod);
 	q.stop = r->stop;
 	q.arch = r->arch = info->arch;
 	/* A PV guest's width is fixed when it is built; an HVM/PVH vCPU's
 	 * changes as it boots, so only PV is cross-checked. */
 	if (info->type == UP_DOMAIN_PV)
 		q.guest_width = info->guest_width;
-	if (xlp_find_symbols(&q, &r->symtab, &r->symbols_used) < 0)
+	if (tk_find_symbols(&q, &r->symtab, &r->symbols_used) < 0)
 		return -1;
-	if (xlp_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
-	    xlp_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
+	if (tk_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
+	    tk_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
 				opt->entries, opt->nr_entries, opt->verbose, &r->kmap) < 0)
 		return -1;
-	r->hypercall_seen = xlp_kernel_map_probe(r->kmap, r->symtab, r->t, opt->verbose,
+	r->hypercall_seen = tk_kernel_map_probe(r->kmap, r->symtab, r->t, opt->verbose,
 						 "xl profile");
-	xlp_image_cache_drop();         /* before sampling locks memory */
+	tk_image_cache_drop();         /* before sampling locks memory */
 	return 0;
 }
 
@@ -111,7 +111,7 @@ void xlp_live_between_samples(struct xlp_live *l, uint64_t run_ns)
 	    run_ns < (1000000000ULL << l->probes))
 		return;
 	l->probes++;
-	l->hypercall_seen = xlp_kernel_map_probe(l->kmap, l->symtab, l->t,
+	l->hypercall_seen = tk_kernel_map_probe(l->kmap, l->symtab, l->t,
 						 l->opt->verbose, "xl profile");
 }
 
@@ -126,7 +126,7 @@ void xlp_live_configure(const struct xlp_live *r, struct up_sampler_config *cfg)
 	cfg->unwind.max_depth = opt->max_depth;
 	cfg->max_pause_ns = (uint64_t)opt->max_pause_ms * 1000000;
 	cfg->max_stall_pct = opt->max_stall_pct;
-	xlp_unwind_configure(&r->uw, r->kmap, cfg);
+	tk_unwind_configure(&r->uw, r->kmap, cfg);
 	cfg->no_activity = opt->no_vcpu_state;
 	cfg->consistency = opt->consistency;
 	if (opt->once) {
@@ -141,9 +141,9 @@ void xlp_live_release(struct xlp_live *r)
 	up_target_close(r->t);
 	r->t = NULL;
 	up_symtab_free(r->symtab);
-	xlp_unwind_release(&r->uw);
+	tk_unwind_release(&r->uw);
 	up_kernel_map_free(r->kmap);
-	xlp_domain_release(&r->dom);
+	tk_domain_release(&r->dom);
 	free(r->symbols_used);
 	r->symtab = NULL;
 	r->kmap = NULL;

@@ -13,11 +13,11 @@
 
 struct xlp_live {
 	const struct xlp_options *opt;
-	struct xlp_domain dom;
+	struct tk_domain dom;
 	struct up_target *t;
 	struct up_symtab *symtab;
 	char *symbols_used;       /* the file the names came from */
-	struct xlp_unwind uw;
+	struct tk_unwind uw;
 	struct up_kernel_map *kmap;
 	const char *hypercalls;
 	enum up_arch arch;        /* the domain's, kept past the target's close */

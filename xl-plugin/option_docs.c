@@ -28,7 +28,7 @@ void xlp_print_option_docs_for(FILE *out, const struct xlp_option_doc *table,
 			snprintf(left, sizeof(left), "    --%s%s%s", d->opt.name,
 				 d->arg ? " " : "", d->arg ? d->arg : "");
 		if (command && d->key == 'F') {
-			xlp_format_help(command, d->help, formats, sizeof(formats));
+			tk_format_help(command, d->help, formats, sizeof(formats));
 			help = formats;
 		}
 		fprintf(out, "  %-28s %s\n", left, help);

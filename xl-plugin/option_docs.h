@@ -21,8 +21,8 @@ void xlp_getopt_tables(const struct xlp_option_doc *docs, size_t n,
 		       struct option *longopts, char *shortopts);
 void xlp_print_option_docs(FILE *out, const struct xlp_option_doc *docs,
 			   size_t n);
-/* The same for a command that writes formats (enum xlp_command): -F's
- * help is made from the formats' table (xlp_format_help), its doc's help
+/* The same for a command that writes formats (enum tk_command): -F's
+ * help is made from the formats' table (tk_format_help), its doc's help
  * saying only when the default applies ("txt to stdout; with -o, "). */
 void xlp_print_option_docs_for(FILE *out, const struct xlp_option_doc *docs,
 			       size_t n, unsigned command);

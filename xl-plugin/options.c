@@ -29,7 +29,7 @@ static const struct xlp_option_doc docs[] = {
 	{ { "output", required_argument, NULL, 'o' }, 'o', "PATH",
 	  "directory, or file name stem, for the profile (default: " XEN_LOG_DIR "/profile/NAME-TIME)" },
 	{ { "format", required_argument, NULL, 'F' }, 'F', "FORMAT",
-	  "" /* then the formats' table's (xlp_format_help) */ },
+	  "" /* then the formats' table's (tk_format_help) */ },
 	{ { "symbols", required_argument, NULL, 's' }, 's', "FILE",
 	  "symbols: an ELF image (may be gzip-compressed) or an nm/System.map text map" },
 	{ { "force-symbols", no_argument, NULL, OPT_FORCE_SYMBOLS }, OPT_FORCE_SYMBOLS, NULL,
@@ -132,13 +132,13 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (xlp_parse_double(optarg, &o->hz) < 0 || o->hz <= 0 ||
+			if (tk_parse_double(optarg, &o->hz) < 0 || o->hz <= 0 ||
 			    o->hz > UP_SAMPLER_MAX_HZ)
 				return bad("frequency", optarg,
 					   "give samples per second, above 0 and at most 100000");
 			break;
 		case 'd':
-			if (xlp_parse_double(optarg, &o->duration_s) < 0 ||
+			if (tk_parse_double(optarg, &o->duration_s) < 0 ||
 			    o->duration_s <= 0 || o->duration_s > 1e7)
 				return bad("duration", optarg,
 					   "give a number of seconds above 0");
@@ -149,7 +149,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->output = optarg;
 			break;
 		case 'F':
-			if (xlp_parse_formats_arg("xl profile", optarg, XLP_CMD_PROFILE,
+			if (tk_parse_formats_arg("xl profile", optarg, TK_CMD_PROFILE,
 						  &o->formats) < 0)
 				return 2;
 			break;
@@ -157,7 +157,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 			o->symbols = optarg;
 			break;
 		case 'u':
-			if (xlp_parse_unwinder(optarg, &o->unwinder) < 0)
+			if (tk_parse_unwinder(optarg, &o->unwinder) < 0)
 				return bad("unwinder", optarg, "use auto, cfi, libunwind or fp");
 			break;
 		case OPT_HYPERCALLS:
@@ -176,7 +176,7 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		case OPT_SAMPLER_CPU: {
 			char why[96];
 
-			if (xlp_sampler_cpu_parse(optarg, &o->sampler_cpu, why, sizeof(why)) < 0)
+			if (tk_sampler_cpu_parse(optarg, &o->sampler_cpu, why, sizeof(why)) < 0)
 				return bad("sampler CPU", optarg, why);
 			break;
 		}
@@ -224,29 +224,29 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		case OPT_VCPU: {
 			unsigned v;
 
-			if (xlp_parse_uint(optarg, 4095, &v) < 0)
+			if (tk_parse_uint(optarg, 4095, &v) < 0)
 				return bad("vCPU", optarg, "give a vCPU number from 0");
 			o->vcpu = (int)v;
 			break;
 		}
 		case OPT_TOP:
-			if (xlp_parse_uint(optarg, 100000, &o->top) < 0)
+			if (tk_parse_uint(optarg, 100000, &o->top) < 0)
 				return bad("top count", optarg, "give a number of functions");
 			break;
 		case OPT_MAX_DEPTH:
-			if (xlp_parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &o->max_depth) < 0 ||
+			if (tk_parse_uint(optarg, UP_UNWIND_MAX_DEPTH_LIMIT, &o->max_depth) < 0 ||
 			    o->max_depth < 1)
 				return bad("maximum depth", optarg,
 					   "give a number of frames from 1 to 4096");
 			break;
 		case OPT_MAX_PAUSE:
-			if (xlp_parse_uint(optarg, 10000, &o->max_pause_ms) < 0 ||
+			if (tk_parse_uint(optarg, 10000, &o->max_pause_ms) < 0 ||
 			    o->max_pause_ms < 1)
 				return bad("maximum pause", optarg,
 					   "give milliseconds from 1 to 10000");
 			break;
 		case OPT_MAX_STALL:
-			if (xlp_parse_max_stall(optarg, &o->max_stall_pct) < 0)
+			if (tk_parse_max_stall(optarg, &o->max_stall_pct) < 0)
 				return bad("stall budget", optarg,
 					   "give a share of the time above 0 and at most 100, in % (100: no budget)");
 			break;
@@ -287,6 +287,6 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		return 2;
 	}
 	if (!o->formats)
-		o->formats = xlp_formats_default(XLP_CMD_PROFILE);
+		o->formats = tk_formats_default(TK_CMD_PROFILE);
 	return 0;
 }

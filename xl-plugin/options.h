@@ -17,7 +17,7 @@ struct xlp_options {
 	double hz;
 	double duration_s;        /* 0: until Ctrl-C or the domain ends */
 	const char *output;       /* NULL: beside the domain's logs */
-	unsigned formats;         /* XLP_FORMAT_* (formats.h) */
+	unsigned formats;         /* TK_FORMAT_* (formats.h) */
 	const char *symbols;      /* -s */
 	const char *debuginfod;   /* --debuginfod servers; NULL: $DEBUGINFOD_URLS */
 	int vcpu;                 /* -1: all */

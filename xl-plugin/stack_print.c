@@ -66,9 +66,9 @@ static void print_at(FILE *out, const struct up_src_frame *f)
 
 static void json_at(yajl_gen g, const struct up_src_frame *f)
 {
-	xlp_json_key(g, "file");
-	xlp_json_str(g, f ? f->file : NULL);
-	xlp_json_key(g, "line");
+	tk_json_key(g, "file");
+	tk_json_str(g, f ? f->file : NULL);
+	tk_json_key(g, "line");
 	if (f && f->file && f->line)
 		yajl_gen_integer(g, f->line);
 	else
@@ -146,7 +146,7 @@ static void json_hex(yajl_gen g, uint64_t v)
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	xlp_json_str(g, buf);
+	tk_json_str(g, buf);
 }
 
 unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
@@ -155,7 +155,7 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 	unsigned n = up_profile_nr_vcpus(sp->profile), shown = 0;
 	char name[512];
 
-	xlp_json_key(g, "vcpus");
+	tk_json_key(g, "vcpus");
 	yajl_gen_array_open(g);
 	for (unsigned v = 0; v < n; v++) {
 		struct up_stack_record rec;
@@ -165,23 +165,23 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 			continue;
 		s = stack_of(sp->profile, v, &rec);
 		yajl_gen_map_open(g);
-		xlp_json_key(g, "vcpu");
+		tk_json_key(g, "vcpu");
 		yajl_gen_integer(g, v);
 		if (!s) {
-			xlp_json_key(g, "stack");
+			tk_json_key(g, "stack");
 			yajl_gen_null(g);
-			xlp_json_key(g, "why");
-			xlp_json_str(g, sp->missing_why ? sp->missing_why : "offline");
+			tk_json_key(g, "why");
+			tk_json_str(g, sp->missing_why ? sp->missing_why : "offline");
 		} else {
 			shown++;
-			xlp_json_key(g, "state");
-			xlp_json_str(g, s->activity == UP_VCPU_UNKNOWN ? NULL :
+			tk_json_key(g, "state");
+			tk_json_str(g, s->activity == UP_VCPU_UNKNOWN ? NULL :
 					up_vcpu_activity_name(s->activity));
-			xlp_json_key(g, "complete");
+			tk_json_key(g, "complete");
 			yajl_gen_bool(g, s->trunc == UP_TRUNC_NONE);
-			xlp_json_key(g, "truncated_by");
-			xlp_json_str(g, s->trunc == UP_TRUNC_NONE ? NULL : up_trunc_name(s->trunc));
-			xlp_json_key(g, "stack");
+			tk_json_key(g, "truncated_by");
+			tk_json_str(g, s->trunc == UP_TRUNC_NONE ? NULL : up_trunc_name(s->trunc));
+			tk_json_key(g, "stack");
 			yajl_gen_array_open(g);
 			for (unsigned i = 0; i < s->depth; i++) {
 				const struct up_symbol *sym =
@@ -190,17 +190,17 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 				size_t ns;
 
 				yajl_gen_map_open(g);
-				xlp_json_key(g, "address");
+				tk_json_key(g, "address");
 				json_hex(g, s->frames[i]);
-				xlp_json_key(g, "function");
-				xlp_json_str(g, sym ? sym->name : NULL);
-				xlp_json_key(g, "offset");
+				tk_json_key(g, "function");
+				tk_json_str(g, sym ? sym->name : NULL);
+				tk_json_key(g, "offset");
 				if (sym)
 					yajl_gen_integer(g, (long long)(s->frames[i] - sym->addr));
 				else
 					yajl_gen_null(g);
-				xlp_json_key(g, "name");
-				xlp_json_str(g, name);
+				tk_json_key(g, "name");
+				tk_json_str(g, name);
 				/* Source keys only with DWARF: without, the
 				 * stack reads as it always did. */
 				if (!up_symtab_has_source(sp->symtab)) {
@@ -212,12 +212,12 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 				json_at(g, ns && !src[ns - 1].inlined ?
 					   &src[ns - 1] : NULL);
 				/* Calls inlined at this address, innermost first. */
-				xlp_json_key(g, "inlined");
+				tk_json_key(g, "inlined");
 				yajl_gen_array_open(g);
 				for (size_t k = 0; k < ns && src[k].inlined; k++) {
 					yajl_gen_map_open(g);
-					xlp_json_key(g, "function");
-					xlp_json_str(g, src[k].function);
+					tk_json_key(g, "function");
+					tk_json_str(g, src[k].function);
 					json_at(g, &src[k]);
 					yajl_gen_map_close(g);
 				}
@@ -227,10 +227,10 @@ unsigned xlp_print_stacks_json(const struct xlp_stack_print *sp,
 			yajl_gen_array_close(g);
 		}
 		if (sp->regs && sp->regs[v].count) {
-			xlp_json_key(g, "registers");
+			tk_json_key(g, "registers");
 			yajl_gen_map_open(g);
 			for (unsigned i = 0; i < sp->regs[v].count; i++) {
-				xlp_json_key(g, sp->regs[v].reg[i].name);
+				tk_json_key(g, sp->regs[v].reg[i].name);
 				json_hex(g, sp->regs[v].reg[i].value);
 			}
 			yajl_gen_map_close(g);

@@ -53,13 +53,13 @@ int xlp_stored_option(const struct xlp_cmd_spec *cmd, int c, char **argv,
 		o->view.lines = true;
 		return 1;
 	case XLP_OPT_VCPU:
-		if (xlp_parse_uint(optarg, 4095, &v) < 0)
+		if (tk_parse_uint(optarg, 4095, &v) < 0)
 			return -xlp_command_bad_value(cmd, "vCPU", optarg,
 						      "give a vCPU number from 0");
 		o->view.vcpu = (int)v;
 		return 1;
 	case XLP_OPT_TOP:
-		if (xlp_parse_uint(optarg, 100000, &o->top) < 0)
+		if (tk_parse_uint(optarg, 100000, &o->top) < 0)
 			return -xlp_command_bad_value(cmd, "top count", optarg,
 						      "give a number of functions");
 		return 1;
@@ -85,7 +85,7 @@ struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
 	if (t) {
 		struct up_kernel_map *k = NULL;
 
-		if (xlp_kernel_map_load(symbols, NULL, t, NULL, NULL, 0, false, &k) < 0) {
+		if (tk_kernel_map_load(symbols, NULL, t, NULL, NULL, 0, false, &k) < 0) {
 			up_symtab_free(t);
 			return NULL;
 		}
@@ -143,7 +143,7 @@ char *xlp_input_stem(const char *path, const char *tail)
 
 int xlp_write_formats(const char *cmd, const char *output,
 		      const char *default_stem, unsigned formats,
-		      struct xlp_source *src, bool quiet)
+		      struct tk_source *src, bool quiet)
 {
 	struct stat st;
 	char *stem;
@@ -155,14 +155,14 @@ int xlp_write_formats(const char *cmd, const char *output,
 				cmd);
 			return 2;
 		}
-		if (formats == XLP_FORMAT_PPROF && isatty(STDOUT_FILENO)) {
+		if (formats == TK_FORMAT_PPROF && isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "xl profile %s: pprof is gzip data: not written to a terminal; give -o STEM or redirect stdout\n",
 				cmd);
 			return 2;
 		}
-		if (xlp_format_write(formats, src, stdout) < 0 || fflush(stdout) != 0)
+		if (tk_format_write(formats, src, stdout) < 0 || fflush(stdout) != 0)
 			return 1;
-		xlp_source_warnings(src);
+		tk_source_warnings(src);
 		return 0;
 	}
 	if (stat(output, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -171,7 +171,7 @@ int xlp_write_formats(const char *cmd, const char *output,
 	} else if (!(stem = strdup(output))) {
 		return 1;
 	}
-	if (xlp_formats_write(src, formats, stem, quiet ? NULL : stdout) < 0)
+	if (tk_formats_write(src, formats, stem, quiet ? NULL : stdout) < 0)
 		rc = 1;
 	free(stem);
 	return rc;

@@ -44,7 +44,7 @@ struct up_stored *xlp_stored_load(const char *cmd, char *const *paths, size_t n,
  * status: 0, 1 (a file failed) or 2 (bad usage). */
 int xlp_write_formats(const char *cmd, const char *output,
 		      const char *default_stem, unsigned formats,
-		      struct xlp_source *src, bool quiet);
+		      struct tk_source *src, bool quiet);
 
 /* The default stem of an input: its file name without .pb.gz, .folded... */
 char *xlp_input_stem(const char *path, const char *tail);

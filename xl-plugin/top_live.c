@@ -37,8 +37,8 @@ int xlp_top_live(struct top *tp)
 	struct up_sampler_config cfg;
 	struct up_sampler_stats stats;
 	struct up_profile *p = NULL;
-	struct xlp_backend_load backends;
-	struct xlp_sampler_cpu where = { .cpu = -1 };
+	struct tk_backend_load backends;
+	struct tk_sampler_cpu where = { .cpu = -1 };
 	cpu_set_t cpus;
 	const char *why;
 	int rc;
@@ -46,7 +46,7 @@ int xlp_top_live(struct top *tp)
 	memset(&stats, 0, sizeof(stats));
 	if ((rc = xlp_live_check(&l, tp->stop)) != 0)
 		return rc;
-	xlp_backend_load_read(&backends);
+	tk_backend_load_read(&backends);
 	rc = 1;
 	if (xlp_live_open(&l) < 0)
 		goto out;
@@ -78,7 +78,7 @@ int xlp_top_live(struct top *tp)
 		 ", relaxed" : "");
 	tp->next_ns = mono_ns() + (uint64_t)(tp->delay_s * 1e9);
 	/* Placed as xl profile's (its note before the screen takes over). */
-	if (xlp_sampler_cpu_place(l.dom.domid, &backends, tp->opt.sampler_cpu,
+	if (tk_sampler_cpu_place(l.dom.domid, &backends, tp->opt.sampler_cpu,
 				  "xl profile top", 0, false, &where, &cpus) < 0) {
 		rc = 2;
 		goto out;
@@ -90,7 +90,7 @@ int xlp_top_live(struct top *tp)
 	xlp_realtime_enter(&why);
 	rc = up_sample(l.t, &cfg, p, tp->stop, &stats);
 	xlp_realtime_leave();
-	xlp_sampler_cpu_restore(&where, &cpus);
+	tk_sampler_cpu_restore(&where, &cpus);
 	up_target_close(l.t);          /* the domain runs free first */
 	l.t = NULL;
 	xlp_term_leave();
@@ -129,7 +129,7 @@ out:
 	up_sampler_stats_release(&stats);
 	tp->domain = NULL;
 	xlp_live_release(&l);
-	xlp_image_cache_drop();
+	tk_image_cache_drop();
 	return rc;
 }
 

@@ -132,7 +132,7 @@ int main(void)
 	snprintf(dir, sizeof(dir), "/tmp/uniprof-symcache-%d", (int)getpid());
 	snprintf(slow_kernel, sizeof(slow_kernel), "%s/stripped.elf", dir);
 	snprintf(fast_kernel, sizeof(fast_kernel), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
-	if (!xlp_debuginfod_built()) {
+	if (!tk_debuginfod_built()) {
 		printf("ok - # SKIP not built with libdebuginfod\n");
 		free(b);
 		return 77;
@@ -150,7 +150,7 @@ int main(void)
 	setenv("DEBUGINFOD_CACHE_PATH", cachedir, 1);
 	snprintf(servers, sizeof(servers), "http://127.0.0.1:%d/drip", server.port);
 	if (upd_symbol_cache_new(&cache, 8, UP_UNWINDER_CFI, "/nonexistent",
-				 xlp_debuginfod_setup(servers), &stop_flag) < 0)
+				 tk_debuginfod_setup(servers), &stop_flag) < 0)
 		return 1;
 	signal(SIGALRM, overdue);
 	alarm(40);

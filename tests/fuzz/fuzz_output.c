@@ -202,20 +202,20 @@ static void check_json(const struct mem_file *m, size_t want_top)
 static void write_json(const struct up_profile *prof, const struct up_symtab *syms,
 		       unsigned top, struct mem_file *out)
 {
-	struct xlp_domain dom = { .domid = 7, .name = (char *)"fuzz", .type = "pvh",
+	struct tk_domain dom = { .domid = 7, .name = (char *)"fuzz", .type = "pvh",
 				  .kernel = (char *)"/boot/fuzz.elf" };
 	uint64_t pause_ns[] = { 1000, 2000, 3000 };
 	struct up_sampler_stats stats = {
 		.samples = up_profile_samples(prof), .pause_ns = pause_ns,
 		.nr_pause = 3, .elapsed_s = 1, .stop = UP_STOP_DURATION,
 	};
-	struct xlp_run r = {
+	struct tk_run r = {
 		.asked = { .hz = 97, .top = top }, .dom = &dom, .symtab = syms,
 		.symbols_used = syms ? "fuzz names" : NULL, .profile = prof,
 		.stats = &stats, .unwinder = UP_UNWINDER_AUTO, .hypercalls = "image",
 	};
 
-	if (xlp_run_json(&r, out->f) < 0)
+	if (tk_run_json(&r, out->f) < 0)
 		abort();
 }
 

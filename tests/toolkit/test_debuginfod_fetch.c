@@ -70,7 +70,7 @@ static void fresh_cache(const char *name)
 static int search(const char *kernel, const char *id, const char *servers,
 		  struct up_symtab **s, char **used)
 {
-	struct xlp_symbol_query q = {
+	struct tk_symbol_query q = {
 		.kernel = kernel, .build_id = id, .debug_dir = "/nonexistent",
 		.verbose = 1, .guest_width = 8, .debuginfod = servers,
 	};
@@ -87,7 +87,7 @@ static int search(const char *kernel, const char *id, const char *servers,
 	 * stream buffer glibc never frees (not ours; once per cache). */
 	__lsan_disable();
 #endif
-	rc = xlp_find_symbols(&q, s, used);
+	rc = tk_find_symbols(&q, s, used);
 #ifdef __SANITIZE_ADDRESS__
 	__lsan_enable();
 #endif
@@ -158,7 +158,7 @@ static void test_fetched_by_build_id(void)
 {
 	struct up_symtab *s = NULL;
 	char *used = NULL;
-	struct xlp_unwind uw;
+	struct tk_unwind uw;
 	int found = 0;
 
 	for (int i = 0; i < 120 && found != 1; i++) {
@@ -183,12 +183,12 @@ static void test_fetched_by_build_id(void)
 	CHECK(!strstr(errtext, "no symbols found"));
 	/* The unwind tables can come from that file too. */
 	memset(&uw, 0, sizeof(uw));
-	CHECK(xlp_unwind_load(UP_UNWINDER_CFI, NULL, used, 0, &uw) == 0);
+	CHECK(tk_unwind_load(UP_UNWINDER_CFI, NULL, used, 0, &uw) == 0);
 	CHECK(uw.cfi != NULL);
-	xlp_unwind_release(&uw);
+	tk_unwind_release(&uw);
 	up_symtab_free(s);
 	free(used);
-	xlp_image_cache_drop();
+	tk_image_cache_drop();
 }
 
 /* Fetched once, found again with the server gone. */
@@ -342,7 +342,7 @@ static int hostile_search(const char *mode, const char *cache, unsigned watchdog
 	int rc;
 
 	snprintf(servers, sizeof(servers), "http://127.0.0.1:%d/%s", hostile.port, mode);
-	xlp_debuginfod_setup(servers);
+	tk_debuginfod_setup(servers);
 	fresh_cache(cache);
 	snprintf(watched, sizeof(watched), "%s/%s/%s", dir, cache, build_id);
 	biggest = 0;
@@ -360,7 +360,7 @@ static int hostile_search(const char *mode, const char *cache, unsigned watchdog
 	}
 	up_symtab_free(s);
 	free(used);
-	xlp_image_cache_drop();
+	tk_image_cache_drop();
 	fprintf(stderr, "# %s: %.1f s, largest temp file %lld bytes: %s", mode, *took, biggest,
 		strstr(errtext, "xl profile: no symbols") ? strstr(errtext, "xl profile: no symbols") : errtext);
 	return rc;
@@ -373,7 +373,7 @@ static void test_drip_ends_at_deadline(void)
 	double took;
 
 	setenv("DEBUGINFOD_TIMEOUT", "2", 1);
-	CHECK(xlp_debuginfod_max_seconds() == 2);
+	CHECK(tk_debuginfod_max_seconds() == 2);
 	CHECK(hostile_search("drip", "cache-drip", 20, &took) == 0);
 	CHECK(hostile.pid > 0 && hd_requests(&hostile, "drip") >= 1);
 	/* The callback runs about once a second: 2 s, plus one, plus margin
@@ -392,7 +392,7 @@ static void test_flood_stops_at_size(void)
 	double took;
 
 	setenv("DEBUGINFOD_MAXSIZE", "1048576", 1);
-	CHECK(xlp_debuginfod_max_bytes() == 1048576);
+	CHECK(tk_debuginfod_max_bytes() == 1048576);
 	CHECK(hostile_search("flood", "cache-flood", 15, &took) == 0);
 	CHECK(took < 7.0);
 	/* One curl_multi_perform's reading past the limit at most (curl
@@ -447,7 +447,7 @@ static void test_wrong_build_id_removed(void)
 		CHECK(access(debuginfo, F_OK) != 0);
 		up_symtab_free(s);
 		free(used);
-		xlp_image_cache_drop();
+		tk_image_cache_drop();
 	}
 }
 
@@ -462,10 +462,10 @@ int main(void)
 	snprintf(other, sizeof(other), "%s/tests/guest/tg-nofp.elf", b ? b : ".");
 	snprintf(stripped, sizeof(stripped), "%s/stripped.elf", dir);
 	snprintf(errfile, sizeof(errfile), "%s/stderr", dir);
-	if (!xlp_debuginfod_built()) {
+	if (!tk_debuginfod_built()) {
 		char *path = NULL, from[64], err[256];
 
-		CHECK(xlp_debuginfod_fetch("00", NULL, &path, from, sizeof(from), err,
+		CHECK(tk_debuginfod_fetch("00", NULL, &path, from, sizeof(from), err,
 					   sizeof(err)) < 0);
 		CHECK(strstr(err, "without libdebuginfod") != NULL);
 		printf("ok - not built with libdebuginfod: says so\n");
@@ -497,7 +497,7 @@ int main(void)
 		return 1;
 	}
 	/* As xl profile --debuginfod URL does. */
-	CHECK_STR(xlp_debuginfod_setup(url), url);
+	CHECK_STR(tk_debuginfod_setup(url), url);
 	CHECK_STR(getenv("DEBUGINFOD_MAXSIZE"), "2147483648");   /* the loader's cap */
 	RUN(test_off);
 	RUN(test_fetched_by_build_id);

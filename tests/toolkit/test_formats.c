@@ -16,9 +16,9 @@ static void test_rows_unique(void)
 {
 	unsigned bits = 0;
 
-	CHECK(xlp_format_count > 0 && xlp_format_count <= XLP_FORMATS_MAX);
-	for (size_t i = 0; i < xlp_format_count; i++) {
-		const struct xlp_format_row *a = &xlp_format_table[i];
+	CHECK(tk_format_count > 0 && tk_format_count <= TK_FORMATS_MAX);
+	for (size_t i = 0; i < tk_format_count; i++) {
+		const struct tk_format_row *a = &tk_format_table[i];
 
 		CHECK(a->name && a->name[0] && !strchr(a->name, ','));
 		CHECK(a->suffix && a->suffix[0] == '.');
@@ -26,47 +26,47 @@ static void test_rows_unique(void)
 		CHECK(!(bits & a->bit));
 		bits |= a->bit;
 		CHECK(a->write != NULL);
-		CHECK(a->commands && !(a->commands & ~(unsigned)XLP_CMD_ALL));
-		for (size_t j = i + 1; j < xlp_format_count; j++) {
-			const struct xlp_format_row *b = &xlp_format_table[j];
+		CHECK(a->commands && !(a->commands & ~(unsigned)TK_CMD_ALL));
+		for (size_t j = i + 1; j < tk_format_count; j++) {
+			const struct tk_format_row *b = &tk_format_table[j];
 
 			CHECK(strcmp(a->name, b->name) != 0);
 			CHECK(strcmp(a->suffix, b->suffix) != 0);
 		}
 	}
-	CHECK_U64(bits, XLP_FORMAT_ALL);
+	CHECK_U64(bits, TK_FORMAT_ALL);
 }
 
 static void test_commands_name_rows(void)
 {
-	for (unsigned cmd = 1; cmd & XLP_CMD_ALL; cmd <<= 1) {
-		unsigned offered = xlp_formats_of(cmd);
+	for (unsigned cmd = 1; cmd & TK_CMD_ALL; cmd <<= 1) {
+		unsigned offered = tk_formats_of(cmd);
 
 		CHECK(offered != 0);
-		CHECK(!(offered & ~(unsigned)XLP_FORMAT_ALL));
+		CHECK(!(offered & ~(unsigned)TK_FORMAT_ALL));
 	}
 	/* What each command offered before the table. */
-	CHECK_U64(xlp_formats_of(XLP_CMD_PROFILE), XLP_FORMAT_ALL);
-	CHECK_U64(xlp_formats_of(XLP_CMD_REPORT), XLP_FORMAT_ALL);
-	CHECK_U64(xlp_formats_of(XLP_CMD_DIFF),
-		  XLP_FORMAT_SVG | XLP_FORMAT_TXT | XLP_FORMAT_JSON);
-	CHECK_U64(xlp_formats_of(XLP_CMD_DAEMON), XLP_FORMAT_PPROF);
+	CHECK_U64(tk_formats_of(TK_CMD_PROFILE), TK_FORMAT_ALL);
+	CHECK_U64(tk_formats_of(TK_CMD_REPORT), TK_FORMAT_ALL);
+	CHECK_U64(tk_formats_of(TK_CMD_DIFF),
+		  TK_FORMAT_SVG | TK_FORMAT_TXT | TK_FORMAT_JSON);
+	CHECK_U64(tk_formats_of(TK_CMD_DAEMON), TK_FORMAT_PPROF);
 }
 
 static void test_lookups(void)
 {
-	for (size_t i = 0; i < xlp_format_count; i++) {
-		const struct xlp_format_row *r = &xlp_format_table[i];
+	for (size_t i = 0; i < tk_format_count; i++) {
+		const struct tk_format_row *r = &tk_format_table[i];
 		unsigned f = 0;
 
-		CHECK(xlp_format_row(r->bit) == r);
-		CHECK_STR(xlp_format_suffix(r->bit), r->suffix);
-		CHECK(xlp_parse_formats(r->name, r->bit, &f) == 0 && f == r->bit);
+		CHECK(tk_format_row(r->bit) == r);
+		CHECK_STR(tk_format_suffix(r->bit), r->suffix);
+		CHECK(tk_parse_formats(r->name, r->bit, &f) == 0 && f == r->bit);
 		f = 0;
-		CHECK(xlp_parse_formats(r->name, XLP_FORMAT_ALL & ~r->bit, &f) < 0);
+		CHECK(tk_parse_formats(r->name, TK_FORMAT_ALL & ~r->bit, &f) < 0);
 	}
-	CHECK(xlp_format_row(0) == NULL);
-	CHECK_STR(xlp_format_suffix(1u << 30), "");
+	CHECK(tk_format_row(0) == NULL);
+	CHECK_STR(tk_format_suffix(1u << 30), "");
 }
 
 /* The texts that name formats (-F's help, the "invalid format" line) are
@@ -76,28 +76,28 @@ static void test_texts_from_table(void)
 {
 	char buf[512], want[64];
 
-	for (unsigned cmd = 1; cmd & XLP_CMD_ALL; cmd <<= 1) {
-		unsigned offered = xlp_formats_of(cmd);
+	for (unsigned cmd = 1; cmd & TK_CMD_ALL; cmd <<= 1) {
+		unsigned offered = tk_formats_of(cmd);
 
-		xlp_format_help(cmd, "WHEN ", buf, sizeof(buf));
-		for (size_t i = 0; i < xlp_format_count; i++) {
-			const struct xlp_format_row *r = &xlp_format_table[i];
+		tk_format_help(cmd, "WHEN ", buf, sizeof(buf));
+		for (size_t i = 0; i < tk_format_count; i++) {
+			const struct tk_format_row *r = &tk_format_table[i];
 
 			snprintf(want, sizeof(want), "%s", r->name);
 			CHECK(!(offered & r->bit) == !strstr(buf, want));
 		}
 		CHECK(strstr(buf, "(default: WHEN all") != NULL);
 	}
-	xlp_format_help(XLP_CMD_PROFILE, NULL, buf, sizeof(buf));
+	tk_format_help(TK_CMD_PROFILE, NULL, buf, sizeof(buf));
 	CHECK_STR(buf, "folded, svg, json, txt, pprof, heatmap; repeat or comma-separate (default: all but heatmap)");
-	xlp_format_help(XLP_CMD_DIFF, "txt to stdout; with -o, ", buf, sizeof(buf));
+	tk_format_help(TK_CMD_DIFF, "txt to stdout; with -o, ", buf, sizeof(buf));
 	CHECK_STR(buf, "svg, json, txt; repeat or comma-separate (default: txt to stdout; with -o, all)");
-	xlp_format_names(XLP_CMD_REPORT, " or ", buf, sizeof(buf));
+	tk_format_names(TK_CMD_REPORT, " or ", buf, sizeof(buf));
 	CHECK_STR(buf, "folded, svg, json, txt, pprof or heatmap");
-	xlp_format_names(XLP_CMD_DAEMON, " or ", buf, sizeof(buf));
+	tk_format_names(TK_CMD_DAEMON, " or ", buf, sizeof(buf));
 	CHECK_STR(buf, "pprof");
 	/* Cut short, still a string. */
-	xlp_format_names(XLP_CMD_REPORT, " or ", buf, 8);
+	tk_format_names(TK_CMD_REPORT, " or ", buf, 8);
 	CHECK_STR(buf, "folded,");
 }
 
@@ -105,11 +105,11 @@ static void test_parse_arg(void)
 {
 	unsigned f = 0;
 
-	CHECK(xlp_parse_formats_arg("test", "heatmap,svg", XLP_CMD_PROFILE, &f) == 0);
-	CHECK_U64(f, XLP_FORMAT_HEATMAP | XLP_FORMAT_SVG);
+	CHECK(tk_parse_formats_arg("test", "heatmap,svg", TK_CMD_PROFILE, &f) == 0);
+	CHECK_U64(f, TK_FORMAT_HEATMAP | TK_FORMAT_SVG);
 	f = 0;
-	CHECK(xlp_parse_formats_arg("test", "heatmap", XLP_CMD_DIFF, &f) < 0);
-	CHECK(xlp_parse_formats_arg("test", "", XLP_CMD_DIFF, &f) < 0);
+	CHECK(tk_parse_formats_arg("test", "heatmap", TK_CMD_DIFF, &f) < 0);
+	CHECK(tk_parse_formats_arg("test", "", TK_CMD_DIFF, &f) < 0);
 }
 
 int main(void)

@@ -25,25 +25,25 @@ static void test_one_read_for_all(void)
 	struct up_symtab *s = NULL;
 	struct up_cfi_table *c = NULL;
 	struct up_libunwind *lu = NULL;
-	unsigned before = xlp_image_cache_reads();
+	unsigned before = tk_image_cache_reads();
 
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "gzip -c '%s' > '%s'", guest, path);
 	REQUIRE(system(cmd) == 0);
-	CHECK(xlp_elf_identify(path, &id) == 0 && id.has_symtab);
-	CHECK(xlp_symtab_load(&s, path) == 0 && up_symtab_count(s) > 10);
-	CHECK(xlp_cfi_table_load(&c, path) == 0 && up_cfi_table_info(c)->rows > 10);
-	CHECK(xlp_libunwind_load(&lu, path) == 0);
-	CHECK(xlp_image_cache_reads() - before == 1);
+	CHECK(tk_elf_identify(path, &id) == 0 && id.has_symtab);
+	CHECK(tk_symtab_load(&s, path) == 0 && up_symtab_count(s) > 10);
+	CHECK(tk_cfi_table_load(&c, path) == 0 && up_cfi_table_info(c)->rows > 10);
+	CHECK(tk_libunwind_load(&lu, path) == 0);
+	CHECK(tk_image_cache_reads() - before == 1);
 	up_symtab_free(s);
 	up_cfi_table_free(c);
 	up_libunwind_free(lu);
-	xlp_image_cache_drop();
+	tk_image_cache_drop();
 	/* Dropped: the next load reads again. */
-	CHECK(xlp_symtab_load(&s, path) == 0);
-	CHECK(xlp_image_cache_reads() - before == 2);
+	CHECK(tk_symtab_load(&s, path) == 0);
+	CHECK(tk_image_cache_reads() - before == 2);
 	up_symtab_free(s);
-	xlp_image_cache_drop();
+	tk_image_cache_drop();
 	unlink(path);
 }
 
@@ -55,19 +55,19 @@ static void test_bomb_refused_once(void)
 	static char zeros[1 << 20];
 	struct up_symtab *s = NULL;
 	struct up_cfi_table *c = NULL;
-	unsigned before = xlp_image_cache_reads();
+	unsigned before = tk_image_cache_reads();
 
 	REQUIRE(gz != NULL);
 	for (int i = 0; i < 100; i++)
 		gzwrite(gz, zeros, sizeof(zeros));
 	gzclose(gz);
-	CHECK(xlp_symtab_load(&s, path) == UP_EFORMAT);
+	CHECK(tk_symtab_load(&s, path) == UP_EFORMAT);
 	CHECK(strstr(up_error_last(), "decompression bomb") != NULL);
 	up_error_clear();
-	CHECK(xlp_cfi_table_load(&c, path) == UP_EFORMAT);
+	CHECK(tk_cfi_table_load(&c, path) == UP_EFORMAT);
 	CHECK(strstr(up_error_last(), "decompression bomb") != NULL);
-	CHECK(xlp_image_cache_reads() - before == 1);
-	xlp_image_cache_drop();
+	CHECK(tk_image_cache_reads() - before == 1);
+	tk_image_cache_drop();
 	unlink(path);
 }
 

@@ -19,18 +19,18 @@ static char dir[] = "/tmp/uniprof-test-output-XXXXXX";
 
 static mode_t written_mode(mode_t mask, const char *suffix)
 {
-	struct xlp_file f;
+	struct tk_file f;
 	char stem[128];
 	struct stat st;
 	mode_t old = umask(mask);
 
 	snprintf(stem, sizeof(stem), "%s/p", dir);
-	CHECK(xlp_file_open(&f, stem, suffix) == 0);
+	CHECK(tk_file_open(&f, stem, suffix) == 0);
 	umask(old);
 	if (!f.f)
 		return 07777;
 	fputs("a;b 1\n", f.f);
-	CHECK(xlp_file_commit(&f) == 0);
+	CHECK(tk_file_commit(&f) == 0);
 	CHECK(stat(f.path, &st) == 0);
 	free(f.path);
 	return st.st_mode & 07777;
@@ -39,7 +39,7 @@ static mode_t written_mode(mode_t mask, const char *suffix)
 static void test_modes(void)
 {
 	CHECK_U64(written_mode(022, ".a"), 0640);
-	CHECK_U64(written_mode(0, ".b"), XLP_FILE_MODE);
+	CHECK_U64(written_mode(0, ".b"), TK_FILE_MODE);
 	CHECK_U64(written_mode(027, ".c"), 0640);
 	CHECK_U64(written_mode(077, ".d"), 0600);
 	/* The process's umask is as it was. */
@@ -48,16 +48,16 @@ static void test_modes(void)
 
 static void test_abort_leaves_nothing(void)
 {
-	struct xlp_file f;
+	struct tk_file f;
 	char stem[128];
 	DIR *d;
 	struct dirent *e;
 	unsigned left = 0;
 
 	snprintf(stem, sizeof(stem), "%s/gone", dir);
-	CHECK(xlp_file_open(&f, stem, ".svg") == 0);
+	CHECK(tk_file_open(&f, stem, ".svg") == 0);
 	if (f.f)
-		xlp_file_abort(&f);
+		tk_file_abort(&f);
 	d = opendir(dir);
 	CHECK(d != NULL);
 	while (d && (e = readdir(d)))

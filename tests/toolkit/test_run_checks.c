@@ -18,14 +18,14 @@ TEST_GLOBALS;
 static void test_busy_check(void)
 {
 	struct up_profile *p;
-	const struct xlp_run_settings asked = { .hz = 100, .top = 20 };
-	struct xlp_domain dom = { .domid = 7, .name = "d", .type = "pv" };
+	const struct tk_run_settings asked = { .hz = 100, .top = 20 };
+	struct tk_domain dom = { .domid = 7, .name = "d", .type = "pv" };
 	uint64_t run[1], unpaused[1] = { 10000 };
 	struct up_sampler_stats stats = {
 		.samples = 1000, .nr_vcpus = 1,
 		.vcpu_run_ns = run, .vcpu_unpaused_ns = unpaused,
 	};
-	struct xlp_run r = { .asked = asked, .dom = &dom, .stats = &stats };
+	struct tk_run r = { .asked = asked, .dom = &dom, .stats = &stats };
 	uint64_t st[] = { 0x1001 };
 	char buf[1024] = "";
 	FILE *f;
@@ -37,34 +37,34 @@ static void test_busy_check(void)
 	REQUIRE(up_profile_add_activity(p, 0, st, 1, UP_TRUNC_NONE, UP_VCPU_BLOCKED, 700) == 0);
 	r.profile = p;
 	run[0] = 3500;                  /* ran 35 % */
-	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_CONSISTENT);
+	CHECK(tk_busy_check(&r, 0) == TK_BUSY_CONSISTENT);
 	run[0] = 3700;                  /* 37 %: 7 points above the samples */
-	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_SAMPLES_LOW);
+	CHECK(tk_busy_check(&r, 0) == TK_BUSY_SAMPLES_LOW);
 	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
-	xlp_busy_warnings(&r, f);
+	tk_busy_warnings(&r, f);
 	fclose(f);
 	CHECK(strstr(buf, "vCPU 0 was busy in 30.0% of the samples but ran 37.0%") != NULL);
 	CHECK(strstr(buf, "[unseen]") != NULL && strstr(buf, "taskset") != NULL);
 	CHECK(strchr(buf, '\n') == buf + strlen(buf) - 1);   /* one line */
 	/* What no sample saw: 37 % of the 1000 samples is 370, 300 seen. */
-	CHECK(xlp_account_unseen(p, &stats) == 0);
+	CHECK(tk_account_unseen(p, &stats) == 0);
 	CHECK_U64(up_profile_vcpu_unseen(p, 0), 70);
 	CHECK_U64(up_profile_vcpu_busy(p, 0), 300);       /* not a sample */
 	CHECK_U64(up_profile_samples(p), 1000);
 	run[0] = 2300;                  /* 23 %: waited for a CPU */
-	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_CONSISTENT);
-	CHECK(xlp_account_unseen(p, &stats) == 0);        /* nothing more */
+	CHECK(tk_busy_check(&r, 0) == TK_BUSY_CONSISTENT);
+	CHECK(tk_account_unseen(p, &stats) == 0);        /* nothing more */
 	CHECK_U64(up_profile_vcpu_unseen(p, 0), 70);
 	/* 7 points above running: within error and our pauses' wait; 20
 	 * above, beyond them (6.6 + 5): it waited for a CPU others held,
 	 * and a warning says so, in one line. */
-	CHECK(xlp_busy_waiting(&r, 0) == 0);
+	CHECK(tk_busy_waiting(&r, 0) == 0);
 	run[0] = 1000;
-	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_CONSISTENT);
-	CHECK(xlp_busy_waiting(&r, 0) > 19.9 && xlp_busy_waiting(&r, 0) < 20.1);
+	CHECK(tk_busy_check(&r, 0) == TK_BUSY_CONSISTENT);
+	CHECK(tk_busy_waiting(&r, 0) > 19.9 && tk_busy_waiting(&r, 0) < 20.1);
 	memset(buf, 0, sizeof(buf));
 	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
-	xlp_busy_warnings(&r, f);
+	tk_busy_warnings(&r, f);
 	fclose(f);
 	CHECK(strstr(buf, "on-CPU in 30.0% of the samples but ran 10.0%") != NULL);
 	CHECK(strstr(buf, "Xen did not say") != NULL);
@@ -78,13 +78,13 @@ static void test_busy_check(void)
 		r.nr_others = 1;
 		memset(buf, 0, sizeof(buf));
 		REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
-		xlp_busy_warnings(&r, f);
+		tk_busy_warnings(&r, f);
 		fclose(f);
 		CHECK(strstr(buf, "waiting for a pCPU other vCPUs held (Xen's pCPU accounting: up to 25.0%") != NULL);
 		others[0] = 2;
 		memset(buf, 0, sizeof(buf));
 		REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
-		xlp_busy_warnings(&r, f);
+		tk_busy_warnings(&r, f);
 		fclose(f);
 		CHECK(strstr(buf, "20 points that waiting for other vCPUs does not explain") != NULL);
 		CHECK(strstr(buf, "waiting for a pCPU") == NULL);
@@ -93,7 +93,7 @@ static void test_busy_check(void)
 		r.nr_others = 0;
 	}
 	unpaused[0] = 0;                /* no run clock */
-	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_UNKNOWN);
+	CHECK(tk_busy_check(&r, 0) == TK_BUSY_UNKNOWN);
 	up_profile_free(p);
 }
 
@@ -102,15 +102,15 @@ static void test_busy_check(void)
 static void test_waiting(void)
 {
 	struct up_profile *p;
-	const struct xlp_run_settings asked = { .hz = 100, .top = 20 };
-	struct xlp_domain dom = { .domid = 7, .name = "d", .type = "pv" };
+	const struct tk_run_settings asked = { .hz = 100, .top = 20 };
+	struct tk_domain dom = { .domid = 7, .name = "d", .type = "pv" };
 	uint64_t run[1] = { 3000 }, unpaused[1] = { 10000 };
 	struct up_sampler_stats stats = {
 		.samples = 1000, .nr_vcpus = 1,
 		.vcpu_run_ns = run, .vcpu_unpaused_ns = unpaused,
 	};
 	double others[1] = { 0.5 };
-	struct xlp_run r = { .asked = asked, .dom = &dom, .stats = &stats,
+	struct tk_run r = { .asked = asked, .dom = &dom, .stats = &stats,
 				.others_pct = others, .nr_others = 1 };
 	uint64_t st[] = { 0x1001 };
 	char buf[2048] = "";
@@ -121,12 +121,12 @@ static void test_waiting(void)
 	REQUIRE(up_profile_add_activity(p, 0, st, 1, UP_TRUNC_NONE, UP_VCPU_BLOCKED, 300) == 0);
 	REQUIRE(up_profile_add_activity(p, 0, st, 1, UP_TRUNC_NONE, UP_VCPU_WAITING, 400) == 0);
 	r.profile = p;
-	CHECK(xlp_busy_pct(p, 0) > 29.9 && xlp_busy_pct(p, 0) < 30.1);
-	CHECK(xlp_waiting_pct(p, 0) > 39.9 && xlp_waiting_pct(p, 0) < 40.1);
-	CHECK(xlp_busy_check(&r, 0) == XLP_BUSY_CONSISTENT);
-	CHECK(xlp_busy_waiting(&r, 0) == 0);
+	CHECK(tk_busy_pct(p, 0) > 29.9 && tk_busy_pct(p, 0) < 30.1);
+	CHECK(tk_waiting_pct(p, 0) > 39.9 && tk_waiting_pct(p, 0) < 40.1);
+	CHECK(tk_busy_check(&r, 0) == TK_BUSY_CONSISTENT);
+	CHECK(tk_busy_waiting(&r, 0) == 0);
 	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
-	xlp_busy_warnings(&r, f);
+	tk_busy_warnings(&r, f);
 	fclose(f);
 	CHECK(strstr(buf, "woken and waiting to run in 40.0% of the samples") != NULL);
 	CHECK(strstr(buf, "no other vCPU held its pCPUs that long (at most 0.5%") != NULL);
@@ -134,7 +134,7 @@ static void test_waiting(void)
 	others[0] = 45;
 	memset(buf, 0, sizeof(buf));
 	REQUIRE((f = fmemopen(buf, sizeof(buf), "w")) != NULL);
-	xlp_busy_warnings(&r, f);
+	tk_busy_warnings(&r, f);
 	fclose(f);
 	CHECK(strstr(buf, "other vCPUs held the pCPUs it may use up to 45.0%") != NULL);
 	/* The folded file keeps them, under [waiting]; the on-CPU view not. */
@@ -164,8 +164,8 @@ static void test_waiting(void)
  * and a run without one says so. */
 static void test_stall_budget(void)
 {
-	const struct xlp_run_settings asked = { .hz = 997, .top = 20 };
-	struct xlp_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
+	const struct tk_run_settings asked = { .hz = 997, .top = 20 };
+	struct tk_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
 	uint64_t paused[1] = { 40000000 }, blocked[1] = { 0 };
 	struct up_sampler_stats stats = {
 		.samples = 100, .budget_periods = 900, .missed_deadlines = 3,
@@ -176,29 +176,29 @@ static void test_stall_budget(void)
 		.vcpu_paused_ns = paused, .vcpu_paused_blocked_ns = blocked,
 		.nr_vcpus = 1,
 	};
-	struct xlp_run r = { .asked = asked, .dom = &dom, .stats = &stats };
+	struct tk_run r = { .asked = asked, .dom = &dom, .stats = &stats };
 	char line[640];
 
-	xlp_budget_text(&stats, line, sizeof(line));
+	tk_budget_text(&stats, line, sizeof(line));
 	CHECK(strstr(line, "stall budget 5% of the domain's time: rate lowered from the 997 Hz asked at 0.25 s, 99.7 Hz at the end, 83.083 Hz at the lowest") != NULL);
 	CHECK(strstr(line, "stood still 31.2% of its time for samples in the window") != NULL);
 	CHECK(strstr(line, "stood still 4.00% of the run") != NULL);
 	CHECK(strstr(line, "900 periods") && strstr(line, "80 effective samples"));
-	CHECK(xlp_budget_lowered(&stats));
-	CHECK(xlp_stood_still_pct(&stats) == 4);
-	CHECK(xlp_effective_samples(&stats) == 80);
+	CHECK(tk_budget_lowered(&stats));
+	CHECK(tk_stood_still_pct(&stats) == 4);
+	CHECK(tk_effective_samples(&stats) == 80);
 	/* 100 samples in 1 s, standing for 1000 periods: not short of 997. */
-	CHECK(xlp_rate_short(&r) == 0);
+	CHECK(tk_rate_short(&r) == 0);
 
 	/* Never lowered; no budget at all. Old stats (no effective count):
 	 * the samples. */
 	stats.stall_factor = stats.stall_factor_max = 1;
 	stats.effective_samples = 0;
-	xlp_budget_text(&stats, line, sizeof(line));
+	tk_budget_text(&stats, line, sizeof(line));
 	CHECK(strstr(line, "never reached, the 997 Hz asked kept") != NULL);
-	CHECK(xlp_effective_samples(&stats) == 100);
+	CHECK(tk_effective_samples(&stats) == 100);
 	stats.max_stall_pct = UP_SAMPLER_NO_STALL_BUDGET;
-	xlp_budget_text(&stats, line, sizeof(line));
+	tk_budget_text(&stats, line, sizeof(line));
 	CHECK(strstr(line, "stall budget: none") != NULL);
 }
 

@@ -73,16 +73,16 @@ static bool json_file_passes(int (*write_json)(const void *arg, FILE *out),
 
 static int report_json(const void *r, FILE *out)
 {
-	return xlp_run_json(r, out);
+	return tk_run_json(r, out);
 }
 
 static int summary_json(const void *s, FILE *out)
 {
-	return xlp_summary_json(s, out);
+	return tk_summary_json(s, out);
 }
 
 /* The report's JSON, read by the Python checker. */
-static bool json_passes(const struct xlp_run *r, const char *checker)
+static bool json_passes(const struct tk_run *r, const char *checker)
 {
 	return json_file_passes(report_json, r, checker);
 }
@@ -91,11 +91,11 @@ static void test_json_hostile_names(void)
 {
 	struct up_symtab *s;
 	struct up_profile *p;
-	const struct xlp_run_settings asked = { .hz = 100, .top = 20 };
-	struct xlp_domain dom = { .domid = 7, .name = "dom\xff", .type = "pv",
+	const struct tk_run_settings asked = { .hz = 100, .top = 20 };
+	struct tk_domain dom = { .domid = 7, .name = "dom\xff", .type = "pv",
 				  .kernel = "/k/\xc3" "kernel" };
 	struct up_sampler_stats stats = { .samples = 5 };
-	struct xlp_run r = {
+	struct tk_run r = {
 		.asked = asked, .dom = &dom, .profile = NULL, .stats = &stats,
 		.symbols_used = "/k/syms\xe2\x82", .hypercalls = "direct",
 		.files = { "/out/\xff.svg" }, .nr_files = 1,
@@ -145,8 +145,8 @@ static const char check_budget_json[] =
 static void test_stall_budget_json(void)
 {
 	struct up_profile *p;
-	const struct xlp_run_settings asked = { .hz = 997, .top = 20 };
-	struct xlp_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
+	const struct tk_run_settings asked = { .hz = 997, .top = 20 };
+	struct tk_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
 	uint64_t paused[1] = { 40000000 }, blocked[1] = { 0 };
 	struct up_sampler_stats stats = {
 		.samples = 100, .budget_periods = 900, .missed_deadlines = 3,
@@ -157,7 +157,7 @@ static void test_stall_budget_json(void)
 		.vcpu_paused_ns = paused, .vcpu_paused_blocked_ns = blocked,
 		.nr_vcpus = 1,
 	};
-	struct xlp_run r = { .asked = asked, .dom = &dom, .stats = &stats };
+	struct tk_run r = { .asked = asked, .dom = &dom, .stats = &stats };
 
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	r.profile = p;
@@ -175,7 +175,7 @@ static void test_stored_json(void)
 	char path[512], checker[512], *folded = NULL, *in[1] = { path };
 	size_t len = 0, lines = 0;
 	struct up_stored *st = NULL;
-	struct xlp_summary s = { .cmd = "test", .tool = "test", .top = 20,
+	struct tk_summary s = { .cmd = "test", .tool = "test", .top = 20,
 				 .view = { .vcpu = -1 }, .inputs = in,
 				 .nr_inputs = 1 };
 	const char *paths[1] = { path };
@@ -188,7 +188,7 @@ static void test_stored_json(void)
 	s.stored = st;
 	s.profile = up_stored_profile(st);
 	s.names = up_stored_symtab(st);
-	o = xlp_folded_opts(&s.view);
+	o = tk_folded_opts(&s.view);
 	f = open_memstream(&folded, &len);
 	REQUIRE(f);
 	CHECK(up_profile_write_folded(s.profile, s.names, &o, f) == 0);

@@ -44,13 +44,13 @@ static void fresh(const char *name, char *kernel, size_t len)
 static int find(const char *kernel, const char *explicit_file, bool force,
 		const char *debug_dir, char **used)
 {
-	struct xlp_symbol_query q = {
+	struct tk_symbol_query q = {
 		.explicit_file = explicit_file, .kernel = kernel,
 		.debug_dir = debug_dir, .force = force, .verbose = 0,
 		.guest_width = 8,
 	};
 	struct up_symtab *s = NULL;
-	int rc = xlp_find_symbols(&q, &s, used);
+	int rc = tk_find_symbols(&q, &s, used);
 
 	if (rc == 0 && !s)
 		rc = 1;        /* nothing found */
@@ -136,7 +136,7 @@ static void test_build_id_and_debuglink(void)
 static void test_debug_file_for_lines(void)
 {
 	char k[600], bid[1024];
-	struct xlp_symbol_query q = { .guest_width = 8 };
+	struct tk_symbol_query q = { .guest_width = 8 };
 	struct up_elf_identity id;
 	struct up_symtab *s = NULL;
 	char *used = NULL;
@@ -151,7 +151,7 @@ static void test_debug_file_for_lines(void)
 	snprintf(bid, sizeof(bid), "%s/lines/debug", dir);
 	q.kernel = k;
 	q.debug_dir = bid;
-	CHECK(xlp_find_symbols(&q, &s, &used) == 0);
+	CHECK(tk_find_symbols(&q, &s, &used) == 0);
 	CHECK(s && !up_symtab_has_source(s));
 	CHECK_STR(used, k);
 	up_symtab_free(s);
@@ -161,8 +161,8 @@ static void test_debug_file_for_lines(void)
 	snprintf(bid, sizeof(bid), "%s/lines/debug/.build-id/%.2s", dir, id.build_id);
 	sh("objcopy --only-keep-debug '%s' '%s/%s.debug'", full, bid, id.build_id + 2);
 	snprintf(bid, sizeof(bid), "%s/lines/debug", dir);
-	xlp_image_cache_drop();    /* the same path, new contents */
-	CHECK(xlp_find_symbols(&q, &s, &used) == 0);
+	tk_image_cache_drop();    /* the same path, new contents */
+	CHECK(tk_find_symbols(&q, &s, &used) == 0);
 	CHECK(s && up_symtab_has_source(s));
 	CHECK(used && strstr(used, "/.build-id/") != NULL);
 	up_symtab_free(s);
@@ -202,12 +202,12 @@ static void test_explicit_and_missing(void)
 /* A 32-bit image for a 64-bit guest is an error that says so. */
 static void test_wrong_width(void)
 {
-	struct xlp_symbol_query q = { .explicit_file = NULL, .guest_width = 4 };
+	struct tk_symbol_query q = { .explicit_file = NULL, .guest_width = 4 };
 	struct up_symtab *s = NULL;
 	char *used = NULL;
 
 	q.explicit_file = full;
-	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	CHECK(tk_find_symbols(&q, &s, &used) == -1);
 	up_symtab_free(s);
 	free(used);
 }
@@ -217,28 +217,28 @@ static void test_wrong_width(void)
  * its kernel), and the other way round. */
 static void test_architecture(void)
 {
-	struct xlp_symbol_query q = { .arch = UP_ARCH_AARCH64 };
+	struct tk_symbol_query q = { .arch = UP_ARCH_AARCH64 };
 	struct up_symtab *s = NULL;
 	char *used = NULL;
 
 	q.explicit_file = full;
-	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	CHECK(tk_find_symbols(&q, &s, &used) == -1);
 	if (access(arm64, R_OK) != 0) {
 		printf("# %s not built (no cross compiler): AArch64 half skipped\n", arm64);
 		return;
 	}
 	q.explicit_file = arm64;
-	CHECK(xlp_find_symbols(&q, &s, &used) == 0 && s != NULL);
+	CHECK(tk_find_symbols(&q, &s, &used) == 0 && s != NULL);
 	CHECK(used && strcmp(used, arm64) == 0);
 	up_symtab_free(s);
 	free(used);
 	s = NULL;
 	used = NULL;
 	q.arch = UP_ARCH_X86_64;
-	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	CHECK(tk_find_symbols(&q, &s, &used) == -1);
 	q.explicit_file = NULL;
 	q.kernel = arm64;
-	CHECK(xlp_find_symbols(&q, &s, &used) == -1);
+	CHECK(tk_find_symbols(&q, &s, &used) == -1);
 	up_symtab_free(s);
 	free(used);
 }

@@ -31,27 +31,27 @@ static bool sorted_apart(const struct up_cfi_table *t)
  * tell whether frame pointers are kept, nothing for the C code. */
 static void test_image_alone(void)
 {
-	struct xlp_unwind u;
+	struct tk_unwind u;
 	unsigned long hot = tg_elf_symbol(dbg, "tg_hot_35");
 
 	REQUIRE(hot != 0);
-	REQUIRE(xlp_unwind_load(UP_UNWINDER_AUTO, image, NULL, 0, &u) == 0);
+	REQUIRE(tk_unwind_load(UP_UNWINDER_AUTO, image, NULL, 0, &u) == 0);
 	REQUIRE(u.cfi != NULL);
 	CHECK(up_cfi_table_info(u.cfi)->fdes == 2);
 	CHECK(up_cfi_frame_pointers(u.cfi) == UP_FP_UNKNOWN);
 	CHECK(cfi_table_find(u.cfi, hot) == NULL);
-	xlp_unwind_release(&u);
+	tk_unwind_release(&u);
 }
 
 /* With its .dbg as the symbol file: every C function has its rows, and
  * the table says frame pointers are omitted. */
 static void test_debug_file_fills(void)
 {
-	struct xlp_unwind u;
+	struct tk_unwind u;
 	const struct cfi_row *r;
 	unsigned long hot = tg_elf_symbol(dbg, "tg_hot_35");
 
-	REQUIRE(xlp_unwind_load(UP_UNWINDER_AUTO, image, dbg, 1, &u) == 0);
+	REQUIRE(tk_unwind_load(UP_UNWINDER_AUTO, image, dbg, 1, &u) == 0);
 	REQUIRE(u.cfi != NULL);
 	CHECK(up_cfi_table_info(u.cfi)->fdes > 40);
 	CHECK(up_cfi_frame_pointers(u.cfi) == UP_FP_OMITTED);
@@ -60,7 +60,7 @@ static void test_debug_file_fills(void)
 	CHECK(r->kind == CFI_ROW_NORMAL && r->cfa_reg == CFI_CFA_SP && r->cfa_off == 8);
 	CHECK(sorted_apart(u.cfi));
 	CHECK(u.cfi->index != NULL);
-	xlp_unwind_release(&u);
+	tk_unwind_release(&u);
 }
 
 /* A file whose CFI covers what the table has already adds nothing; a
@@ -72,7 +72,7 @@ static void test_nothing_to_add(void)
 	size_t added = 99, rows;
 	char map[] = "/tmp/uniprof-map-XXXXXX", cmd[1200];
 	int fd = mkstemp(map);
-	struct xlp_unwind u;
+	struct tk_unwind u;
 
 	REQUIRE(up_cfi_table_load(&t, nofp) == 0);
 	rows = t->count;
@@ -93,15 +93,15 @@ static void test_nothing_to_add(void)
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "nm -n '%s' > '%s'", dbg, map);
 	REQUIRE(system(cmd) == 0);
-	REQUIRE(xlp_unwind_load(UP_UNWINDER_AUTO, image, map, 0, &u) == 0);
+	REQUIRE(tk_unwind_load(UP_UNWINDER_AUTO, image, map, 0, &u) == 0);
 	CHECK(up_cfi_table_info(u.cfi)->fdes == 2);
-	xlp_unwind_release(&u);
+	tk_unwind_release(&u);
 	unlink(map);
 
 	if (access(arm64, R_OK) == 0) {
-		REQUIRE(xlp_unwind_load(UP_UNWINDER_AUTO, image, arm64, 0, &u) == 0);
+		REQUIRE(tk_unwind_load(UP_UNWINDER_AUTO, image, arm64, 0, &u) == 0);
 		CHECK(up_cfi_table_info(u.cfi)->fdes == 2);
-		xlp_unwind_release(&u);
+		tk_unwind_release(&u);
 	}
 }
 

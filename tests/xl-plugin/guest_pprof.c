@@ -128,14 +128,14 @@ int main(int argc, char **argv)
 	struct up_sampler_stats stats = { .start_unix_ns = 1700000000000000000LL,
 					  .elapsed_s = 14 };
 	struct timespec started = { 0, 0 };
-	struct xlp_run_source out;
+	struct tk_run_source out;
 	struct up_symtab *s = NULL;
 	struct up_kernel_map *k = NULL;
 	struct up_stored *st = NULL;
 	struct up_profile *p = NULL;
 	struct image im = { 0 };
 	char name[] = "tg-host";
-	struct xlp_domain dom = { .domid = 1, .name = name, .type = "pv",
+	struct tk_domain dom = { .domid = 1, .name = name, .type = "pv",
 				  .max_vcpus = 1 };
 	uint8_t *bytes = NULL;
 	char *folded = NULL, *line, *save = NULL;
@@ -154,8 +154,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	dom.kernel = argv[1];
-	if (xlp_symtab_load(&s, argv[1]) < 0 ||
-	    xlp_kernel_map_load(argv[1], NULL, s, NULL, NULL, 0, false, &k) < 0 ||
+	if (tk_symtab_load(&s, argv[1]) < 0 ||
+	    tk_kernel_map_load(argv[1], NULL, s, NULL, NULL, 0, false, &k) < 0 ||
 	    up_file_read(argv[1], &bytes, &im.len) < 0 ||
 	    up_stored_load(&st, (const char *const *)&argv[2], 1, NULL) < 0 ||
 	    up_profile_new(&p, 1) < 0) {
@@ -181,21 +181,21 @@ int main(int argc, char **argv)
 	}
 	stats.samples = up_profile_samples(p);
 	{
-		struct xlp_run rep = {
+		struct tk_run rep = {
 			.asked = { .hz = 97, .top = 20 }, .dom = &dom, .symtab = addresses_only ? NULL : s,
 			.symbols_used = addresses_only ? NULL : argv[1],
 			.profile = p, .stats = &stats, .unwinder = UP_UNWINDER_FP,
 			.hypercalls = "none (no Xen: tests/xl-plugin/guest_pprof.c)",
 		};
 
-		xlp_run_source(&out, &rep, k, &started, XLP_FORMAT_PPROF);
+		tk_run_source(&out, &rep, k, &started, TK_FORMAT_PPROF);
 		f = fopen(argv[3], "wb");
-		rc = f ? xlp_format_write(XLP_FORMAT_PPROF, &out.src, f) : -1;
+		rc = f ? tk_format_write(TK_FORMAT_PPROF, &out.src, f) : -1;
 		if ((f && fclose(f) != 0) || rc < 0) {
 			fprintf(stderr, "guest-pprof: cannot write %s\n", argv[3]);
 			rc = 1;
 		}
-		xlp_run_source_release(&out);
+		tk_run_source_release(&out);
 	}
 out:
 	free(folded);
