@@ -81,8 +81,6 @@ static const struct xlp_option_doc docs[] = {
 	  "show the version" },
 };
 
-#define NDOCS (sizeof(docs) / sizeof(docs[0]))
-
 /* xl profile's rows in its command table (commands.c), which makes its
  * --help: the usage, every command's summary, these options. */
 static const struct xlp_option_rows profile_rows = XLP_OPTION_ROWS(docs);
@@ -95,8 +93,8 @@ void xlp_print_usage(FILE *out)
 
 static int bad(const char *what, const char *value, const char *expect)
 {
-	fprintf(stderr, "xl profile: invalid %s '%s': %s\n", what, value, expect);
-	return 2;
+	return xlp_command_bad_value(&xlp_commands[XLP_COMMAND_PROFILE], what,
+				     value, expect);
 }
 
 /* Names point into argv (comma lists are split in place). */
@@ -115,8 +113,8 @@ int xlp_parse_entries(char *arg, struct xlp_options *o)
 
 int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 {
-	struct option longopts[NDOCS + 1];
-	char shortopts[3 * NDOCS + 2];
+	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_PROFILE];
+	struct xlp_command_parser parser;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -126,10 +124,8 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 	o->top = 20;
 	o->max_depth = UP_UNWIND_DEFAULT_MAX_DEPTH;
 	o->unwinder = UP_UNWINDER_AUTO;
-	xlp_getopt_tables(docs, NDOCS, longopts, shortopts);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	xlp_command_parser_init(&parser, cmd);
+	while ((c = xlp_command_getopt(&parser, argc, argv)) != -1) {
 		switch (c) {
 		case 'f':
 			if (tk_parse_double(optarg, &o->hz) < 0 || o->hz <= 0 ||
@@ -262,20 +258,12 @@ int xlp_parse_options(int argc, char **argv, struct xlp_options *o)
 		case OPT_VERSION:
 			printf("xl profile (uniprof) %s\n", up_version());
 			return 1;
-		case ':':
-			fprintf(stderr, "xl profile: option %s needs a value (see xl profile --help)\n",
-				argv[optind - 1]);
-			return 2;
-		default:
-			fprintf(stderr, "xl profile: unknown option %s (see xl profile --help)\n",
-				argv[optind - 1]);
-			return 2;
+		default:   /* ':' (no value) or an unknown option */
+			return xlp_command_bad_option(cmd, c, argv);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "xl profile: no domain given: xl profile [options] <Domain> (see --help)\n");
-		return 2;
-	}
+	if (optind >= argc)
+		return xlp_command_bad_args(cmd, "no domain given");
 	if (optind + 1 < argc) {
 		fprintf(stderr, "xl profile: unexpected argument '%s' after the domain\n",
 			argv[optind + 1]);
