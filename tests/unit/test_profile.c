@@ -66,11 +66,13 @@ static void test_folded_writer(void)
 		  "main;work;leaf 4\n");
 	free(out);
 
-	out = folded(p, s, &(struct up_output_opts){ .vcpu = 1 });
+	out = folded(p, s, &(struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+						     .vcpu = 1 });
 	CHECK_STR(out, "main;work 1\nmain;work;leaf 1\n");
 	free(out);
 
-	out = folded(p, s, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true,
+	out = folded(p, s, &(struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+						     .vcpu = -1, .vcpu_root = true,
 						    .with_offsets = true });
 	CHECK(strstr(out, "vcpu0;main+0x31;work+0x21;leaf+0x10 3\n") != NULL);
 	CHECK(strstr(out, "vcpu1;main+0x40;work+0x99;leaf+0x20 1\n") != NULL);
