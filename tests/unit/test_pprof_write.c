@@ -361,8 +361,46 @@ static void test_elapsed_merged(void)
 	up_symtab_free(sym);
 }
 
+/* pprof metadata says its layout by its version: the init macro and
+ * function agree, and a version this library does not know is refused by
+ * the init function and the writer, with one line saying so and nothing
+ * written; no metadata is the defaults. */
+static void test_meta_version(void)
+{
+	const struct up_pprof_meta lit = UP_PPROF_META_INIT;
+	struct up_pprof_meta m;
+	uint64_t st[] = { 0x400010 };
+	struct up_symtab *sym;
+	struct up_profile *p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(up_pprof_meta_init(&m, UP_PPROF_META_VERSION) == 0);
+	CHECK(memcmp(&m, &lit, sizeof(m)) == 0);
+	CHECK(m.version == UP_PPROF_META_VERSION && m.hz == 0 && !m.mappings);
+	CHECK(up_pprof_meta_init(&m, UP_PPROF_META_VERSION + 1) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "pprof metadata version 2 unknown") != NULL);
+	REQUIRE(up_symtab_load_mem(&sym, nm_map, sizeof(nm_map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add(p, 0, st, 1, UP_TRUNC_NONE) == 0);
+	m = lit;
+	m.version = 0;
+	CHECK(up_profile_write_pprof(p, sym, &m, f) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "pprof metadata version 0 unknown") != NULL);
+	fflush(f);
+	CHECK(len == 0);
+	CHECK(up_profile_write_pprof(p, sym, NULL, f) == 0);
+	fclose(f);
+	CHECK(len > 0);
+	free(buf);
+	up_profile_free(p);
+	up_symtab_free(sym);
+}
+
 int main(void)
 {
+	RUN(test_meta_version);
 	RUN(test_labels);
 	RUN(test_elapsed_merged);
 	RUN(test_mappings_of_multi_load_image);
