@@ -43,8 +43,9 @@ static double ms_since(uint64_t t0)
 
 int main(int argc, char **argv)
 {
-	struct up_output_opts view = { .vcpu = -1, .lines = true };
-	struct up_pprof_meta meta = { .hz = 97 };
+	struct up_output_opts view = { .version = UP_OUTPUT_OPTS_VERSION,
+				       .vcpu = -1, .lines = true };
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION, .hz = 97 };
 	struct up_symtab *s;
 	struct up_profile *p;
 	struct up_src_frame src[UP_SRC_MAX_FRAMES];

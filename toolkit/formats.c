@@ -18,7 +18,8 @@ static int failed(const struct tk_source *src, int rc)
 /* The folded file is the data: every stack, blocked ones under [idle]. */
 struct up_output_opts tk_folded_opts(const struct up_output_opts *view)
 {
-	return (struct up_output_opts){ .vcpu = view->vcpu, .with_idle = true,
+	return (struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+					.vcpu = view->vcpu, .with_idle = true,
 					.raw = true, .no_inline = view->no_inline,
 					.lines = view->lines };
 }

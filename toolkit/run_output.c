@@ -21,14 +21,14 @@ static void pprof_header(struct tk_run_source *rs, const struct tk_run *r,
 	char **lines = calloc(19 + nv, sizeof(*lines));
 	char budget[640];
 	size_t n = 0;
-	struct up_pprof_meta m = {
-		.hz = r->asked.hz,
-		/* The sample times count from the sampler's start. */
-		.time_nanos = s->start_unix_ns ? s->start_unix_ns :
-			      (int64_t)started->tv_sec * 1000000000 + started->tv_nsec,
-		.duration_nanos = (int64_t)llround(s->elapsed_s * 1e9),
-	};
+	struct up_pprof_meta m;
 
+	up_pprof_meta_init(&m, UP_PPROF_META_VERSION);
+	m.hz = r->asked.hz;
+	/* The sample times count from the sampler's start. */
+	m.time_nanos = s->start_unix_ns ? s->start_unix_ns :
+		       (int64_t)started->tv_sec * 1000000000 + started->tv_nsec;
+	m.duration_nanos = (int64_t)llround(s->elapsed_s * 1e9);
 	if (!lines) {
 		fprintf(stderr, "xl profile: cannot write the pprof profile: out of memory\n");
 		return;
@@ -101,7 +101,7 @@ void tk_run_summary(const struct tk_run *r, struct tk_summary *s)
 	s->tool = "uniprof xl profile " PACKAGE_VERSION;
 	s->profile = r->profile;
 	s->names = r->symtab;
-	s->view.vcpu = -1;
+	up_output_opts_init(&s->view, UP_OUTPUT_OPTS_VERSION);   /* every vCPU */
 	s->view.with_idle = r->asked.with_idle;
 	s->view.no_inline = r->asked.no_inline;
 	s->view.lines = r->asked.lines;

@@ -169,9 +169,9 @@ int xlp_cmd_diff(int argc, char **argv)
 {
 	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_DIFF];
 	struct xlp_command_parser parser;
-	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
+	struct xlp_stored_opts so = { .view = UP_OUTPUT_OPTS_INIT, .top = 20 };
 	unsigned formats = 0;
-	struct diff d = { .view = { .vcpu = -1 } };
+	struct diff d = { .view = UP_OUTPUT_OPTS_INIT };
 	int c, rc = 1;
 
 	xlp_command_parser_init(&parser, cmd);

@@ -269,7 +269,8 @@ static int write_results(struct run *r)
 			r->stats.stop == UP_STOP_SHUTDOWN ? "shut down" : "was destroyed",
 			r->stats.elapsed_s);
 	if (!opt->quiet) {
-		const struct up_output_opts view = { .vcpu = -1,
+		const struct up_output_opts view = { .version = UP_OUTPUT_OPTS_VERSION,
+						     .vcpu = -1,
 						     .with_idle = opt->with_idle,
 						     .no_inline = opt->no_inline,
 						     .lines = opt->lines };

@@ -98,12 +98,13 @@ static const char **pprof_header(const struct report *r, struct up_pprof_meta *m
 			     up_stored_format_of(r->s) == UP_STORED_FOLDED ?
 			     "addresses: none (read from folded stacks)" :
 			     "addresses: none (frames read by function name)";
-	*m = (struct up_pprof_meta){
-		.hz = up_stored_hz(r->s), .time_nanos = up_stored_time_nanos(r->s),
-		.duration_nanos = up_stored_duration_nanos(r->s),
-		.comments = lines, .nr_comments = n,
-		.names_only = up_stored_names_only(r->s),
-	};
+	up_pprof_meta_init(m, UP_PPROF_META_VERSION);
+	m->hz = up_stored_hz(r->s);
+	m->time_nanos = up_stored_time_nanos(r->s);
+	m->duration_nanos = up_stored_duration_nanos(r->s);
+	m->comments = lines;
+	m->nr_comments = n;
+	m->names_only = up_stored_names_only(r->s);
 	/* The mappings as read, every field: the rewrite's locations are in
 	 * the mappings they were in. */
 	m->mappings = up_stored_mappings(r->s, &m->nr_mappings);
@@ -205,11 +206,11 @@ int xlp_cmd_report(int argc, char **argv)
 {
 	const struct xlp_cmd_spec *cmd = &xlp_commands[XLP_COMMAND_REPORT];
 	struct xlp_command_parser parser;
-	struct xlp_stored_opts so = { .view = { .vcpu = -1 }, .top = 20 };
+	struct xlp_stored_opts so = { .view = UP_OUTPUT_OPTS_INIT, .top = 20 };
 	const char *symbols = NULL;
 	unsigned formats = 0;
 	bool force = false, from_set = false, to_set = false;
-	struct report r = { .view = { .vcpu = -1 } };
+	struct report r = { .view = UP_OUTPUT_OPTS_INIT };
 	struct up_profile *slice = NULL;
 	struct up_symtab *symtab = NULL;
 	struct up_stored *s;

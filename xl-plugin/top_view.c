@@ -178,7 +178,8 @@ static void vcpu_lines(const struct xlp_top_input *in, const struct xlp_top_view
 int xlp_top_render(const struct xlp_top_input *in, const struct xlp_top_view *v,
 		   FILE *out)
 {
-	const struct up_output_opts o = { .vcpu = v->vcpu, .with_idle = v->with_idle,
+	const struct up_output_opts o = { .version = UP_OUTPUT_OPTS_VERSION,
+					  .vcpu = v->vcpu, .with_idle = v->with_idle,
 					  .no_inline = in->live };
 	const struct up_profile *p[2] = { in->interval, in->total };
 	struct up_top_entry *e[2] = { NULL, NULL };

@@ -39,7 +39,7 @@ struct inline_seen {
 static int visit_inline(const struct up_stack_record *s, void *arg)
 {
 	const struct inline_seen *in = arg;
-	const struct up_output_opts o = { .vcpu = -1 };
+	const struct up_output_opts o = UP_OUTPUT_OPTS_INIT;
 
 	for (unsigned i = 0; i < s->depth; i++) {
 		unsigned n = profile_frame_labels(in->symtab, s->frames[i], i > 0,
@@ -66,8 +66,10 @@ int up_profile_diff_inline(const struct up_profile *before,
 			   const struct up_output_opts *opts)
 {
 	char (*names)[PROFILE_NAME_MAX];
-	int b, a;
+	int b, a = profile_check_opts(opts);
 
+	if (a < 0)
+		return a;
 	if (opts && opts->no_inline)
 		return UP_DIFF_INLINE_ALIKE;
 	names = malloc(UP_SRC_MAX_FRAMES * sizeof(*names));
@@ -94,11 +96,16 @@ int up_profile_diff(const struct up_profile *before,
 	size_t ntop[2] = { 0, 0 }, cap = 0;
 	struct up_diff_entry *d = NULL;
 	struct strmap *names = NULL;
-	struct up_output_opts o = opts ? *opts : (struct up_output_opts){ .vcpu = -1 };
+	struct up_output_opts o = profile_default_opts;
 	uint64_t kept[2];
-	int rc = up_profile_diff_inline(before, before_symtab, after,
-					after_symtab, &o);
+	int rc = profile_check_opts(opts);
 
+	if (rc < 0)
+		return rc;
+	if (opts)
+		o = *opts;
+	rc = up_profile_diff_inline(before, before_symtab, after,
+				    after_symtab, &o);
 	if (rc < 0)
 		return rc;
 	o.no_inline = o.no_inline || rc != UP_DIFF_INLINE_ALIKE;

@@ -476,8 +476,11 @@ int up_profile_write_svg(const struct up_profile *p,
 {
 	struct tree t;
 	struct emit e = { .t = &t, .file = out };
-	int rc = build_tree(p, symtab, opts, &t);
+	int rc = profile_check_opts(opts);
 
+	if (rc < 0)
+		return rc;
+	rc = build_tree(p, symtab, opts, &t);
 	if (rc == 0)
 		rc = write_svg(&e, title, NULL);
 	tree_release(&t);
@@ -493,12 +496,18 @@ int up_profile_write_diff_svg(const struct up_profile *before,
 {
 	struct tree a = { 0 }, b = { 0 };
 	struct emit e = { .t = &a, .file = out, .before = &b };
-	struct up_output_opts o = opts ? *opts : (struct up_output_opts){ .vcpu = -1 };
+	struct up_output_opts o = profile_default_opts;
 	char legend[400];
+	int only, rc = profile_check_opts(opts);
+
+	if (rc < 0)
+		return rc;
+	if (opts)
+		o = *opts;
 	/* Inlined calls only one side has fold on both, as in the table. */
-	int only = up_profile_diff_inline(before, before_symtab, after,
-					  after_symtab, &o);
-	int rc = only < 0 ? only : 0;
+	only = up_profile_diff_inline(before, before_symtab, after,
+				      after_symtab, &o);
+	rc = only < 0 ? only : 0;
 
 	o.no_inline = o.no_inline || only > 0;
 	if (rc == 0)

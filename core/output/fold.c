@@ -187,8 +187,10 @@ int up_profile_write_folded(const struct up_profile *p,
 	struct strmap *keys;
 	uint64_t *counts;
 	size_t *order, n;
-	int rc = profile_fold(p, symtab, opts, &keys, &counts);
+	int rc = profile_check_opts(opts);
 
+	if (rc == 0)
+		rc = profile_fold(p, symtab, opts, &keys, &counts);
 	if (rc < 0)
 		return rc;
 	n = strmap_count(keys);
@@ -218,8 +220,10 @@ int up_profile_folded_count(const struct up_profile *p,
 {
 	struct strmap *keys;
 	uint64_t *counts;
-	int rc = profile_fold(p, symtab, opts, &keys, &counts);
+	int rc = profile_check_opts(opts);
 
+	if (rc == 0)
+		rc = profile_fold(p, symtab, opts, &keys, &counts);
 	if (rc < 0)
 		return rc;
 	*count = strmap_count(keys);

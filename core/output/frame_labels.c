@@ -16,7 +16,33 @@
 #include "symbols/lookup_cache.h"
 #include "uniprof/profile.h"
 
-const struct up_output_opts profile_default_opts = { .vcpu = -1 };
+const struct up_output_opts profile_default_opts = UP_OUTPUT_OPTS_INIT;
+
+/* The caller's layout must be ours: any other version is refused before
+ * a field is read, so a program built against other headers gets one
+ * clear error, never misread options. */
+static int check_version(unsigned int version)
+{
+	if (version != UP_OUTPUT_OPTS_VERSION)
+		return up_fail(UP_EINVAL, "output options version %u unknown (this libuniprof takes %u: set them up with up_output_opts_init or UP_OUTPUT_OPTS_INIT)",
+			       version, UP_OUTPUT_OPTS_VERSION);
+	return 0;
+}
+
+int profile_check_opts(const struct up_output_opts *o)
+{
+	return o ? check_version(o->version) : 0;
+}
+
+int up_output_opts_init(struct up_output_opts *o, unsigned int version)
+{
+	int rc = check_version(version);
+
+	if (rc < 0)
+		return rc;
+	*o = profile_default_opts;
+	return 0;
+}
 
 /* Whether the output options keep a stack: its vCPU, and idle or not. */
 bool profile_kept(const struct up_output_opts *o,
@@ -49,6 +75,8 @@ uint64_t up_profile_kept_samples(const struct up_profile *p,
 {
 	struct kept_count k = { opts ? opts : &profile_default_opts, 0 };
 
+	if (profile_check_opts(opts) < 0)
+		return 0;
 	up_profile_foreach(p, visit_kept, &k);
 	return k.n;
 }

@@ -11,6 +11,10 @@
 /* The options a writer uses when given none (every vCPU). */
 extern const struct up_output_opts profile_default_opts;
 
+/* 0 for options of our layout (or NULL: the defaults), else one error line
+ * (UP_EINVAL): what every public function taking options checks first. */
+int profile_check_opts(const struct up_output_opts *o);
+
 /* Whether the output options keep a stack: its vCPU, and idle or not. */
 bool profile_kept(const struct up_output_opts *o,
 		  const struct up_stack_record *s);

@@ -361,8 +361,10 @@ int up_profile_write_heatmap(const struct up_profile *p,
 	size_t nids = 0;
 	struct emit e = { .out = out };
 	uint64_t end_ms;
-	int rc;
+	int rc = profile_check_opts(opts);
 
+	if (rc < 0)
+		return rc;
 	if (!up_profile_has_times(p))
 		return up_fail(UP_EINVAL, "the profile has no sample times (folded stacks, or a pprof from an older uniprof): no heat map or time range; profile again to have them");
 	rc = profile_fold_ids(p, symtab, opts, &keys, &counts, &ids, &nids);

@@ -124,8 +124,10 @@ int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
 			 .names = profile_labels_alloc() };
 	struct up_top_entry *e = NULL;
 	size_t n = 0;
-	int rc = a.names ? 0 : UP_ENOMEM;
+	int rc = profile_check_opts(opts);
 
+	if (rc == 0 && !a.names)
+		rc = UP_ENOMEM;
 	if (rc == 0)
 		rc = strmap_new(&a.keys);
 	if (rc == 0)
@@ -168,11 +170,15 @@ int up_profile_write_top(const struct up_profile *p,
 			 FILE *out)
 {
 	const struct up_output_opts *o = opts ? opts : &profile_default_opts;
-	uint64_t total = up_profile_kept_samples(p, o);
+	uint64_t total;
 	struct up_top_entry *e;
 	size_t count;
-	int rc = up_profile_top(p, symtab, o, &e, &count);
+	int rc = profile_check_opts(opts);
 
+	if (rc < 0)
+		return rc;
+	total = up_profile_kept_samples(p, o);
+	rc = up_profile_top(p, symtab, o, &e, &count);
 	if (rc < 0)
 		return rc;
 	fprintf(out, "%7s %7s %9s  %s\n", "self%", "total%", "samples",

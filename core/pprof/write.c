@@ -951,23 +951,49 @@ static void pack(struct writer *w, struct pb *b, const struct up_pprof_meta *m,
 	gzip_piece(g, &piece);
 }
 
+/* The caller's layout must be ours: any other version is refused before
+ * a field is read, so a program built against other headers gets one
+ * clear error, never misread metadata. */
+static int check_version(unsigned int version)
+{
+	if (version != UP_PPROF_META_VERSION)
+		return up_fail(UP_EINVAL, "pprof metadata version %u unknown (this libuniprof takes %u: set it up with up_pprof_meta_init or UP_PPROF_META_INIT)",
+			       version, UP_PPROF_META_VERSION);
+	return 0;
+}
+
+int up_pprof_meta_init(struct up_pprof_meta *m, unsigned int version)
+{
+	static const struct up_pprof_meta defaults = UP_PPROF_META_INIT;
+	int rc = check_version(version);
+
+	if (rc < 0)
+		return rc;
+	*m = defaults;
+	return 0;
+}
+
 int up_profile_write_pprof(const struct up_profile *p,
 			   const struct up_symtab *symtab,
 			   const struct up_pprof_meta *meta, FILE *out)
 {
-	static const struct up_pprof_meta none;
+	static const struct up_pprof_meta none = UP_PPROF_META_INIT;
+	int rc = meta ? check_version(meta->version) : 0;
+
+	if (rc < 0)
+		return rc;
+	if (!meta)
+		meta = &none;
+
 	struct writer w = { .symtab = symtab,
-			    .names_only = meta && meta->names_only,
-			    .no_inline = meta && meta->no_inline };
+			    .names_only = meta->names_only,
+			    .no_inline = meta->no_inline };
 
 	/* Stored profiles read back by name have no addresses to look up. */
 	w.source = up_symtab_has_source(symtab) && !w.names_only;
 	struct gzip_sink *g = NULL;
 	struct pb *b = calloc(1, sizeof(*b));
-	int rc;
 
-	if (!meta)
-		meta = &none;
 	if (!b || strmap_new(&w.strings) < 0 || str_idx(&w, "") != 0) {
 		rc = up_fail(UP_ENOMEM, "out of memory");
 		goto out;

@@ -125,7 +125,15 @@ void up_profile_forget_times(struct up_profile *p, uint64_t before_ns);
 int up_profile_slice(const struct up_profile *p, uint64_t from_ns,
 		     uint64_t to_ns, struct up_profile **out);
 
+/* The options' layout: a caller compiled against another layout is
+ * refused (UP_EINVAL) rather than misread. Set them up with
+ * up_output_opts_init(o, UP_OUTPUT_OPTS_VERSION) or UP_OUTPUT_OPTS_INIT
+ * (or .version = UP_OUTPUT_OPTS_VERSION in a designated initializer),
+ * then change what differs from the defaults. NULL options: the defaults. */
+#define UP_OUTPUT_OPTS_VERSION 1
+
 struct up_output_opts {
+	unsigned int version; /* UP_OUTPUT_OPTS_VERSION */
 	int vcpu;             /* -1: all vCPUs merged */
 	bool with_offsets;    /* name+0xoff instead of name */
 	bool vcpu_root;       /* prefix each stack with "vcpuN" */
@@ -143,6 +151,16 @@ struct up_output_opts {
 	bool no_inline;
 	bool lines;
 };
+
+/* The defaults, as up_output_opts_init sets them: every vCPU merged, on-CPU
+ * stacks only, functions inlined calls and all, no offsets or lines. */
+#define UP_OUTPUT_OPTS_INIT { .version = UP_OUTPUT_OPTS_VERSION, .vcpu = -1 }
+
+/* The defaults for options of this version (the caller's
+ * UP_OUTPUT_OPTS_VERSION); UP_EINVAL for a version this library does not
+ * know. Every function taking options refuses one of an unknown version
+ * the same way. */
+int up_output_opts_init(struct up_output_opts *o, unsigned int version);
 
 /* Folded stacks, root first, "a;b;c count\n", as flamegraph.pl reads them.
  * A truncated stack starts with "[truncated]", a blocked vCPU's (with_idle)
@@ -187,7 +205,8 @@ int up_profile_top(const struct up_profile *p, const struct up_symtab *symtab,
 		   struct up_top_entry **entries, size_t *count);
 void up_top_free(struct up_top_entry *entries, size_t count);
 
-/* Samples the output options keep (vCPU and idle filters). */
+/* Samples the output options keep (vCPU and idle filters); 0, error set,
+ * for options of an unknown version. */
 uint64_t up_profile_kept_samples(const struct up_profile *p,
 				 const struct up_output_opts *opts);
 

@@ -26,8 +26,16 @@ struct up_pprof_mapping {
 	const char *build_id;      /* lowercase hex, or NULL */
 };
 
+/* The metadata's layout: a caller compiled against another layout is
+ * refused (UP_EINVAL) rather than misread. Set it up with
+ * up_pprof_meta_init(m, UP_PPROF_META_VERSION) or UP_PPROF_META_INIT (or
+ * .version = UP_PPROF_META_VERSION in a designated initializer), then
+ * fill in what is known. */
+#define UP_PPROF_META_VERSION 1
+
 /* What a pprof file says about the run beyond its stacks. */
 struct up_pprof_meta {
+	unsigned int version;      /* UP_PPROF_META_VERSION */
 	double hz;                 /* sampling rate: period = 1 s / hz */
 	int64_t time_nanos;        /* start, wall clock (0: unknown) */
 	int64_t duration_nanos;
@@ -48,13 +56,23 @@ struct up_pprof_meta {
 	size_t nr_comments;
 };
 
+/* The defaults, as up_pprof_meta_init sets them: nothing known (no rate,
+ * times, mappings or comments). */
+#define UP_PPROF_META_INIT { .version = UP_PPROF_META_VERSION }
+
+/* The defaults for metadata of this version (the caller's
+ * UP_PPROF_META_VERSION); UP_EINVAL for a version this library does not
+ * know. */
+int up_pprof_meta_init(struct up_pprof_meta *m, unsigned int version);
+
 /* Samples with two values, samples/count and cpu/nanoseconds (with no
  * rate, meta->hz 0: samples/count only, no period); one
  * Location per distinct address (and function), its Function named as
  * the folded and top writers name it, in the mapping that holds its
  * address (the meta's mappings); labels vcpu, state (busy, idle)
  * and truncated (the reason), a truncated stack ending in a [truncated]
- * root frame, a dropped one a [dropped] frame. */
+ * root frame, a dropped one a [dropped] frame. meta NULL: nothing known;
+ * metadata of an unknown version is refused (UP_EINVAL). */
 int up_profile_write_pprof(const struct up_profile *p,
 			   const struct up_symtab *symtab,
 			   const struct up_pprof_meta *meta, FILE *out);

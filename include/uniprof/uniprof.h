@@ -3,7 +3,8 @@
  * What is stable. This header includes the stable API: calls keep their
  * meaning within soname libuniprof.so.0, structs passed by pointer only
  * grow at the end, and a configuration says its layout by its version
- * (up_sampler_config). The evolving API is in uniprof/sys/ and is not
+ * (up_sampler_config, up_output_opts, up_pprof_meta: set up by their
+ * _INIT macro or _init function, a version unknown refused). The evolving API is in uniprof/sys/ and is not
  * included here: include uniprof/sys/unwind.h (the CFI and libunwind
  * tables) or uniprof/sys/kernel.h (the kernel map) by name; they follow
  * the unwinders and targets, and a change there bumps the soname (as

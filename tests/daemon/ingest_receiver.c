@@ -144,7 +144,8 @@ static enum MHD_Result finish(struct MHD_Connection *c, struct upload *u)
 	const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
 	const char *rate = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "sampleRate");
 	char host[128], dom[128], bid[130];
-	struct up_output_opts all = { .vcpu = -1, .with_idle = true };
+	struct up_output_opts all = { .version = UP_OUTPUT_OPTS_VERSION,
+				      .vcpu = -1, .with_idle = true };
 	struct up_stored *s = NULL;
 	char tmp[4200], keep[4400];
 	const char *paths[1];

@@ -237,6 +237,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	xmlSetGenericErrorFunc(NULL, quiet);
 	nr_vcpus = 1 + (data[0] & 3);
 	opts = (struct up_output_opts){
+		.version = UP_OUTPUT_OPTS_VERSION,
 		.vcpu = (int)((data[0] >> 4) & 7) - 1,
 		.with_offsets = data[0] & 4,
 		.vcpu_root = data[0] & 8,

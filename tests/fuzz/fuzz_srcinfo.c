@@ -51,7 +51,8 @@ static void check_frames(const struct up_src_frame *f, size_t n, size_t max)
 static void check_folded(const struct up_profile *p, const struct up_symtab *s,
 			 bool no_inline, bool lines)
 {
-	struct up_output_opts o = { .vcpu = -1, .no_inline = no_inline,
+	struct up_output_opts o = { .version = UP_OUTPUT_OPTS_VERSION,
+				    .vcpu = -1, .no_inline = no_inline,
 				    .lines = lines };
 	char *buf = NULL;
 	size_t len = 0;

@@ -41,7 +41,8 @@ static void same_mappings(const struct up_stored *s, const struct up_stored *bac
 
 static char *folded(const struct up_stored *s)
 {
-	const struct up_output_opts all = { .vcpu = -1, .with_idle = true };
+	const struct up_output_opts all = { .version = UP_OUTPUT_OPTS_VERSION,
+					    .vcpu = -1, .with_idle = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -56,7 +57,7 @@ static char *folded(const struct up_stored *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const struct up_output_opts view = { .vcpu = -1 };
+	const struct up_output_opts view = UP_OUTPUT_OPTS_INIT;
 	struct up_stored *s, *back;
 	struct up_diff_entry *e;
 	size_t n, plen = 0;
@@ -115,7 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f)
 		abort();
 	{
-		struct up_pprof_meta m = { .hz = up_stored_hz(s),
+		struct up_pprof_meta m = { .version = UP_PPROF_META_VERSION,
+					   .hz = up_stored_hz(s),
 					   .names_only = up_stored_names_only(s) };
 
 		m.mappings = up_stored_mappings(s, &m.nr_mappings);

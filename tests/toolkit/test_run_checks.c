@@ -139,8 +139,9 @@ static void test_waiting(void)
 	CHECK(strstr(buf, "other vCPUs held the pCPUs it may use up to 45.0%") != NULL);
 	/* The folded file keeps them, under [waiting]; the on-CPU view not. */
 	{
-		const struct up_output_opts all = { .vcpu = -1, .with_idle = true };
-		const struct up_output_opts oncpu = { .vcpu = -1 };
+		const struct up_output_opts all = { .version = UP_OUTPUT_OPTS_VERSION,
+						    .vcpu = -1, .with_idle = true };
+		const struct up_output_opts oncpu = UP_OUTPUT_OPTS_INIT;
 		char *out = NULL;
 		size_t len = 0;
 

@@ -176,7 +176,7 @@ static void test_stored_json(void)
 	size_t len = 0, lines = 0;
 	struct up_stored *st = NULL;
 	struct tk_summary s = { .cmd = "test", .tool = "test", .top = 20,
-				 .view = { .vcpu = -1 }, .inputs = in,
+				 .view = UP_OUTPUT_OPTS_INIT, .inputs = in,
 				 .nr_inputs = 1 };
 	const char *paths[1] = { path };
 	struct up_output_opts o;

@@ -16,7 +16,7 @@
 
 TEST_GLOBALS;
 
-static const struct up_output_opts on_cpu = { .vcpu = -1 };
+static const struct up_output_opts on_cpu = UP_OUTPUT_OPTS_INIT;
 
 static struct up_stored *folded(const char *text)
 {

@@ -56,7 +56,8 @@ static char *walk_once(struct up_target *t)
 		up_profile_free(p);
 		return NULL;
 	}
-	buf = tg_folded(p, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true,
+	buf = tg_folded(p, &(struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+						     .vcpu = -1, .vcpu_root = true,
 						.with_idle = true });
 	up_sampler_stats_release(&st);
 	up_profile_free(p);

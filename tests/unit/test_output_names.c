@@ -267,7 +267,7 @@ static void test_bidi_in_pages(void)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	CHECK(up_profile_write_heatmap(p, s, &(const struct up_output_opts){ .vcpu = -1 },
+	CHECK(up_profile_write_heatmap(p, s, &(const struct up_output_opts)UP_OUTPUT_OPTS_INIT,
 				       "t", "l", f) == 0);
 	fclose(f);
 	REQUIRE(buf != NULL);
@@ -381,6 +381,7 @@ static void test_long_names(void)
 	/* With offsets the offset survives the cut. */
 	f = open_memstream(&buf, &len);
 	CHECK(up_profile_write_folded(p, s, &(struct up_output_opts){
+		.version = UP_OUTPUT_OPTS_VERSION,
 		.vcpu = -1, .with_offsets = true }, f) == 0);
 	fclose(f);
 	CHECK(buf && strstr(buf, "+0x1 1\n") && strstr(buf, "+0x1 2\n"));
@@ -531,7 +532,8 @@ static void test_stack_cap(void)
 	CHECK_U64(up_profile_vcpu_samples(p, 0), 151);
 	CHECK_U64(up_profile_vcpu_samples(p, 1), 10);
 
-	out = folded(p, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true });
+	out = folded(p, &(struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+						  .vcpu = -1, .vcpu_root = true });
 	CHECK(out && strstr(out, "vcpu0;[dropped] 50\n"));
 	CHECK(out && strstr(out, "vcpu1;[dropped] 10\n"));
 	CHECK(out && strstr(out, "vcpu0;0x5000;0x1000 2\n"));
@@ -539,7 +541,8 @@ static void test_stack_cap(void)
 	out = folded(p, NULL);
 	CHECK(out && strstr(out, "\n[dropped] 60\n"));
 	free(out);
-	out = folded(p, &(struct up_output_opts){ .vcpu = 1 });
+	out = folded(p, &(struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+						  .vcpu = 1 });
 	CHECK_STR(out, "[dropped] 10\n");
 	free(out);
 

@@ -533,7 +533,8 @@ static int write_file(const char *path, const struct up_profile *p,
 		      const struct up_symtab *s, const struct up_pprof_mapping *m,
 		      size_t nm, bool names_only)
 {
-	struct up_pprof_meta meta = { .hz = 97, .mappings = m, .nr_mappings = nm,
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION,
+				      .hz = 97, .mappings = m, .nr_mappings = nm,
 				      .names_only = names_only };
 	FILE *f = fopen(path, "wb");
 	int rc;
@@ -770,6 +771,7 @@ static int write_run(const char *path, const struct run *r,
 		{ 0x800000, 0x801000, 0x3000, "/boot/k.elf", r->build_id },
 	};
 	struct up_pprof_meta meta = {
+		.version = UP_PPROF_META_VERSION,
 		.hz = r->hz, .time_nanos = r->start, .duration_nanos = 2 * SEC,
 		.mappings = m, .nr_mappings = 2,
 		.comments = r->comments, .nr_comments = r->nr_comments,
@@ -884,6 +886,7 @@ static void test_merge_on_one_clock(void)
 		const char *lines[64];
 		size_t nl = up_stored_nr_comments(st);
 		struct up_pprof_meta meta = {
+			.version = UP_PPROF_META_VERSION,
 			.hz = up_stored_hz(st), .time_nanos = up_stored_time_nanos(st),
 			.duration_nanos = up_stored_duration_nanos(st),
 			.mappings = m, .nr_mappings = n, .names_only = true,
@@ -990,7 +993,7 @@ static void test_folded_written_without_rate(void)
 {
 	char fo[] = "/tmp/test_pprof_fw_f.XXXXXX", out[] = "/tmp/test_pprof_fw_o.XXXXXX";
 	struct up_stored *st = NULL;
-	struct up_pprof_meta meta = { .names_only = true };
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION, .names_only = true };
 	PbProfile *pm;
 	FILE *f;
 

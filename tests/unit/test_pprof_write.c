@@ -94,7 +94,8 @@ static void test_mappings_of_multi_load_image(void)
 		{ PF_R | PF_X, 0x3000, 0x800000, 0x400, 0x1000 },
 	};
 	struct up_pprof_mapping maps[UP_KERNEL_MAX_TEXT];
-	struct up_pprof_meta meta = { .hz = 97, .mappings = maps };
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION,
+				      .hz = 97, .mappings = maps };
 	uint64_t s1[] = { 0x400010, 0x800020 }, s2[] = { 0x600010, 0x400104 };
 	uint64_t s3[] = { 0x900000, 0x800404 };
 	struct up_kernel_map *k;
@@ -162,7 +163,8 @@ static void test_location_in_innermost_mapping(void)
 		{ 0x2000, 0x3000, 0x1000, "inner", "beef" },
 		{ 0x5000, 0x5000, 0, "empty", NULL },
 	};
-	const struct up_pprof_meta meta = { .hz = 100, .mappings = maps,
+	const struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION,
+					    .hz = 100, .mappings = maps,
 					    .nr_mappings = 3 };
 	static const uint64_t at[] = { 0x1500, 0x2500, 0x2fff, 0x3000, 0x5000,
 				       0x8fff, 0x9000, 0x500 };
@@ -200,7 +202,7 @@ static void test_no_mapping_made_up(void)
 {
 	static const struct up_pprof_mapping kept = { 0x400000, 0x400800, 0x1000,
 						      "/boot/k.elf", "aa" };
-	struct up_pprof_meta meta = { .hz = 97 };
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION, .hz = 97 };
 	uint64_t st[] = { 0x400010, 0x800020 };
 	struct up_symtab *sym;
 	struct up_profile *p;
@@ -246,7 +248,8 @@ static const PbLabel *label_of(const PbProfile *pb, const PbSample *sm,
  * the times and the credited count are as they were. */
 static void test_labels(void)
 {
-	struct up_pprof_meta meta = { .hz = 100, .time_nanos = 1700000000000000000LL };
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION,
+				      .hz = 100, .time_nanos = 1700000000000000000LL };
 	uint64_t st[] = { 0x400010, 0x800020 };
 	char path[] = "/tmp/test_pprof_labels.XXXXXX";
 	int fd = mkstemp(path);
@@ -327,7 +330,7 @@ static void test_elapsed_merged(void)
 
 	REQUIRE(up_symtab_load_mem(&sym, nm_map, sizeof(nm_map) - 1, "map") == 0);
 	for (int k = 0; k < 2; k++) {
-		struct up_pprof_meta meta = { .hz = 100,
+		struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION, .hz = 100,
 					      .time_nanos = start + k * 10000000000LL,
 					      .duration_nanos = 2000000000LL };
 		int fd = mkstemp(k ? b : a);
@@ -358,8 +361,46 @@ static void test_elapsed_merged(void)
 	up_symtab_free(sym);
 }
 
+/* pprof metadata says its layout by its version: the init macro and
+ * function agree, and a version this library does not know is refused by
+ * the init function and the writer, with one line saying so and nothing
+ * written; no metadata is the defaults. */
+static void test_meta_version(void)
+{
+	const struct up_pprof_meta lit = UP_PPROF_META_INIT;
+	struct up_pprof_meta m;
+	uint64_t st[] = { 0x400010 };
+	struct up_symtab *sym;
+	struct up_profile *p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(up_pprof_meta_init(&m, UP_PPROF_META_VERSION) == 0);
+	CHECK(memcmp(&m, &lit, sizeof(m)) == 0);
+	CHECK(m.version == UP_PPROF_META_VERSION && m.hz == 0 && !m.mappings);
+	CHECK(up_pprof_meta_init(&m, UP_PPROF_META_VERSION + 1) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "pprof metadata version 2 unknown") != NULL);
+	REQUIRE(up_symtab_load_mem(&sym, nm_map, sizeof(nm_map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add(p, 0, st, 1, UP_TRUNC_NONE) == 0);
+	m = lit;
+	m.version = 0;
+	CHECK(up_profile_write_pprof(p, sym, &m, f) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "pprof metadata version 0 unknown") != NULL);
+	fflush(f);
+	CHECK(len == 0);
+	CHECK(up_profile_write_pprof(p, sym, NULL, f) == 0);
+	fclose(f);
+	CHECK(len > 0);
+	free(buf);
+	up_profile_free(p);
+	up_symtab_free(sym);
+}
+
 int main(void)
 {
+	RUN(test_meta_version);
 	RUN(test_labels);
 	RUN(test_elapsed_merged);
 	RUN(test_mappings_of_multi_load_image);

@@ -66,11 +66,13 @@ static void test_folded_writer(void)
 		  "main;work;leaf 4\n");
 	free(out);
 
-	out = folded(p, s, &(struct up_output_opts){ .vcpu = 1 });
+	out = folded(p, s, &(struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+						     .vcpu = 1 });
 	CHECK_STR(out, "main;work 1\nmain;work;leaf 1\n");
 	free(out);
 
-	out = folded(p, s, &(struct up_output_opts){ .vcpu = -1, .vcpu_root = true,
+	out = folded(p, s, &(struct up_output_opts){ .version = UP_OUTPUT_OPTS_VERSION,
+						     .vcpu = -1, .vcpu_root = true,
 						    .with_offsets = true });
 	CHECK(strstr(out, "vcpu0;main+0x31;work+0x21;leaf+0x10 3\n") != NULL);
 	CHECK(strstr(out, "vcpu1;main+0x40;work+0x99;leaf+0x20 1\n") != NULL);
@@ -188,11 +190,67 @@ static void test_svg(void)
 	up_symtab_free(s);
 }
 
+/* Output options say their layout by their version: the init macro and
+ * function agree, and a version this library does not know is refused by
+ * the init function and every writer taking options, with one line saying
+ * so and nothing written. */
+static void test_opts_version(void)
+{
+	const struct up_output_opts lit = UP_OUTPUT_OPTS_INIT;
+	struct up_output_opts o, bad = UP_OUTPUT_OPTS_INIT;
+	uint64_t st[] = { 0x3010, 0x2021, 0x1031 };
+	struct up_diff_entry *d;
+	struct up_top_entry *e;
+	struct up_profile *p;
+	struct up_symtab *s;
+	uint64_t k0, k1;
+	char *buf = NULL;
+	size_t len = 0, n;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(up_output_opts_init(&o, UP_OUTPUT_OPTS_VERSION) == 0);
+	CHECK(memcmp(&o, &lit, sizeof(o)) == 0);
+	CHECK(o.version == UP_OUTPUT_OPTS_VERSION && o.vcpu == -1 && !o.with_idle);
+	CHECK(up_output_opts_init(&o, UP_OUTPUT_OPTS_VERSION + 1) == UP_EINVAL);
+	CHECK(strstr(up_error_last(), "output options version 2 unknown") != NULL);
+	REQUIRE(up_symtab_load_mem(&s, map, sizeof(map) - 1, "map") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add(p, 0, st, 3, UP_TRUNC_NONE) == 0);
+	bad.version = 0;
+	/* Each call says it itself: another error line set before it. */
+#define REFUSED(call) do { \
+		up_output_opts_init(&o, 7); \
+		CHECK((call) == UP_EINVAL); \
+		CHECK(strstr(up_error_last(), "output options version 0 unknown") != NULL); \
+	} while (0)
+	REFUSED(up_profile_write_folded(p, s, &bad, f));
+	REFUSED(up_profile_folded_count(p, s, &bad, &n));
+	REFUSED(up_profile_write_svg(p, s, &bad, "t", f));
+	REFUSED(up_profile_write_heatmap(p, s, &bad, "t", NULL, f));
+	REFUSED(up_profile_top(p, s, &bad, &e, &n));
+	REFUSED(up_profile_write_top(p, s, &bad, 10, f));
+	REFUSED(up_profile_diff_inline(p, s, p, s, &bad));
+	REFUSED(up_profile_diff(p, s, p, s, &bad, &d, &n, &k0, &k1));
+	REFUSED(up_profile_write_diff_svg(p, s, p, s, &bad, "t", f));
+	up_output_opts_init(&o, 7);
+	CHECK(up_profile_kept_samples(p, &bad) == 0);
+	CHECK(strstr(up_error_last(), "output options version 0 unknown") != NULL);
+#undef REFUSED
+	fclose(f);
+	CHECK(len == 0);
+	free(buf);
+	/* NULL options are the defaults, as before. */
+	CHECK(up_profile_kept_samples(p, NULL) == 1);
+	up_profile_free(p);
+	up_symtab_free(s);
+}
+
 int main(void)
 {
 	RUN(test_folded_writer);
 	RUN(test_top);
 	RUN(test_many_stacks);
 	RUN(test_svg);
+	RUN(test_opts_version);
 	TEST_MAIN_END();
 }

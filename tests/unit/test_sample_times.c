@@ -50,7 +50,7 @@ static struct up_profile *split_profile(void)
 static uint64_t self_of(const struct up_profile *p, const struct up_symtab *s,
 			const char *name)
 {
-	const struct up_output_opts o = { .vcpu = -1 };
+	const struct up_output_opts o = UP_OUTPUT_OPTS_INIT;
 	struct up_top_entry *e;
 	size_t n;
 	uint64_t self = 0;
@@ -152,7 +152,8 @@ static void test_dropped_timed(void)
 static struct up_stored *pprof_round_trip(const struct up_profile *p,
 					  const struct up_symtab *s)
 {
-	struct up_pprof_meta m = { .hz = 100, .time_nanos = 1700000000000000000LL,
+	struct up_pprof_meta m = { .version = UP_PPROF_META_VERSION,
+				   .hz = 100, .time_nanos = 1700000000000000000LL,
 				   .duration_nanos = 2000000000LL };
 	char path[] = "/tmp/uniprof-test-times-XXXXXX";
 	const char *paths[] = { path };
@@ -205,7 +206,7 @@ static void test_heatmap_page(void)
 {
 	struct up_profile *p = split_profile(), *none;
 	struct up_symtab *s = NULL;
-	const struct up_output_opts o = { .vcpu = -1 };
+	const struct up_output_opts o = UP_OUTPUT_OPTS_INIT;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;

@@ -130,7 +130,7 @@ static void test_writers(void)
 {
 	struct up_symtab *s;
 	struct up_profile *p;
-	struct up_output_opts o = { .vcpu = -1 };
+	struct up_output_opts o = UP_OUTPUT_OPTS_INIT;
 	char buf[8192], want[256];
 	uint64_t a, frames[2];
 	FILE *out;
@@ -248,7 +248,7 @@ static uint64_t same_lines_either_way(const struct up_symtab *s, uint64_t a)
  * the mapping says it has them. */
 static void test_pprof(void)
 {
-	struct up_pprof_meta meta = { .hz = 97 };
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION, .hz = 97 };
 	struct up_pprof_mapping map[UP_KERNEL_MAX_TEXT];
 	Perftools__Profiles__Profile *pb;
 	struct up_kernel_map *k;
@@ -331,7 +331,7 @@ static void test_pprof(void)
 	 * inlined calls, which the writers show as they showed them live. */
 	{
 		struct up_stored *st;
-		struct up_output_opts o = { .vcpu = -1 };
+		struct up_output_opts o = UP_OUTPUT_OPTS_INIT;
 		char buf[4096];
 		FILE *f;
 

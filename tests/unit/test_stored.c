@@ -50,9 +50,10 @@ static char *render(writer_fn fn, const struct up_profile *p,
 	return buf;
 }
 
-static const struct up_output_opts all = { .vcpu = -1, .with_idle = true,
+static const struct up_output_opts all = { .version = UP_OUTPUT_OPTS_VERSION,
+					   .vcpu = -1, .with_idle = true,
 					    .raw = true };
-static const struct up_output_opts busy_only = { .vcpu = -1 };
+static const struct up_output_opts busy_only = UP_OUTPUT_OPTS_INIT;
 
 static int w_folded(FILE *f, const struct up_profile *p, const struct up_symtab *s)
 {
@@ -71,7 +72,8 @@ static int w_top(FILE *f, const struct up_profile *p, const struct up_symtab *s)
 
 static int w_vcpu1(FILE *f, const struct up_profile *p, const struct up_symtab *s)
 {
-	const struct up_output_opts o = { .vcpu = 1, .with_idle = true };
+	const struct up_output_opts o = { .version = UP_OUTPUT_OPTS_VERSION,
+					  .vcpu = 1, .with_idle = true };
 
 	return up_profile_write_folded(p, s, &o, f);
 }
@@ -86,6 +88,7 @@ static int write_pprof(const char *path, const struct up_profile *p,
 		0x1000, 0x9000, 0x1000, "/boot/web1.elf", "0123abcd",
 	};
 	struct up_pprof_meta m = {
+		.version = UP_PPROF_META_VERSION,
 		.hz = 97, .time_nanos = 1700000000000000000LL,
 		.duration_nanos = 30000000000LL, .mappings = &kernel,
 		.nr_mappings = 1, .comments = comments, .nr_comments = 4,

@@ -750,8 +750,9 @@ static void test_idle_in_profile(void)
 {
 	struct up_profile *p;
 	uint64_t busy[] = { 0x10, 0x20 }, idle[] = { 0x30, 0x20 };
-	struct up_output_opts on_cpu = { .vcpu = -1 };
-	struct up_output_opts all = { .vcpu = -1, .with_idle = true };
+	struct up_output_opts on_cpu = UP_OUTPUT_OPTS_INIT;
+	struct up_output_opts all = { .version = UP_OUTPUT_OPTS_VERSION,
+				      .vcpu = -1, .with_idle = true };
 	char buf[1024] = "";
 	FILE *f;
 

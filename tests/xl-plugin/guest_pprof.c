@@ -124,7 +124,8 @@ static int add_line(const struct image *im, struct up_profile *p, char *line)
 
 int main(int argc, char **argv)
 {
-	static const struct up_output_opts no_inline = { .vcpu = -1, .no_inline = true };
+	static const struct up_output_opts no_inline = { .version = UP_OUTPUT_OPTS_VERSION,
+							 .vcpu = -1, .no_inline = true };
 	struct up_sampler_stats stats = { .start_unix_ns = 1700000000000000000LL,
 					  .elapsed_s = 14 };
 	struct timespec started = { 0, 0 };
