@@ -8,7 +8,7 @@ lib_LTLIBRARIES = core/libuniprof.la
 # One folder per stage of the data's way (docs/ARCHITECTURE.md): a target
 # gives registers and guest memory, the unwinders walk it, the sampler
 # loops, the profile counts, the writers render.
-CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c \
+CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c core/util/layout_version.h \
 	core/util/grow.c core/util/grow.h core/util/file_read.c core/util/file_read.h \
 	core/util/elf_copy.c core/util/elf_copy.h \
 	core/util/strmap.c core/util/strmap.h core/util/clock.h \

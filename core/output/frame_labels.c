@@ -15,18 +15,14 @@
 #include "output/name_fit.h"
 #include "symbols/lookup_cache.h"
 #include "uniprof/profile.h"
+#include "util/layout_version.h"
 
 const struct up_output_opts profile_default_opts = UP_OUTPUT_OPTS_INIT;
 
-/* The caller's layout must be ours: any other version is refused before
- * a field is read, so a program built against other headers gets one
- * clear error, never misread options. */
 static int check_version(unsigned int version)
 {
-	if (version != UP_OUTPUT_OPTS_VERSION)
-		return up_fail(UP_EINVAL, "output options version %u unknown (this libuniprof takes %u: set them up with up_output_opts_init or UP_OUTPUT_OPTS_INIT)",
-			       version, UP_OUTPUT_OPTS_VERSION);
-	return 0;
+	return layout_version_check(version, UP_OUTPUT_OPTS_VERSION, "output options",
+				    "set them up with up_output_opts_init or UP_OUTPUT_OPTS_INIT");
 }
 
 int profile_check_opts(const struct up_output_opts *o)

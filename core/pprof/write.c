@@ -18,6 +18,7 @@
 #include "uniprof/stored.h"
 #include "uniprof/text.h"
 #include "private.h"
+#include "util/layout_version.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
 typedef Perftools__Profiles__ValueType PbValueType;
@@ -951,15 +952,10 @@ static void pack(struct writer *w, struct pb *b, const struct up_pprof_meta *m,
 	gzip_piece(g, &piece);
 }
 
-/* The caller's layout must be ours: any other version is refused before
- * a field is read, so a program built against other headers gets one
- * clear error, never misread metadata. */
 static int check_version(unsigned int version)
 {
-	if (version != UP_PPROF_META_VERSION)
-		return up_fail(UP_EINVAL, "pprof metadata version %u unknown (this libuniprof takes %u: set it up with up_pprof_meta_init or UP_PPROF_META_INIT)",
-			       version, UP_PPROF_META_VERSION);
-	return 0;
+	return layout_version_check(version, UP_PPROF_META_VERSION, "pprof metadata",
+				    "set it up with up_pprof_meta_init or UP_PPROF_META_INIT");
 }
 
 int up_pprof_meta_init(struct up_pprof_meta *m, unsigned int version)

@@ -5,6 +5,7 @@
 #include "util/error_impl.h"
 #include "sampler/sampler_impl.h"
 #include "target/target_impl.h"
+#include "util/layout_version.h"
 
 const char *up_unwinder_name(enum up_unwinder u)
 {
@@ -39,15 +40,10 @@ const char *up_stop_reason_name(enum up_stop_reason r)
 	return "unknown";
 }
 
-/* The caller's layout must be ours: any other version is refused before
- * a field is read, so a program built against other headers gets one
- * clear error, never a misread configuration. */
 static int check_version(unsigned int version)
 {
-	if (version != UP_SAMPLER_CONFIG_VERSION)
-		return up_fail(UP_EINVAL, "sampler configuration version %u unknown (this libuniprof takes %u: set it up with up_sampler_config_init or UP_SAMPLER_CONFIG_INIT)",
-			       version, UP_SAMPLER_CONFIG_VERSION);
-	return 0;
+	return layout_version_check(version, UP_SAMPLER_CONFIG_VERSION, "sampler configuration",
+				    "set it up with up_sampler_config_init or UP_SAMPLER_CONFIG_INIT");
 }
 
 int up_sampler_config_init(struct up_sampler_config *c, unsigned int version)
