@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../unit/test.h"
+#include "budget_run.h"
 #include "toolkit/run_checks.h"
 #include "uniprof/uniprof.h"
 #include "private.h"
@@ -165,41 +166,30 @@ static void test_waiting(void)
  * and a run without one says so. */
 static void test_stall_budget(void)
 {
-	const struct tk_run_settings asked = { .hz = 997, .top = 20 };
-	struct tk_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
-	uint64_t paused[1] = { 40000000 }, blocked[1] = { 0 };
-	struct up_sampler_stats stats = {
-		.samples = 100, .budget_periods = 900, .missed_deadlines = 3,
-		.elapsed_s = 1.0, .max_stall_pct = 5, .hz_asked = 997,
-		.hz_now = 99.7, .hz_lowest = 997.0 / 12, .stall_factor = 10,
-		.stall_factor_max = 12, .lowered_at_s = 0.25, .rate_changes = 2,
-		.window_stall_pct = 31.2, .effective_samples = 80,
-		.vcpu_paused_ns = paused, .vcpu_paused_blocked_ns = blocked,
-		.nr_vcpus = 1,
-	};
-	struct tk_run r = { .asked = asked, .dom = &dom, .stats = &stats };
+	struct budget_run b;
 	char line[640];
 
-	tk_budget_text(&stats, line, sizeof(line));
+	budget_run_init(&b);
+	tk_budget_text(&b.stats, line, sizeof(line));
 	CHECK(strstr(line, "stall budget 5% of the domain's time: rate lowered from the 997 Hz asked at 0.25 s, 99.7 Hz at the end, 83.083 Hz at the lowest") != NULL);
 	CHECK(strstr(line, "stood still 31.2% of its time for samples in the window") != NULL);
 	CHECK(strstr(line, "stood still 4.00% of the run") != NULL);
 	CHECK(strstr(line, "900 periods") && strstr(line, "80 effective samples"));
-	CHECK(tk_budget_lowered(&stats));
-	CHECK(tk_stood_still_pct(&stats) == 4);
-	CHECK(tk_effective_samples(&stats) == 80);
+	CHECK(tk_budget_lowered(&b.stats));
+	CHECK(tk_stood_still_pct(&b.stats) == 4);
+	CHECK(tk_effective_samples(&b.stats) == 80);
 	/* 100 samples in 1 s, standing for 1000 periods: not short of 997. */
-	CHECK(tk_rate_short(&r) == 0);
+	CHECK(tk_rate_short(&b.r) == 0);
 
 	/* Never lowered; no budget at all. Old stats (no effective count):
 	 * the samples. */
-	stats.stall_factor = stats.stall_factor_max = 1;
-	stats.effective_samples = 0;
-	tk_budget_text(&stats, line, sizeof(line));
+	b.stats.stall_factor = b.stats.stall_factor_max = 1;
+	b.stats.effective_samples = 0;
+	tk_budget_text(&b.stats, line, sizeof(line));
 	CHECK(strstr(line, "never reached, the 997 Hz asked kept") != NULL);
-	CHECK(tk_effective_samples(&stats) == 100);
-	stats.max_stall_pct = UP_SAMPLER_NO_STALL_BUDGET;
-	tk_budget_text(&stats, line, sizeof(line));
+	CHECK(tk_effective_samples(&b.stats) == 100);
+	b.stats.max_stall_pct = UP_SAMPLER_NO_STALL_BUDGET;
+	tk_budget_text(&b.stats, line, sizeof(line));
 	CHECK(strstr(line, "stall budget: none") != NULL);
 }
 

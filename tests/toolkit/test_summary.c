@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../unit/test.h"
+#include "budget_run.h"
 #include "toolkit/run_output.h"
 #include "toolkit/summary.h"
 #include "uniprof/uniprof.h"
@@ -145,23 +146,12 @@ static const char check_budget_json[] =
 static void test_stall_budget_json(void)
 {
 	struct up_profile *p;
-	const struct tk_run_settings asked = { .hz = 997, .top = 20 };
-	struct tk_domain dom = { .domid = 7, .name = "web1", .type = "pv" };
-	uint64_t paused[1] = { 40000000 }, blocked[1] = { 0 };
-	struct up_sampler_stats stats = {
-		.samples = 100, .budget_periods = 900, .missed_deadlines = 3,
-		.elapsed_s = 1.0, .max_stall_pct = 5, .hz_asked = 997,
-		.hz_now = 99.7, .hz_lowest = 997.0 / 12, .stall_factor = 10,
-		.stall_factor_max = 12, .lowered_at_s = 0.25, .rate_changes = 2,
-		.window_stall_pct = 31.2, .effective_samples = 80,
-		.vcpu_paused_ns = paused, .vcpu_paused_blocked_ns = blocked,
-		.nr_vcpus = 1,
-	};
-	struct tk_run r = { .asked = asked, .dom = &dom, .stats = &stats };
+	struct budget_run b;
 
+	budget_run_init(&b);
 	REQUIRE(up_profile_new(&p, 1) == 0);
-	r.profile = p;
-	CHECK(json_passes(&r, check_budget_json));
+	b.r.profile = p;
+	CHECK(json_passes(&b.r, check_budget_json));
 	up_profile_free(p);
 }
 

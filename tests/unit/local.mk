@@ -85,7 +85,7 @@ tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
 	toolkit/unwind_load.c toolkit/unwind_load.h \
 	toolkit/image_cache.c toolkit/image_cache.h
 # It reads the test guests (noinst_DATA: built before any test runs).
-tests_toolkit_test_summary_SOURCES = tests/toolkit/test_summary.c \
+tests_toolkit_test_summary_SOURCES = tests/toolkit/test_summary.c tests/toolkit/budget_run.h \
 	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h \
 	toolkit/run_output.c toolkit/run_output.h \
 	toolkit/summary.c toolkit/summary.h \
@@ -94,7 +94,7 @@ tests_toolkit_test_summary_SOURCES = tests/toolkit/test_summary.c \
 	toolkit/json_write.c toolkit/json_write.h
 tests_toolkit_test_summary_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_toolkit_test_summary_LDADD = $(LDADD) $(YAJL_LIBS) $(MATH_LIBS)
-tests_toolkit_test_run_checks_SOURCES = tests/toolkit/test_run_checks.c \
+tests_toolkit_test_run_checks_SOURCES = tests/toolkit/test_run_checks.c tests/toolkit/budget_run.h \
 	toolkit/run.h toolkit/run_checks.c toolkit/run_checks.h
 tests_toolkit_test_run_checks_LDADD = $(LDADD) $(MATH_LIBS)
 
