@@ -10,7 +10,7 @@ lib_LTLIBRARIES = core/libuniprof.la
 # loops, the profile counts, the writers render.
 CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c core/util/layout_version.h \
 	core/util/grow.c core/util/grow.h core/util/file_read.c core/util/file_read.h \
-	core/util/elf_copy.c core/util/elf_copy.h \
+	core/util/elf_copy.c core/util/elf_copy.h core/util/file_map.c core/util/file_map.h \
 	core/util/strmap.c core/util/strmap.h core/util/clock.h \
 	core/util/utf8.c core/util/utf8.h core/util/image_file.c core/util/image_file.h
 CORE_TARGET = core/target/target.c core/target/target_impl.h core/target/image.h \

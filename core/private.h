@@ -140,6 +140,8 @@ void up_crash_guard_release(struct up_target *t);
 uint64_t up_crash_guard_pid(const struct up_target *t);
 
 /* symbols.h */
+/* up_file_map's bytes, always a copy: *out malloc'ed. */
+int up_file_read(const char *path, uint8_t **out, size_t *len);
 /* up_elf_identify_mem from a file. */
 int up_elf_identify(const char *path, struct up_elf_identity *id);
 /* "name", or "name+0xoff" when with_offset, or "0x..." when unknown.

@@ -10,7 +10,7 @@
 
 struct slot {
 	char *path;
-	uint8_t *buf;
+	const uint8_t *buf;     /* up_file_map's: mapped, not copied */
 	size_t len;
 	int rc;                 /* the read's result; on error, why: */
 	char error[512];
@@ -25,7 +25,8 @@ static _Thread_local unsigned clock_tick, reads;
 static void slot_clear(struct slot *s)
 {
 	free(s->path);
-	free(s->buf);
+	if (s->buf)
+		up_file_release(s->buf);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -45,7 +46,7 @@ static const struct slot *get(const char *path)
 	}
 	slot_clear(s);
 	reads++;
-	s->rc = up_file_read(path, &s->buf, &s->len);
+	s->rc = up_file_map(path, &s->buf, &s->len);
 	if (s->rc < 0)
 		snprintf(s->error, sizeof(s->error), "%s", up_error_last());
 	s->path = strdup(path);

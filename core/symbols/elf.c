@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/elf_copy.h"
+#include "util/file_map.h"
 #include "util/error_impl.h"
 #include "util/grow.h"
 #include "symbols/srcinfo.h"
@@ -272,18 +273,21 @@ int symtab_load_elf(struct up_symtab **out, const void *buf, size_t len,
 			goto out;
 		}
 	}
-	/* DWARF is read after sampling, from a whole copy of these bytes. */
+	/* DWARF is read after sampling: from the file, mapped again then,
+	 * when these bytes are its mapping; else from a whole copy. */
 	if (srcinfo_elf_has_dwarf(elf)) {
-		char *whole = malloc(len);
+		struct file_stamp file;
+		char *whole;
 
-		if (!whole) {
-			up_symtab_free(s);
+		if (file_map_stamp(buf, &file) == 0) {
+			rc = srcinfo_new_file(&s->src, &file);
+		} else if (!(whole = malloc(len))) {
 			rc = up_fail(UP_ENOMEM, "out of memory");
-			goto out;
+		} else {
+			advise_filled_whole(whole, len);
+			memcpy(whole, buf, len);
+			rc = srcinfo_new(&s->src, whole, len);
 		}
-		advise_filled_whole(whole, len);
-		memcpy(whole, buf, len);
-		rc = srcinfo_new(&s->src, whole, len);
 		if (rc < 0) {
 			up_symtab_free(s);
 			goto out;

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/clock.h"
 #include "util/error_impl.h"
+#include "util/file_map.h"
 #include "util/grow.h"
 #include "util/strmap.h"
 #include "util/utf8.h"
@@ -93,6 +95,10 @@ struct line_gate {
 struct srcinfo {
 	void *buf;
 	size_t len;
+	/* The image's file, mapped at the first lookup (after sampling) where
+	 * buf would be a copy made at load: file_map.h. */
+	struct file_stamp file;
+	bool buf_mapped;
 	Elf *elf;
 	Dwarf *dw;
 	bool opened, broken;
@@ -158,7 +164,21 @@ int srcinfo_new(struct srcinfo **out, void *buf, size_t len)
 	}
 	si->buf = buf;
 	si->len = len;
+	si->file.fd = -1;
 	*out = si;
+	return 0;
+}
+
+int srcinfo_new_file(struct srcinfo **out, const struct file_stamp *file)
+{
+	int rc = srcinfo_new(out, NULL, 0);
+
+	if (rc < 0) {
+		close(file->fd);
+		return rc;
+	}
+	(*out)->file = *file;
+	(*out)->len = (size_t)file->size;
 	return 0;
 }
 
@@ -170,7 +190,12 @@ void srcinfo_free(struct srcinfo *si)
 		dwarf_end(si->dw);
 	if (si->elf)
 		elf_end(si->elf);
-	free(si->buf);
+	if (si->buf_mapped)
+		file_map_release(si->buf);
+	else
+		free(si->buf);
+	if (si->file.fd >= 0)
+		close(si->file.fd);
 	free(si->table);
 	free(si->frames);
 	strmap_free(si->strings);
@@ -379,6 +404,16 @@ static bool opened(struct srcinfo *si)
 	if (si->opened)
 		return !si->broken;
 	si->opened = true;
+	if (!si->buf && si->file.fd >= 0) {
+		uint8_t *m;
+
+		if (file_map_stamped(&si->file, &m) == 0) {
+			si->buf = m;
+			si->buf_mapped = true;
+		} else {
+			si->refused = "the image changed since its symbols were read: no source lines";
+		}
+	}
 	si->broken = !si->buf;
 	if (si->broken)
 		return false;
@@ -908,7 +943,8 @@ size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 	}
 	/* libdw on an untrusted image never runs at real-time priority
 	 * (xl profile top samples at SCHED_FIFO): not looked up, not kept. */
-	if (si->buf && !(si->opened && si->broken) && realtime(si)) {
+	if ((si->buf || si->file.fd >= 0) && !(si->opened && si->broken) &&
+	    realtime(si)) {
 		si->at_realtime = true;
 		set_warning(si);
 		return 0;

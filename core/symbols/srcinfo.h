@@ -20,6 +20,12 @@ bool srcinfo_elf_has_dwarf(const void *elf_handle);
  * no DWARF, only what srcinfo_add says (a stored profile's lines). */
 int srcinfo_new(struct srcinfo **out, void *buf, size_t len);
 
+/* The same for an image file mapped at load (file_map.h): it is mapped
+ * again at the first lookup if it is unchanged (else no source lines,
+ * said in the warning). Takes file->fd. */
+struct file_stamp;
+int srcinfo_new_file(struct srcinfo **out, const struct file_stamp *file);
+
 /* The frames of pc, as srcinfo_lookup will give them (the first answer
  * for a pc stays). */
 int srcinfo_add(struct srcinfo *si, uint64_t pc, const struct up_src_frame *f,

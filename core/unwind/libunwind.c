@@ -9,12 +9,14 @@
 
 #include <gelf.h>
 #include <libunwind.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/arch.h"
 #include "unwind/eh_frame.h"
 #include "util/error_impl.h"
+#include "util/file_map.h"
 #include "util/image_file.h"
 #include "unwind/kernel_map.h"
 #include "uniprof/sys/unwind.h"
@@ -366,23 +368,34 @@ int up_libunwind_load_mem(struct up_libunwind **out, const void *image,
 			  size_t len, const char *what)
 {
 	struct up_libunwind *lu = calloc(1, sizeof(*lu));
-	char *copy = malloc(len ? len : 1);  /* libelf may write to the image */
+	/* libelf may write to the image: a copy, or a private mapping of
+	 * the image's file when image is one (file_map.h). */
+	uint8_t *mapped = NULL;
+	bool file = len && file_map_again(image, len, &mapped) == 1;
+	char *copy = file ? (char *)mapped : malloc(len ? len : 1);
 	Elf *elf = NULL;
 	int rc;
 
 	if (!lu || !copy) {
 		free(lu);
-		free(copy);
+		if (file)
+			file_map_release(copy);
+		else
+			free(copy);
 		return up_fail(UP_ENOMEM, "out of memory");
 	}
-	memcpy(copy, image, len);
+	if (!file)
+		memcpy(copy, image, len);
 	elf_version(EV_CURRENT);
 	elf = elf_memory(copy, len);
 	rc = elf && elf_kind(elf) == ELF_K_ELF ? build(lu, elf, what) :
 		up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 	if (elf)
 		elf_end(elf);
-	free(copy);
+	if (file)
+		file_map_release(copy);
+	else
+		free(copy);
 	if (rc < 0) {
 		up_libunwind_free(lu);
 		return rc;

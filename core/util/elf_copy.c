@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "util/elf_copy.h"
+#include "util/file_map.h"
 #include "util/error_impl.h"
 
 /* Below 1 MiB a copy of the whole is cheaper than picking its parts. */
@@ -106,9 +107,17 @@ int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
 		     bool tables, const char *const *also)
 {
 	uint64_t parts = 0;
+	uint8_t *mapped;
 
 	memset(c, 0, sizeof(*c));
 	c->len = len;
+	/* Bytes mapped from a file (file_map.h): a private mapping of the
+	 * same file is the whole image for the cost of the pages read. */
+	if (len && file_map_again(buf, len, &mapped) == 1) {
+		c->bytes = (char *)mapped;
+		c->file = true;
+		return 0;
+	}
 	/* Parts that are most of the image: a whole copy, into memory the
 	 * allocator has already touched, costs less than a fault a page. */
 	if (len >= elf_copy_limits.parts_from &&
@@ -139,7 +148,9 @@ void elf_copy_whole(struct elf_copy *c, const void *buf)
 
 void elf_copy_release(struct elf_copy *c)
 {
-	if (c->mapped)
+	if (c->file)
+		file_map_release(c->bytes);
+	else if (c->mapped)
 		munmap(c->bytes, c->len);
 	else
 		free(c->bytes);

@@ -11,6 +11,7 @@ struct elf_copy {
 	char *bytes;     /* len bytes at the image's offsets */
 	size_t len;
 	bool mapped;     /* an anonymous mapping (else malloc'ed) */
+	bool file;       /* a private mapping of the image's file, whole */
 };
 
 /* A copy of buf[0..len) in which these hold the image's bytes: the ELF
@@ -23,7 +24,8 @@ struct elf_copy {
  * which only those pages are touched. A small image, one whose parts are
  * most of it, or one they cannot be found in by a plain reading of its
  * headers (not a little-endian ELF64, extended section numbering) is
- * copied whole. 0 or UP_ENOMEM. */
+ * copied whole. Bytes that file_map mapped are not copied at all: the
+ * copy is a private mapping of the same file, whole. 0 or UP_ENOMEM. */
 int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
 		     bool tables, const char *const *also);
 

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <zlib.h>
 
 #include "util/error_impl.h"
+#include "util/file_map.h"
 #include "util/file_read.h"
 #include "util/grow.h"
 
@@ -59,7 +61,7 @@ int file_open_regular(const char *path)
  * doubled as it fills (a copy and twice the memory of a large image). A
  * file that grows while read is read on to its end, within the cap. */
 static int read_plain(int fd, const char *path, const struct file_read_caps *c,
-		      uint8_t **out, size_t *len)
+		      bool map, uint8_t **out, size_t *len)
 {
 	struct stat st;
 	uint8_t *buf = NULL;
@@ -72,6 +74,13 @@ static int read_plain(int fd, const char *path, const struct file_read_caps *c,
 	if ((uint64_t)st.st_size > c->max) {
 		close(fd);
 		return too_large(path, c, c->max);
+	}
+	/* Mapped where the caller can release a mapping (file_map.h); read
+	 * if it cannot be mapped. */
+	if (map && st.st_size > 0 && file_map(fd, (size_t)st.st_size, out) == 0) {
+		close(fd);
+		*len = (size_t)st.st_size;
+		return 0;
 	}
 	/* One byte more than the size: the end is seen without a second
 	 * buffer. */
@@ -131,8 +140,8 @@ static int read_plain(int fd, const char *path, const struct file_read_caps *c,
 
 /* gzip data is gunzipped; anything else is read as it is (read_plain:
  * zlib would pass it through unchanged, as it did all files before). */
-int file_read(const char *path, const struct file_read_caps *c,
-	      uint8_t **out, size_t *len)
+static int read_or_map(const char *path, const struct file_read_caps *c,
+		       bool map, uint8_t **out, size_t *len)
 {
 	gzFile gz;
 	uint8_t *buf = NULL;
@@ -150,7 +159,7 @@ int file_read(const char *path, const struct file_read_caps *c,
 	/* zlib takes a file for gzip from its first byte (0x1f): those, and
 	 * a file whose first byte cannot be read, go the way they went. */
 	if (pread(fd, &probe, 1, 0) == 1 && probe != 0x1f)
-		return read_plain(fd, path, c, out, len);
+		return read_plain(fd, path, c, map, out, len);
 	gz = gzdopen(fd, "rb");
 	if (!gz) {
 		close(fd);
@@ -213,4 +222,24 @@ int file_read(const char *path, const struct file_read_caps *c,
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+int file_read(const char *path, const struct file_read_caps *c,
+	      uint8_t **out, size_t *len)
+{
+	return read_or_map(path, c, false, out, len);
+}
+
+int file_read_mapped(const char *path, const struct file_read_caps *c,
+		     uint8_t **out, size_t *len)
+{
+	return read_or_map(path, c, true, out, len);
+}
+
+void file_read_release(uint8_t *buf)
+{
+	if (file_map_owns(buf))
+		file_map_release(buf);
+	else
+		free(buf);
 }

@@ -15,7 +15,8 @@ int image_file_read(const char *path, uint8_t **out, size_t *len);
 typedef int (*image_parse_fn)(const uint8_t *buf, size_t len,
 			      const char *path, void *arg);
 
-/* Read path whole, hand its bytes to parse, free them: parse's result,
+/* Read path whole (mapped: file_map.h), hand its bytes to parse, give
+ * them back: parse's result,
  * or image_file_read's failure. */
 int image_file_parse(const char *path, image_parse_fn parse, void *arg);
 

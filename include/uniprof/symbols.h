@@ -31,11 +31,14 @@ enum up_symtab_format {
 /* Load from a file: ELF (plain or gzip-compressed) or an nm text map. */
 int up_symtab_load(struct up_symtab **out, const char *path);
 
-/* A whole file as the loaders read it: gunzipped when gzip-compressed
- * (within the decompression cap), *out malloc'ed. Read an image once with
- * this and build the symbol table, CFI table and libunwind tables from the
- * buffer with the *_mem loaders. */
-int up_file_read(const char *path, uint8_t **out, size_t *len);
+/* A whole file as the loaders read it, gunzipped when gzip-compressed
+ * (within the decompression cap). Read an image once with this and build
+ * the symbol table, CFI table and libunwind tables from the buffer with
+ * the *_mem loaders. A plain file is mapped, not copied, and the loaders
+ * map it again rather than copy it: far fewer fresh pages, which cost
+ * most of a load in a PV dom0. Read-only; give back with up_file_release. */
+int up_file_map(const char *path, const uint8_t **out, size_t *len);
+void up_file_release(const uint8_t *buf);
 
 /* The same from a buffer already in memory (copied as needed). */
 int up_symtab_load_mem(struct up_symtab **out, const void *buf, size_t len,

@@ -32,7 +32,7 @@ struct up_cfi_info {
 	char warning[320];      /* a malformed section, caps hit: one line */
 };
 
-/* From an ELF image in memory (gzip-compressed too; up_file_read reads
+/* From an ELF image in memory (gzip-compressed too; up_file_map reads
  * one). UP_ENOENT when it has no unwind information at all. */
 int up_cfi_table_load_mem(struct up_cfi_table **out, const void *buf,
 			  size_t len, const char *what);
