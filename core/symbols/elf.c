@@ -132,14 +132,17 @@ static int read_symbols(struct up_symtab *s, Elf *elf, Elf_Scn *scn,
 		Elf_Scn *str = elf_getscn(elf, shdr->sh_link);
 		Elf_Data *names = str ? elf_getdata(str, NULL) : NULL;
 
-		rc = symtab_reserve(s, n, names ? names->d_size : 0);
+		strs = plain_strings(elf, shdr->sh_link, &strs_size);
+		/* Names read in the string table until the table is finished,
+		 * not copied first: room for the others only. */
+		rc = symtab_reserve(s, n, strs ? 0 : names ? names->d_size : 0);
 		if (rc < 0)
 			return rc;
 	}
+	symtab_lend_names(s, strs, strs_size);
 	secs = section_infos(elf, &nsecs);
 	if (!secs && nsecs)
 		return up_fail(UP_ENOMEM, "out of memory");
-	strs = plain_strings(elf, shdr->sh_link, &strs_size);
 	ends_nul = strs && strs_size && strs[strs_size - 1] == '\0';
 	if (gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM && data->d_buf &&
 	    (uintptr_t)data->d_buf % _Alignof(Elf64_Sym) == 0)

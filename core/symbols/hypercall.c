@@ -52,7 +52,7 @@ int up_symtab_name_hypercalls(struct up_symtab *s, uint64_t page)
 	for (size_t i = 0; i < s->count; i++) {
 		s->entries[i].addr = s->syms[i].addr;
 		s->entries[i].size = s->syms[i].size;
-		s->entries[i].name = (size_t)(s->syms[i].name - s->names);
+		s->entries[i].name = (uint32_t)(s->syms[i].name - s->names);
 	}
 	s->cap = s->count;
 	free(s->syms);

@@ -93,6 +93,17 @@ int symtab_reserve(struct up_symtab *s, size_t symbols, size_t name_bytes)
 	return 0;
 }
 
+void symtab_lend_names(struct up_symtab *s, const char *strings, size_t len)
+{
+	s->lent = strings;
+	s->lent_len = strings ? len : 0;
+}
+
+static const char *entry_name(const struct up_symtab *s, const struct sym_entry *e)
+{
+	return (e->name_size & SYM_NAME_BORROWED ? s->lent : s->names) + e->name;
+}
+
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	       const char *name, int rank)
 {
@@ -101,8 +112,10 @@ int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	size_t n = full <= SYMTAB_MAX_NAME ? full : name_length(name);
 	int rc;
 
+	bool lent = s->lent && name >= s->lent && (size_t)(name - s->lent) < s->lent_len;
+
 	if (s->count >= symtab_limits.symbols ||
-	    s->names_len + n + 1 > symtab_limits.name_bytes) {
+	    s->names_len + s->lent_used + n + 1 > symtab_limits.name_bytes) {
 		if (!s->capped)
 			symtab_warn(s, "more than %zu symbols or %zu KiB of names: the rest left out",
 				    symtab_limits.symbols, symtab_limits.name_bytes >> 10);
@@ -114,13 +127,21 @@ int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	if (grow_array(&s->entries, &s->cap, s->count + 1, sizeof(*s->entries), 1024) < 0)
 		return UP_ENOMEM;
 	e = &s->entries[s->count];
-	rc = arena_add_n(s, name, n, &e->name);
-	if (rc < 0)
-		return rc;
+	if (lent) {
+		e->name = (uint32_t)(name - s->lent);
+		s->lent_used += n + 1;
+	} else {
+		size_t off;
+
+		rc = arena_add_n(s, name, n, &off);
+		if (rc < 0)
+			return rc;
+		e->name = (uint32_t)off;
+	}
 	e->addr = addr;
 	e->size = size;
-	e->rank = rank;
-	e->name_size = (uint32_t)n + 1;     /* n <= SYMTAB_MAX_NAME */
+	e->rank = (int16_t)rank;
+	e->name_size = (uint16_t)((n + 1) | (lent ? SYM_NAME_BORROWED : 0));  /* n <= SYMTAB_MAX_NAME */
 	s->count++;
 	return 0;
 }
@@ -131,18 +152,18 @@ static int entry_cmp(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Best alias first: higher rank, then sized, then by name offset
-	 * (stable order for reproducible output). */
+	/* Best alias first: higher rank, then sized; then the first added
+	 * (symtab_finish's sort keeps that order: reproducible output). */
 	if (x->rank != y->rank)
 		return y->rank - x->rank;
 	if ((x->size != 0) != (y->size != 0))
 		return x->size ? -1 : 1;
-	return x->name < y->name ? -1 : x->name > y->name;
+	return 0;
 }
 
 /* The C++ names among the kept entries, demangled in one bounded batch
  * (core/symbols/demangle.c); the results join the arena. */
-static int demangle_names(struct up_symtab *s)
+static int demangle_names(struct up_symtab *s, const uint32_t *order)
 {
 	size_t m = 0, refused;
 	size_t *which = malloc((s->count ? s->count : 1) * sizeof(*which));
@@ -155,10 +176,10 @@ static int demangle_names(struct up_symtab *s)
 		goto done;
 	}
 	for (size_t i = 0; i < s->count; i++) {
-		const char *name = s->names + s->entries[i].name;
+		const char *name = s->names + s->entries[order[i]].name;
 
 		if (symbol_is_mangled(name)) {
-			which[m] = i;
+			which[m] = order[i];
 			names[m++] = name;
 		}
 	}
@@ -170,8 +191,10 @@ static int demangle_names(struct up_symtab *s)
 	/* names[] point into the arena, which arena_add may move: all
 	 * results are in out[] before the first is added. */
 	for (size_t j = 0; j < m; j++) {
-		if (out[j] && rc == 0)
-			rc = arena_add(s, out[j], &s->entries[which[j]].name);
+		size_t off;
+
+		if (out[j] && rc == 0 && (rc = arena_add(s, out[j], &off)) == 0)
+			s->entries[which[j]].name = (uint32_t)off;
 		free(out[j]);
 	}
 	if (refused)
@@ -241,81 +264,83 @@ static uint32_t *sort_by_address(const struct sym_entry *e, size_t n)
  * (aliases merged away) dropped: the passes over the table in address
  * order (the C++ names, a name's lookup, the writers) then read the
  * names in order, where the file's order made each name a cache miss. */
-static int arena_in_address_order(struct up_symtab *s)
+static int arena_in_address_order(struct up_symtab *s, const uint32_t *order)
 {
 	size_t pos = 0;
-	/* The kept names are some of the old arena's: they fit in its size. */
-	char *names = malloc(s->names_len ? s->names_len : 1);
+	/* The kept names are some of those added: they fit in their size. */
+	size_t room = s->names_len + s->lent_used;
+	char *names = malloc(room ? room : 1);
 
 	if (!names)
 		return up_fail(UP_ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->count; i++) {
-		const char *name = s->names + s->entries[i].name;
-		size_t n = s->entries[i].name_size ? s->entries[i].name_size :
-			   strlen(name) + 1;
+		struct sym_entry *e = &s->entries[order[i]];
+		const char *name = entry_name(s, e);
+		unsigned size = e->name_size & ~SYM_NAME_BORROWED;
+		/* A lent name cut to SYMTAB_MAX_NAME ends here, not at its NUL. */
+		size_t n = size ? size - 1 : strlen(name);
 
 		memcpy(names + pos, name, n);
-		s->entries[i].name = pos;
+		names[pos + n] = '\0';
+		e->name = (uint32_t)pos;
+		e->name_size = (uint16_t)(n + 1);
+		n++;
 		pos += n;
 	}
 	free(s->names);
 	s->names = names;
 	s->names_len = pos;
+	s->lent = NULL;
+	s->lent_len = s->lent_used = 0;
 	s->names_cap = s->names_len ? s->names_len : 1;
 	return 0;
 }
 
 int symtab_finish(struct up_symtab *s)
 {
-	struct sym_entry *kept = NULL;
+	uint32_t *k = NULL;
 	size_t n = 0;
 	int rc;
 
 	/* One entry per address: the best alias (entry_cmp's first), picked
-	 * in one pass over each run of equal addresses. */
+	 * in one pass over each run of equal addresses. The winners' indexes
+	 * are kept over the sorted ones and the entries read through them:
+	 * no second array of entries, whose fresh pages would cost more than
+	 * the table's whole build in a PV dom0. */
 	if (s->count) {
-		uint32_t *k = sort_by_address(s->entries, s->count);
-
-		kept = k ? malloc(s->count * sizeof(*kept)) : NULL;
-		if (!kept) {
-			free(k);
+		k = sort_by_address(s->entries, s->count);
+		if (!k)
 			return up_fail(UP_ENOMEM, "out of memory");
-		}
 		for (size_t i = 0; i < s->count; i++) {
 			const struct sym_entry *e = &s->entries[k[i]];
 
-			if (n == 0 || kept[n - 1].addr != e->addr)
-				kept[n++] = *e;
-			else if (entry_cmp(e, &kept[n - 1]) < 0)
-				kept[n - 1] = *e;
+			if (n == 0 || s->entries[k[n - 1]].addr != e->addr)
+				k[n++] = k[i];
+			else if (entry_cmp(e, &s->entries[k[n - 1]]) < 0)
+				k[n - 1] = k[i];
 		}
-		free(k);
 	}
-	free(s->entries);
-	s->entries = kept;
-	s->cap = n;
 	s->count = n;
-	rc = arena_in_address_order(s);
-	if (rc < 0)
-		return rc;
-	if (s->long_names)
+	rc = arena_in_address_order(s, k);
+	if (rc == 0 && s->long_names)
 		symtab_warn(s, "%zu names longer than %u bytes: cut there",
 			    s->long_names, SYMTAB_MAX_NAME);
-	rc = demangle_names(s);
-	if (rc < 0)
-		return rc;
-	s->syms = calloc(n ? n : 1, sizeof(*s->syms));
-	if (!s->syms)
-		return up_fail(UP_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		s->syms[i].addr = s->entries[i].addr;
-		s->syms[i].size = s->entries[i].size;
-		s->syms[i].name = s->names + s->entries[i].name;
+	if (rc == 0)
+		rc = demangle_names(s, k);
+	if (rc == 0 && !(s->syms = calloc(n ? n : 1, sizeof(*s->syms))))
+		rc = up_fail(UP_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const struct sym_entry *e = &s->entries[k[i]];
+
+		s->syms[i].addr = e->addr;
+		s->syms[i].size = e->size;
+		s->syms[i].name = s->names + e->name;
 	}
+	free(k);
 	free(s->entries);
 	s->entries = NULL;
 	s->cap = 0;
-	return 0;
+	return rc;
 }
 
 size_t up_symtab_count(const struct up_symtab *s)

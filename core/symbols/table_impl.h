@@ -8,20 +8,30 @@
 #include "uniprof/symbols.h"
 #include "private.h"
 
+/* 24 bytes: a large table's entries are most of its load's fresh pages. */
 struct sym_entry {
 	uint64_t addr;
 	uint64_t size;
-	size_t name;       /* offset into the name arena */
-	int rank;          /* which alias wins at one address: higher */
-	uint32_t name_size;        /* the name's bytes with its NUL, as added
-				    * (0: not known, strlen it) */
+	uint32_t name;     /* offset into the name arena (or, BORROWED,
+			    * into the loader's strings): both < 4 GiB */
+	uint16_t name_size;        /* the name's bytes with its NUL, as added
+				    * (0: not known, strlen it); | BORROWED */
+	int16_t rank;      /* which alias wins at one address: higher */
 };
+
+/* The name is the loader's (symtab_lend_names), not yet in the arena. */
+#define SYM_NAME_BORROWED 0x8000u
 
 struct up_symtab {
 	struct sym_entry *entries;
 	size_t count, cap;
 	char *names;
 	size_t names_len, names_cap;
+	/* A loader's own strings its names are read from until symtab_finish
+	 * copies the kept ones into the arena (symtab_lend_names): no copy
+	 * of every name first. */
+	const char *lent;
+	size_t lent_len, lent_used;
 	struct up_symbol *syms;    /* final, sorted, names resolved */
 	uint64_t end;              /* unsized last symbol extends to here */
 	enum up_symtab_format format;
@@ -56,6 +66,10 @@ struct up_symtab *symtab_alloc(enum up_symtab_format format);
 /* Room for what a loader is about to add (each cut to its cap), so that
  * a large table is not copied as it grows: 0 or UP_ENOMEM. */
 int symtab_reserve(struct up_symtab *s, size_t symbols, size_t name_bytes);
+
+/* Names passed to symtab_add from within strings[0..len) (a loader's
+ * string table, alive until symtab_finish) are read there, not copied. */
+void symtab_lend_names(struct up_symtab *s, const char *strings, size_t len);
 
 /* Add a symbol (symtab_finish demangles C++ names). */
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
