@@ -432,6 +432,11 @@ static int list_cies(const uint8_t *sec, size_t len, bool is_eh,
 
 /* One FDE: its range and its program's scan (added to its CIE's). 1 when
  * listed, 0 when skipped or refused (counted), -1 when malformed. */
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 		     struct entry *e, const struct cie_info *ci,
 		     struct fde_list *l, struct fde_ref *f)
@@ -482,10 +487,14 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 		return 0;
 	}
 	f->pc_end += f->pc_begin;
-	f->fde_offset = off;
-	f->cie_offset = ci->offset;
-	f->rows = s.rows + 1;
-	f->work = s.bytes + s.remembers * (s.max_reg + 1);
+	if (off > UINT32_MAX || ci->offset > UINT32_MAX) {
+		stop(l, off, "section past 4 GiB");
+		return -1;
+	}
+	f->fde_offset = (uint32_t)off;
+	f->cie_offset = (uint32_t)ci->offset;
+	f->rows = sat32(s.rows + 1);
+	f->work = sat32(s.bytes + s.remembers * (s.max_reg + 1));
 	f->plain = s.ops == ci->scan.ops && f->rows == 1;
 	return f->pc_end > f->pc_begin;
 }
