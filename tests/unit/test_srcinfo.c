@@ -708,6 +708,37 @@ static void test_realtime(void)
 	srcinfo_free(si);
 }
 
+/* Source lines are read from the image's file, mapped again at the
+ * first lookup (after sampling): a file rewritten in place since the
+ * load gives none, and says why, rather than lines of another build. */
+static void test_file_changed_since_load(void)
+{
+	char copy[] = "/tmp/uniprof-test-lines-XXXXXX";
+	struct up_symtab *s = NULL, *again = NULL;
+	struct up_src_frame f[UP_SRC_MAX_FRAMES];
+	struct timespec t[2] = { { 0, UTIME_OMIT }, { 12345, 0 } };
+	uint8_t *bytes;
+	size_t len;
+	int fd = mkstemp(copy);
+
+	REQUIRE(fd >= 0);
+	REQUIRE(up_file_read(fixture, &bytes, &len) == 0);
+	REQUIRE(write(fd, bytes, len) == (ssize_t)len);
+	free(bytes);
+	REQUIRE(up_symtab_load(&s, copy) == 0 && up_symtab_load(&again, copy) == 0);
+	REQUIRE(outer(again));
+	CHECK(up_symtab_source(again, outer(again)->addr, false, f, UP_SRC_MAX_FRAMES) >= 1);
+	REQUIRE(futimens(fd, t) == 0);
+	REQUIRE(outer(s));
+	CHECK(up_symtab_source(s, outer(s)->addr, false, f, UP_SRC_MAX_FRAMES) == 0);
+	CHECK(up_symtab_source_warning(s) &&
+	      strstr(up_symtab_source_warning(s), "changed since its symbols were read"));
+	up_symtab_free(s);
+	up_symtab_free(again);
+	close(fd);
+	unlink(copy);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dir = getenv("top_builddir"), *src = getenv("top_srcdir");
@@ -736,6 +767,7 @@ int main(int argc, char **argv)
 	RUN(test_compressed_bomb);
 	RUN(test_realtime);
 	RUN(test_inline_chain);
+	RUN(test_file_changed_since_load);
 	RUN(test_writers);
 	RUN(test_pprof);
 	RUN(test_caps);
