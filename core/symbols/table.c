@@ -163,7 +163,7 @@ static int entry_cmp(const void *a, const void *b)
 
 /* The C++ names among the kept entries, demangled in one bounded batch
  * (core/symbols/demangle.c); the results join the arena. */
-static int demangle_names(struct up_symtab *s, const uint32_t *order)
+static int demangle_names(struct up_symtab *s)
 {
 	size_t m = 0, refused;
 	size_t *which = malloc((s->count ? s->count : 1) * sizeof(*which));
@@ -176,10 +176,10 @@ static int demangle_names(struct up_symtab *s, const uint32_t *order)
 		goto done;
 	}
 	for (size_t i = 0; i < s->count; i++) {
-		const char *name = s->names + s->entries[order[i]].name;
+		const char *name = s->names + s->entries[i].name;
 
 		if (symbol_is_mangled(name)) {
-			which[m] = order[i];
+			which[m] = i;
 			names[m++] = name;
 		}
 	}
@@ -264,7 +264,7 @@ static uint32_t *sort_by_address(const struct sym_entry *e, size_t n)
  * (aliases merged away) dropped: the passes over the table in address
  * order (the C++ names, a name's lookup, the writers) then read the
  * names in order, where the file's order made each name a cache miss. */
-static int arena_in_address_order(struct up_symtab *s, const uint32_t *order)
+static int arena_in_address_order(struct up_symtab *s)
 {
 	size_t pos = 0;
 	/* The kept names are some of those added: they fit in their size. */
@@ -274,7 +274,7 @@ static int arena_in_address_order(struct up_symtab *s, const uint32_t *order)
 	if (!names)
 		return up_fail(UP_ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->count; i++) {
-		struct sym_entry *e = &s->entries[order[i]];
+		struct sym_entry *e = &s->entries[i];
 		const char *name = entry_name(s, e);
 		unsigned size = e->name_size & ~SYM_NAME_BORROWED;
 		/* A lent name cut to SYMTAB_MAX_NAME ends here, not at its NUL. */
@@ -296,19 +296,66 @@ static int arena_in_address_order(struct up_symtab *s, const uint32_t *order)
 	return 0;
 }
 
+/* e[i] = the old e[k[i]] for i < n (k's first n distinct), in place: the
+ * entries not kept fill the rest of k (count long) to make one
+ * permutation, applied a cycle at a time, each entry moved once. A second
+ * array of the kept entries would be fresh pages, the costliest part of a
+ * large table's load in a PV dom0. k is used up. */
+static int move_kept_first(struct sym_entry *e, size_t count, uint32_t *k,
+			   size_t n)
+{
+	const uint32_t done = 1u << 31;
+	uint8_t *kept = calloc(count / 8 + 1, 1);
+	size_t j = n;
+
+	if (!kept || count >= done) {
+		free(kept);
+		return up_fail(UP_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		kept[k[i] / 8] |= (uint8_t)(1u << (k[i] % 8));
+	for (size_t src = 0; src < count; src++)
+		if (!(kept[src / 8] & (1u << (src % 8))))
+			k[j++] = (uint32_t)src;
+	free(kept);
+	for (size_t i = 0; i < count; i++) {
+		struct sym_entry first;
+		size_t d = i;
+
+		if (k[i] & done)
+			continue;
+		first = e[i];
+		for (;;) {
+			size_t src = k[d];
+
+			k[d] |= done;
+			if (src == i) {
+				e[d] = first;
+				break;
+			}
+			e[d] = e[src];
+			d = src;
+		}
+	}
+	return 0;
+}
+
+/* The final table is the entries' own array: an entry and a symbol are
+ * the same size, each entry turned into its symbol where it lies. */
+_Static_assert(sizeof(struct sym_entry) == sizeof(struct up_symbol),
+	       "entries become symbols in place");
+
 int symtab_finish(struct up_symtab *s)
 {
-	uint32_t *k = NULL;
 	size_t n = 0;
 	int rc;
 
 	/* One entry per address: the best alias (entry_cmp's first), picked
-	 * in one pass over each run of equal addresses. The winners' indexes
-	 * are kept over the sorted ones and the entries read through them:
-	 * no second array of entries, whose fresh pages would cost more than
-	 * the table's whole build in a PV dom0. */
+	 * in one pass over each run of equal addresses; the kept ones then
+	 * moved to the front in address order. */
 	if (s->count) {
-		k = sort_by_address(s->entries, s->count);
+		uint32_t *k = sort_by_address(s->entries, s->count);
+
 		if (!k)
 			return up_fail(UP_ENOMEM, "out of memory");
 		for (size_t i = 0; i < s->count; i++) {
@@ -319,28 +366,34 @@ int symtab_finish(struct up_symtab *s)
 			else if (entry_cmp(e, &s->entries[k[n - 1]]) < 0)
 				k[n - 1] = k[i];
 		}
+		rc = move_kept_first(s->entries, s->count, k, n);
+		free(k);
+		if (rc < 0)
+			return rc;
 	}
 	s->count = n;
-	rc = arena_in_address_order(s, k);
-	if (rc == 0 && s->long_names)
+	rc = arena_in_address_order(s);
+	if (rc < 0)
+		return rc;
+	if (s->long_names)
 		symtab_warn(s, "%zu names longer than %u bytes: cut there",
 			    s->long_names, SYMTAB_MAX_NAME);
-	if (rc == 0)
-		rc = demangle_names(s, k);
-	if (rc == 0 && !(s->syms = calloc(n ? n : 1, sizeof(*s->syms))))
-		rc = up_fail(UP_ENOMEM, "out of memory");
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		const struct sym_entry *e = &s->entries[k[i]];
+	rc = demangle_names(s);
+	if (rc < 0)
+		return rc;
+	if (!s->entries && !(s->entries = calloc(1, sizeof(*s->entries))))
+		return up_fail(UP_ENOMEM, "out of memory");
+	fit_array(&s->entries, &s->cap, n, sizeof(*s->entries));
+	for (size_t i = 0; i < n; i++) {
+		const struct sym_entry e = s->entries[i];
+		const struct up_symbol sym = { e.addr, e.size, s->names + e.name };
 
-		s->syms[i].addr = e->addr;
-		s->syms[i].size = e->size;
-		s->syms[i].name = s->names + e->name;
+		memcpy(&s->entries[i], &sym, sizeof(sym));
 	}
-	free(k);
-	free(s->entries);
+	s->syms = (struct up_symbol *)(void *)s->entries;
 	s->entries = NULL;
 	s->cap = 0;
-	return rc;
+	return 0;
 }
 
 size_t up_symtab_count(const struct up_symtab *s)
