@@ -19,6 +19,11 @@ struct symtab_limits symtab_limits = { 1u << 22, 1u << 28 };
 
 static void cache_free(struct up_symtab *s);
 
+struct name_block {
+	struct name_block *next;
+	char *names;
+};
+
 struct up_symtab *symtab_alloc(enum up_symtab_format format)
 {
 	struct up_symtab *s = calloc(1, sizeof(*s));
@@ -36,6 +41,13 @@ void up_symtab_free(struct up_symtab *s)
 	free(s->names);
 	free(s->syms);
 	free(s->build_id);
+	while (s->added) {
+		struct name_block *b = s->added;
+
+		s->added = b->next;
+		free(b->names);
+		free(b);
+	}
 	srcinfo_free(s->src);
 	cache_free(s);
 	free(s);
@@ -393,6 +405,73 @@ int symtab_finish(struct up_symtab *s)
 	s->syms = (struct up_symbol *)(void *)s->entries;
 	s->entries = NULL;
 	s->cap = 0;
+	return 0;
+}
+
+/* The first symbol at or above addr. */
+static size_t lower_bound(const struct up_symtab *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int symtab_insert(struct up_symtab *s, uint64_t lo, uint64_t hi,
+		  const struct up_symbol *add, size_t n, char *names)
+{
+	struct name_block *b = malloc(sizeof(*b));
+	size_t from = lower_bound(s, lo), to = lower_bound(s, hi);
+	size_t old = to - from, kept = 0, m, tail = s->count - to;
+	struct up_symbol *mid = malloc((old + n ? old + n : 1) * sizeof(*mid));
+	struct up_symbol *grown;
+
+	if (!b || !mid || s->count + n > symtab_limits.symbols) {
+		free(b);
+		free(mid);
+		free(names);
+		if (s->count + n > symtab_limits.symbols)
+			return up_fail(UP_ENOMEM, "more than %zu symbols",
+				       symtab_limits.symbols);
+		return up_fail(UP_ENOMEM, "out of memory");
+	}
+	/* The new middle: the old symbols in [lo, hi) merged with add, each
+	 * of add replacing the one at its address. */
+	for (size_t i = from, j = 0; i < to || j < n;) {
+		if (j < n && (i == to || add[j].addr <= s->syms[i].addr)) {
+			if (i < to && s->syms[i].addr == add[j].addr)
+				i++;
+			mid[kept++] = add[j++];
+		} else {
+			mid[kept++] = s->syms[i++];
+		}
+	}
+	m = from + kept + tail;
+	if (m > s->count) {
+		grown = realloc(s->syms, m * sizeof(*grown));
+		if (!grown) {
+			free(b);
+			free(mid);
+			free(names);
+			return up_fail(UP_ENOMEM, "out of memory");
+		}
+		s->syms = grown;
+	}
+	memmove(s->syms + from + kept, s->syms + to, tail * sizeof(*s->syms));
+	memcpy(s->syms + from, mid, kept * sizeof(*mid));
+	free(mid);
+	s->count = m;
+	b->names = names;
+	b->next = s->added;
+	s->added = b;
+	cache_free(s);             /* its answers are indexes */
 	return 0;
 }
 

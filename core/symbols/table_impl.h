@@ -40,6 +40,7 @@ struct up_symtab {
 	char warning[256];         /* caps hit while loading: one line */
 	bool capped;               /* symbols left out (SYMTAB_MAX_*) */
 	size_t long_names;         /* names cut to SYMTAB_MAX_NAME */
+	struct name_block *added;  /* names of symbols_insert's symbols */
 	struct srcinfo *src;       /* DWARF lines and inlines, or NULL */
 	struct lookup_cache *lookups;  /* the writers' (lookup_cache.h) */
 };
@@ -74,6 +75,15 @@ void symtab_lend_names(struct up_symtab *s, const char *strings, size_t len);
 /* Add a symbol (symtab_finish demangles C++ names). */
 int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	       const char *name, int rank);
+
+/* Into a finished table: add[0..n) (sorted by address, distinct, all in
+ * [lo, hi)), each replacing any symbol at its address, the others in
+ * [lo, hi) kept. Only the symbols from lo on move: no rebuild of a large
+ * table. The table takes names (one malloc'ed block, NUL-separated, that
+ * add's names point into). 0 or UP_ENOMEM (table unchanged, names freed). */
+struct name_block;
+int symtab_insert(struct up_symtab *s, uint64_t lo, uint64_t hi,
+		  const struct up_symbol *add, size_t n, char *names);
 
 /* Sort, merge aliases and resolve names; the table is then read-only. */
 int symtab_finish(struct up_symtab *s);

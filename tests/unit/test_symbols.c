@@ -188,6 +188,47 @@ static void test_nm_map(void)
 	up_symtab_free(s);
 }
 
+/* The hypercall page's stubs named in a finished table: each stub
+ * replaces the symbol at its address (hypercall_page, an alias at a stub's
+ * address), the others in the page and around it stay, and naming again
+ * changes nothing. */
+static void test_hypercall_stubs(void)
+{
+	static const char map[] =
+		"0000000000010ff0 T before\n"
+		"0000000000011000 T hypercall_page\n"
+		"0000000000011011 t odd_inside\n"
+		"0000000000011040 t stub_alias\n"
+		"0000000000012000 T after\n"
+		"0000000000012100 A _end\n";
+	struct up_symtab *s;
+	const struct up_symbol *sym;
+	char name[128];
+
+	REQUIRE(up_symtab_load_mem(&s, map, sizeof(map) - 1, "map") == 0);
+	REQUIRE(up_symtab_count(s) == 5);
+	for (int round = 0; round < 2; round++) {
+		REQUIRE(up_symtab_name_hypercalls(s, 0x11000) == 0);
+		CHECK(up_symtab_count(s) == 5 - 2 + 128);
+		up_symtab_format(s, 0x11000, false, name, sizeof(name));
+		CHECK_STR(name, "hypercall_page [set_trap_table]");
+		up_symtab_format(s, 0x11011, false, name, sizeof(name));
+		CHECK_STR(name, "odd_inside");
+		up_symtab_format(s, 0x11045, false, name, sizeof(name));
+		CHECK_STR(name, "hypercall_page [set_gdt]");
+		up_symtab_format(s, 0x11fff, false, name, sizeof(name));
+		CHECK_STR(name, "hypercall_page [#127]");
+		sym = up_symtab_lookup(s, 0x10ff8);
+		CHECK(sym && strcmp(sym->name, "before") == 0);
+		sym = up_symtab_lookup(s, 0x12050);
+		CHECK(sym && strcmp(sym->name, "after") == 0);
+		for (size_t i = 1; i < up_symtab_count(s); i++)
+			CHECK(up_symtab_symbol(s, i - 1)->addr < up_symtab_symbol(s, i)->addr);
+	}
+	CHECK(up_symtab_name_hypercalls(s, 0x11001) == UP_EINVAL);
+	up_symtab_free(s);
+}
+
 /* A map in no order, over addresses that differ in every byte, with up
  * to three aliases an address: the table comes out in address order with
  * the best alias kept (global over weak over local, then the first
@@ -454,6 +495,7 @@ int main(int argc, char **argv)
 	RUN(test_warmed_lookups);
 	RUN(test_gzip_image);
 	RUN(test_nm_map);
+	RUN(test_hypercall_stubs);
 	RUN(test_shuffled_aliases);
 	RUN(test_large_image);
 	RUN(test_truncated_parts);
