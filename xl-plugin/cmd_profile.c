@@ -43,6 +43,7 @@ struct run {
 	struct timespec started;  /* wall clock, for the pprof header */
 	bool realtime;            /* sampled SCHED_FIFO with memory locked */
 	struct tk_backend_load backends; /* at the start: the placement's window */
+	struct xlp_setup_steps steps;    /* where set-up went, for -v */
 	struct tk_sampler_cpu where; /* the dom0 CPU the sampler ran on */
 	struct tk_pcpu_clock *pcpus[2]; /* Xen's idle clocks around sampling */
 	double *others_pct;       /* per vCPU (run.h) */
@@ -182,12 +183,18 @@ static int sample(struct run *r, double start_ms)
 			opt->consistency == UP_CONSISTENCY_RELAXED ?
 			", relaxed (no domain pause)" : "",
 			opt->duration_s > 0 ? "" : " until it ends");
+	xlp_setup_step(&r->steps, "placement");
 	if (opt->paused && tk_domain_unpause(&r->live.dom) < 0)
 		return -1;
 	r->setup_ms = now_ms() - start_ms;
-	if (opt->verbose)
-		fprintf(stderr, "xl profile: set up in %.0f ms, %ld KiB resident\n",
-			r->setup_ms, peak_rss_kib());
+	if (opt->verbose) {
+		char steps[512];
+
+		xlp_setup_steps_format(&r->steps, (uint64_t)(start_ms * 1e6), steps,
+				       sizeof(steps));
+		fprintf(stderr, "xl profile: set up in %.0f ms (%s), %ld KiB resident\n",
+			r->setup_ms, steps, peak_rss_kib());
+	}
 	if (!opt->no_realtime) {
 		const char *why;
 
@@ -300,11 +307,14 @@ int xlp_cmd_profile(int argc, char **argv)
 	xlp_live_stop_on_signals(&stop_requested);
 	if (tk_libxl_open() < 0)
 		return 1;
+	xlp_setup_step(&r.steps, "libxl");
 
 	r.live.opt = &opt;
+	r.live.steps = &r.steps;
 	if ((rc = xlp_live_check(&r.live, &stop_requested)) != 0)
 		goto out;
 	tk_backend_load_read(&r.backends);
+	xlp_setup_step(&r.steps, "checks");
 	rc = 1;
 	if (xlp_live_open(&r.live) < 0)
 		goto out;
@@ -318,6 +328,7 @@ int xlp_cmd_profile(int argc, char **argv)
 		rc = fail(NULL);
 		goto out;
 	}
+	xlp_setup_step(&r.steps, "crash guard");
 	if (sample(&r, start_ms) < 0)
 		goto out;
 	rc = opt.once ? print_once(&r) : write_results(&r);

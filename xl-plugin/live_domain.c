@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "live_domain.h"
+#include "util/clock.h"
 #include "toolkit/image_cache.h"
 #include "toolkit/kernel_map_load.h"
 #include "toolkit/debuginfod_fetch.h"
@@ -59,6 +60,32 @@ int xlp_live_check(struct xlp_live *r, volatile sig_atomic_t *stop)
 	return 0;
 }
 
+void xlp_setup_step(struct xlp_setup_steps *s, const char *what)
+{
+	if (!s || s->n >= XLP_SETUP_STEPS)
+		return;
+	s->what[s->n] = what;
+	s->end_ns[s->n++] = mono_ns();
+}
+
+void xlp_setup_steps_format(const struct xlp_setup_steps *s, uint64_t start_ns,
+			    char *buf, size_t size)
+{
+	size_t len = 0;
+	uint64_t from = start_ns;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < s->n && len < size; i++) {
+		int w = snprintf(buf + len, size - len, "%s%s %.0f", i ? ", " : "",
+				 s->what[i], (double)(s->end_ns[i] - from) / 1e6);
+
+		if (w < 0)
+			break;
+		len += (size_t)w;
+		from = s->end_ns[i];
+	}
+}
+
 /* Open the domain, then what its stacks are walked and named with: the
  * symbols, the unwind tables, the kernel map. 0, or -1 after one error
  * line. */
@@ -73,6 +100,7 @@ int xlp_live_open(struct xlp_live *r)
 		fprintf(stderr, "xl profile: %s\n", up_error_last());
 		return -1;
 	}
+	xlp_setup_step(r->steps, "domain");
 	info = up_target_info(r->t);
 	r->hypercalls = info->hypercalls;
 	if (opt->verbose)
@@ -92,13 +120,18 @@ int xlp_live_open(struct xlp_live *r)
 		q.guest_width = info->guest_width;
 	if (tk_find_symbols(&q, &r->symtab, &r->symbols_used) < 0)
 		return -1;
-	if (tk_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0 ||
-	    tk_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
+	xlp_setup_step(r->steps, "symbols");
+	if (tk_unwind_load(opt->unwinder, r->dom.kernel, r->symbols_used, opt->verbose, &r->uw) < 0)
+		return -1;
+	xlp_setup_step(r->steps, "unwind tables");
+	if (tk_kernel_map_load(r->dom.kernel, r->symbols_used, r->symtab, r->uw.cfi,
 				opt->entries, opt->nr_entries, opt->verbose, &r->kmap) < 0)
 		return -1;
+	xlp_setup_step(r->steps, "code map");
 	r->hypercall_seen = tk_kernel_map_probe(r->kmap, r->symtab, r->t, opt->verbose,
 						 "xl profile");
 	tk_image_cache_drop();         /* before sampling locks memory */
+	xlp_setup_step(r->steps, "hypercall probe");
 	return 0;
 }
 

@@ -11,8 +11,24 @@
 #include "toolkit/unwind_load.h"
 #include "uniprof/uniprof.h"
 
+/* Where set-up went, for -v: the end of each step, in order. */
+#define XLP_SETUP_STEPS 12
+struct xlp_setup_steps {
+	unsigned n;
+	const char *what[XLP_SETUP_STEPS];
+	uint64_t end_ns[XLP_SETUP_STEPS];
+};
+
+/* Step `what` ends now (it began where the one before ended). */
+void xlp_setup_step(struct xlp_setup_steps *s, const char *what);
+
+/* "libxl 12, domain 30, ..." (ms of each step since start_ns) into buf. */
+void xlp_setup_steps_format(const struct xlp_setup_steps *s, uint64_t start_ns,
+			    char *buf, size_t size);
+
 struct xlp_live {
 	const struct xlp_options *opt;
+	struct xlp_setup_steps *steps;  /* NULL: not timed */
 	struct tk_domain dom;
 	struct up_target *t;
 	struct up_symtab *symtab;
