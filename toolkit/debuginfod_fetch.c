@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #ifdef HAVE_DEBUGINFOD
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
+#include <pthread.h>
 #endif
 
 #include "debuginfod_fetch.h"
@@ -107,12 +109,57 @@ static long long bytes_on_disk(const char *dir)
 	return sum;
 }
 
+#ifdef HAVE_DEBUGINFOD
+/* libdebuginfod is opened when a fetch is asked, not linked, as elfutils'
+ * libdw opens it: it brings libcurl, GnuTLS, Kerberos and LDAP, some 40
+ * libraries whose loading and constructors cost every start ~430 page
+ * faults (tens of ms in an emulated dom0), fetch or not. */
+static struct {
+	__typeof__(&debuginfod_begin) begin;
+	__typeof__(&debuginfod_end) end;
+	__typeof__(&debuginfod_get_user_data) get_user_data;
+	__typeof__(&debuginfod_set_user_data) set_user_data;
+	__typeof__(&debuginfod_set_progressfn) set_progressfn;
+	__typeof__(&debuginfod_find_debuginfo) find_debuginfo;
+	__typeof__(&debuginfod_get_url) get_url;
+	char why[256];          /* "" once every function is found */
+} lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void lib_open(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	struct { void **fn; const char *name; } want[] = {
+		{ (void **)&lib.begin, "debuginfod_begin" },
+		{ (void **)&lib.end, "debuginfod_end" },
+		{ (void **)&lib.get_user_data, "debuginfod_get_user_data" },
+		{ (void **)&lib.set_user_data, "debuginfod_set_user_data" },
+		{ (void **)&lib.set_progressfn, "debuginfod_set_progressfn" },
+		{ (void **)&lib.find_debuginfo, "debuginfod_find_debuginfo" },
+		{ (void **)&lib.get_url, "debuginfod_get_url" },
+	};
+
+	if (!h) {
+		snprintf(lib.why, sizeof(lib.why),
+			 "cannot load libdebuginfod.so.1 (%s): install the Debian package libdebuginfod1",
+			 dlerror());
+		return;
+	}
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!(*want[i].fn = dlsym(h, want[i].name))) {
+			snprintf(lib.why, sizeof(lib.why),
+				 "libdebuginfod.so.1 has no %s: too old", want[i].name);
+			return;
+		}
+}
+#endif
+
 /* Called as the download goes: nonzero cancels it. DONE is the bytes of
  * this attempt (a loop count before a server answers: small); a retry
  * starts it again but appends to the same temp file, so attempts add up. */
 static int progress(debuginfod_client *c, long done, long total)
 {
-	struct fetch_state *f = debuginfod_get_user_data(c);
+	struct fetch_state *f = lib.get_user_data(c);
 	long long got;
 
 	if (f->stop && *f->stop) {
@@ -202,12 +249,18 @@ int tk_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 			 char *err, size_t errlen)
 {
 #ifdef HAVE_DEBUGINFOD
-	debuginfod_client *c = debuginfod_begin();
+	debuginfod_client *c;
 	const char *servers = getenv("DEBUGINFOD_URLS"), *url;
 	struct fetch_state f = { .stop = stop };
 	int fd;
 
 	*path = NULL;
+	pthread_once(&lib_once, lib_open);
+	if (lib.why[0]) {
+		snprintf(err, errlen, "%s", lib.why);
+		return -1;
+	}
+	c = lib.begin();
 	if (!servers)
 		servers = "no server: DEBUGINFOD_URLS is not set";
 	if (!c) {
@@ -218,15 +271,15 @@ int tk_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 	f.max_ms = (long long)tk_debuginfod_max_seconds() * 1000;
 	cache_dir_of(build_id, f.cache_dir, sizeof(f.cache_dir));
 	f.start_ns = mono_ns();
-	debuginfod_set_user_data(c, &f);
-	debuginfod_set_progressfn(c, progress);
+	lib.set_user_data(c, &f);
+	lib.set_progressfn(c, progress);
 	/* Length 0: the build-id is given as a hex string. */
-	fd = debuginfod_find_debuginfo(c, (const unsigned char *)build_id, 0, path);
-	url = debuginfod_get_url(c);
+	fd = lib.find_debuginfo(c, (const unsigned char *)build_id, 0, path);
+	url = lib.get_url(c);
 	snprintf(from, fromlen, "%s", url ? url : "debuginfod's cache");
 	/* A file that arrived whole before the deadline struck is good. */
 	if (fd >= 0 && (f.why == GOING || f.why == TOO_SLOW)) {
-		debuginfod_end(c);
+		lib.end(c);
 		close(fd);
 		return 0;
 	}
@@ -253,7 +306,7 @@ int tk_debuginfod_fetch(const char *build_id, volatile sig_atomic_t *stop,
 	else
 		snprintf(err, errlen, "cannot fetch build-id %s from %s: %s", build_id,
 			 servers, strerror(-fd));
-	debuginfod_end(c);
+	lib.end(c);
 	return -1;
 #else
 	(void)build_id;

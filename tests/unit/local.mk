@@ -71,7 +71,7 @@ tests_toolkit_test_symbols_find_SOURCES = tests/toolkit/test_symbols_find.c \
 	toolkit/debuginfod_fetch.c toolkit/debuginfod_fetch.h \
 	toolkit/image_cache.c toolkit/image_cache.h
 tests_toolkit_test_symbols_find_CFLAGS = $(AM_CFLAGS) $(DEBUGINFOD_CFLAGS)
-tests_toolkit_test_symbols_find_LDADD = $(LDADD) $(DEBUGINFOD_LIBS)
+tests_toolkit_test_symbols_find_LDADD = $(LDADD)
 tests_toolkit_test_debuginfod_fetch_SOURCES = tests/toolkit/test_debuginfod_fetch.c \
 	tests/unit/hostile_debuginfod.c tests/unit/hostile_debuginfod.h \
 	toolkit/symbols_find.c toolkit/symbols_find.h \
@@ -79,7 +79,7 @@ tests_toolkit_test_debuginfod_fetch_SOURCES = tests/toolkit/test_debuginfod_fetc
 	toolkit/unwind_load.c toolkit/unwind_load.h \
 	toolkit/image_cache.c toolkit/image_cache.h
 tests_toolkit_test_debuginfod_fetch_CFLAGS = $(AM_CFLAGS) -pthread $(DEBUGINFOD_CFLAGS)
-tests_toolkit_test_debuginfod_fetch_LDADD = $(LDADD) $(DEBUGINFOD_LIBS) -lpthread
+tests_toolkit_test_debuginfod_fetch_LDADD = $(LDADD) -lpthread
 tests_toolkit_test_image_cache_SOURCES = tests/toolkit/test_image_cache.c \
 	toolkit/image_cache.c toolkit/image_cache.h
 tests_toolkit_test_unwind_load_SOURCES = tests/toolkit/test_unwind_load.c \
