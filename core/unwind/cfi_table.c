@@ -164,11 +164,11 @@ static void classify(const struct arch *a, Dwarf_Frame *f, int ra_reg,
 	r->kind = CFI_ROW_NORMAL;
 }
 
-/* What libdw would spend on this FDE's rows, saturating. */
+/* What libdw would spend on this FDE's rows: two 32-bit figures, whose
+ * product is taken in 64 bits (in 32 it would wrap past the caps). */
 static uint64_t fde_work(const struct fde_ref *f)
 {
-	return f->work && f->rows > UINT64_MAX / f->work ? UINT64_MAX :
-	       f->rows * f->work;
+	return (uint64_t)f->rows * f->work;
 }
 
 /* The start of the first covered row in (a, end), or end: rows are

@@ -430,13 +430,13 @@ static int list_cies(const uint8_t *sec, size_t len, bool is_eh,
 	return 0;
 }
 
-/* One FDE: its range and its program's scan (added to its CIE's). 1 when
- * listed, 0 when skipped or refused (counted), -1 when malformed. */
 static uint32_t sat32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/* One FDE: its range and its program's scan (added to its CIE's). 1 when
+ * listed, 0 when skipped or refused (counted), -1 when malformed. */
 static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 		     struct entry *e, const struct cie_info *ci,
 		     struct fde_list *l, struct fde_ref *f)

@@ -351,6 +351,31 @@ static void test_quadratic_fde(void)
 	free(eh.b);
 }
 
+/* An FDE whose cost, rows times bytes, is past 32 bits: 65,537 rows of
+ * 65,536 bytes (one advance_loc each) is 2^32 + 65,536, which taken in
+ * 32 bits would read as 65,536 and pass the cap. Refused as too costly. */
+static void test_cost_past_32_bits(void)
+{
+	struct buf eh = { 0 }, elf;
+	size_t cie = put_cie(&eh, NULL, 0), n = 65536;
+	uint8_t *prog = malloc(n);
+	struct up_cfi_table *t;
+
+	REQUIRE(prog != NULL);
+	memset(prog, 0x41, n);          /* advance_loc 1 */
+	put_fde(&eh, cie, 0x100000, n + 1, prog, n);
+	put32(&eh, 0);
+	elf = make_elf(&eh, NULL);
+	t = load(&elf, 64);
+	REQUIRE(t != NULL);
+	CHECK(t->info.costly_fdes == 1);
+	CHECK(t->info.rows == 1);
+	up_cfi_table_free(t);
+	free(prog);
+	free(elf.b);
+	free(eh.b);
+}
+
 /* remember_state nested past the cap: libdw copies the whole state each
  * time; refused like a huge register. */
 static void test_remember_depth(void)
@@ -431,6 +456,7 @@ int main(void)
 	RUN(test_libdw_finds_only_vetted);
 	RUN(test_duplicate_fdes);
 	RUN(test_quadratic_fde);
+	RUN(test_cost_past_32_bits);
 	RUN(test_remember_depth);
 	RUN(test_fde_cap);
 	RUN(test_top_of_address_space);
