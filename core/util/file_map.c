@@ -18,9 +18,11 @@
  * lines. Past this, callers copy as they did before. */
 #define SLOTS 256
 
-/* The handler reads start and len without the lock: a slot is published
- * by its start, written last, and withdrawn by it, cleared first. */
+/* The handler reads a slot without the lock, as a seqlock: gen is odd
+ * while the slot changes, and a read between two equal even gens is of
+ * one mapping (start and len never of two). */
 struct slot {
+	atomic_uint gen;
 	_Atomic uintptr_t start;        /* 0: free */
 	_Atomic size_t len;
 	atomic_bool cut;
@@ -46,11 +48,14 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	uintptr_t a = (uintptr_t)si->si_addr;
 
-	for (int i = 0; i < SLOTS; i++) {
+	/* Only a fault the kernel raised (si_code > 0), not a kill(). */
+	for (int i = 0; si->si_code > 0 && i < SLOTS; i++) {
+		unsigned g = atomic_load(&slots[i].gen);
 		uintptr_t s = atomic_load(&slots[i].start);
 		size_t n = atomic_load(&slots[i].len);
 
-		if (!s || a < s || a - s >= n)
+		if ((g & 1) || atomic_load(&slots[i].gen) != g ||
+		    !s || a < s || a - s >= n)
 			continue;
 		uintptr_t from = page_down(a), to = page_down(s + n + page_size - 1);
 
@@ -65,25 +70,42 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 		old_bus.sa_sigaction(sig, si, uc);
 	} else if (old_bus.sa_handler != SIG_DFL && old_bus.sa_handler != SIG_IGN) {
 		old_bus.sa_handler(sig);
-	} else {
+	} else if (si->si_code > 0) {
 		/* The default action, on the access re-run as we return. */
 		struct sigaction dfl = { .sa_handler = SIG_DFL };
 
 		sigemptyset(&dfl.sa_mask);
 		sigaction(SIGBUS, &dfl, NULL);
+	} else if (old_bus.sa_handler == SIG_DFL) {
+		/* A SIGBUS sent, not a fault: what it would have done. */
+		struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+		sigemptyset(&dfl.sa_mask);
+		sigaction(SIGBUS, &dfl, NULL);
+		raise(SIGBUS);
 	}
 }
 
+/* Installed with each new mapping, unless it still is: a program may
+ * have set its own SIGBUS handler since (xl profile top's terminal
+ * restore), which ours then goes on to. Under the lock. */
 static int install(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigbus,
 				.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART };
+	struct sigaction cur, old;
 
-	if (installed)
+	if (installed && sigaction(SIGBUS, NULL, &cur) == 0 &&
+	    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus)
 		return 0;
 	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, &old_bus) < 0)
+	/* old_bus is what the handler chains to: set before it can run,
+	 * from what is there now. */
+	if (sigaction(SIGBUS, NULL, &old) < 0)
+		return -1;
+	old_bus = old;
+	if (sigaction(SIGBUS, &sa, NULL) < 0)
 		return -1;
 	installed = true;
 	return 0;
@@ -109,9 +131,11 @@ static int map_registered(int fd, size_t len, const struct file_stamp *st,
 		if (!atomic_load(&slots[i].start))
 			s = &slots[i];
 	if (!s || install() < 0) {
+		int e = s ? errno : EMFILE;
+
 		pthread_mutex_unlock(&lock);
 		close(fd);
-		errno = s ? errno : EMFILE;
+		errno = e;
 		return -1;
 	}
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
@@ -126,9 +150,11 @@ static int map_registered(int fd, size_t len, const struct file_stamp *st,
 	s->fd = fd;
 	s->stamp = *st;
 	s->stamp.fd = -1;
+	atomic_fetch_add(&s->gen, 1);           /* odd: changing */
 	atomic_store(&s->cut, false);
 	atomic_store(&s->len, len);
 	atomic_store(&s->start, (uintptr_t)p);
+	atomic_fetch_add(&s->gen, 1);           /* even: one mapping */
 	pthread_mutex_unlock(&lock);
 	*out = p;
 	return 0;
@@ -236,7 +262,9 @@ void file_map_release(void *p)
 	if (s) {
 		len = atomic_load(&s->len);
 		fd = s->fd;
+		atomic_fetch_add(&s->gen, 1);
 		atomic_store(&s->start, 0);
+		atomic_fetch_add(&s->gen, 1);
 	}
 	pthread_mutex_unlock(&lock);
 	if (!s)

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,43 @@ static void test_shortened_reads_zeros(void)
 	close(fd);
 }
 
+static volatile sig_atomic_t theirs;
+
+static void their_handler(int sig)
+{
+	(void)sig;
+	theirs++;
+}
+
+/* A SIGBUS that is not a read past a mapped file's end (one sent with
+ * kill, here raise) goes to the handler the program had; and a handler
+ * the program sets after the first mapping is chained to by the next. */
+static void test_other_sigbus_chained(void)
+{
+	char path[64];
+	int fd = make_file(path);
+	struct sigaction sa = { .sa_handler = their_handler }, before;
+	uint8_t *a, *b;
+
+	REQUIRE(fd >= 0);
+	unlink(path);
+	sigemptyset(&sa.sa_mask);
+	REQUIRE(sigaction(SIGBUS, NULL, &before) == 0);
+	REQUIRE(file_map(fd, LEN, &a) == 0);
+	REQUIRE(sigaction(SIGBUS, &sa, NULL) == 0);    /* set after ours */
+	REQUIRE(file_map_again(a, LEN, &b) == 1);      /* ours again, chaining */
+	theirs = 0;
+	raise(SIGBUS);
+	CHECK(theirs == 1);
+	REQUIRE(ftruncate(fd, 4096) == 0);
+	CHECK(b[LEN - 1] == 0 && file_map_was_cut(b));   /* still ours */
+	CHECK(theirs == 1);
+	file_map_release(b);
+	file_map_release(a);
+	sigaction(SIGBUS, &before, NULL);
+	close(fd);
+}
+
 static void test_stamp_refuses_changed(void)
 {
 	char path[64];
@@ -187,6 +225,7 @@ int main(void)
 {
 	RUN(test_mapped_private);
 	RUN(test_shortened_reads_zeros);
+	RUN(test_other_sigbus_chained);
 	RUN(test_stamp_refuses_changed);
 	RUN(test_read_mapped);
 	RUN(test_loaders_same);
