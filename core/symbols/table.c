@@ -120,11 +120,14 @@ int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	       const char *name, int rank)
 {
 	struct sym_entry *e;
-	size_t full = strnlen(name, SYMTAB_MAX_NAME + 1);
+	bool lent = s->lent && name >= s->lent && (size_t)(name - s->lent) < s->lent_len;
+	/* A lent name is read no further than its table's end, even if the
+	 * NUL the loader saw there is gone (a file rewritten under its
+	 * mapping): it ends at the table's end. */
+	size_t rest = lent ? s->lent_len - (size_t)(name - s->lent) : SIZE_MAX;
+	size_t full = strnlen(name, rest < SYMTAB_MAX_NAME + 1 ? rest : SYMTAB_MAX_NAME + 1);
 	size_t n = full <= SYMTAB_MAX_NAME ? full : name_length(name);
 	int rc;
-
-	bool lent = s->lent && name >= s->lent && (size_t)(name - s->lent) < s->lent_len;
 
 	if (s->count >= symtab_limits.symbols ||
 	    s->names_len + s->lent_used + n + 1 > symtab_limits.name_bytes) {

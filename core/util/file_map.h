@@ -12,7 +12,15 @@
  * read past the new end would raise SIGBUS. The first mapping installs a
  * handler that puts zero pages there instead (the loaders read untrusted
  * bytes anyway) and marks the mapping cut; other SIGBUSes go on to the
- * handler that was there before. */
+ * handler that was there before.
+ *
+ * A file rewritten in place (not shortened) while a loader parses it can
+ * change bytes between two reads of them, which a copy could not. The
+ * loaders bound what they read by the sizes they checked (a name by its
+ * string table's end), so the result is wrong but memory safe as far as
+ * our parsers go; the source lines refuse a file whose size or mtime
+ * changed since the load. Kernels replaced by a new file and a rename
+ * (install(1), package managers, xl's own images) are never affected. */
 #ifndef UP_FILE_MAP_H
 #define UP_FILE_MAP_H
 
