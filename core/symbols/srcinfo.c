@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <gelf.h>
@@ -407,12 +408,20 @@ static bool opened(struct srcinfo *si)
 	if (!si->buf && si->file.fd >= 0) {
 		uint8_t *m;
 
+		/* Mapped, or read if it cannot be (out of slots, memory):
+		 * refused only if it changed. */
 		if (file_map_stamped(&si->file, &m) == 0) {
 			si->buf = m;
 			si->buf_mapped = true;
+		} else if (errno != ESTALE && file_read_stamped(&si->file, &m) == 0) {
+			si->buf = m;
 		} else {
-			si->refused = "the image changed since its symbols were read: no source lines";
+			si->refused = errno == ESTALE ?
+				"the image changed since its symbols were read: no source lines" :
+				"the image could not be read again: no source lines";
 		}
+		close(si->file.fd);
+		si->file.fd = -1;
 	}
 	si->broken = !si->buf;
 	if (si->broken)

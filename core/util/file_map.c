@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -249,6 +250,34 @@ int file_map_stamped(const struct file_stamp *st, uint8_t **out)
 	if (dup < 0)
 		return -1;
 	return map_registered(dup, (size_t)st->size, st, out);
+}
+
+int file_read_stamped(const struct file_stamp *st, uint8_t **out)
+{
+	struct file_stamp now;
+	uint8_t *buf;
+	size_t got = 0;
+
+	if (st->fd < 0 || st->size == 0 || st->size > SIZE_MAX ||
+	    !(buf = malloc((size_t)st->size)))
+		return -1;
+	while (got < st->size) {
+		ssize_t n = pread(st->fd, buf + got, (size_t)st->size - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != st->size || stamp_of(st->fd, &now) < 0 || now.size != st->size ||
+	    now.mtime_s != st->mtime_s || now.mtime_ns != st->mtime_ns) {
+		free(buf);
+		errno = ESTALE;
+		return -1;
+	}
+	*out = buf;
+	return 0;
 }
 
 void file_map_release(void *p)

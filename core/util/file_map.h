@@ -57,8 +57,12 @@ int file_map_stamp(const void *p, struct file_stamp *st);
 
 /* Map the file of st privately again, if its size and modification time
  * are still those of st: 0 with *out set (release with file_map_release),
- * -1 if it changed or cannot be mapped. */
+ * -1 if it changed (errno ESTALE) or cannot be mapped (another errno). */
 int file_map_stamped(const struct file_stamp *st, uint8_t **out);
+
+/* The same file read into memory (malloc'ed), for when it cannot be
+ * mapped: 0, or -1 (errno ESTALE if it changed). */
+int file_read_stamped(const struct file_stamp *st, uint8_t **out);
 
 /* Unmap (and forget) a mapping made here. */
 void file_map_release(void *p);
