@@ -2,6 +2,7 @@
  * reads "hypercall_page [sched_op]" instead of "hypercall_page". */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,27 @@ const char *up_hypercall_name(unsigned nr)
 	       hypercalls[nr] : NULL;
 }
 
+/* Whether the stubs of this page are in the table: named once at load
+ * and again by each probe that finds the page, the table keeps one set. */
+static bool named_already(const struct up_symtab *s, uint64_t page)
+{
+	for (unsigned nr = 0; nr < UP_PAGE_SIZE / HYPERCALL_STUB_SIZE; nr += 29) {
+		const struct up_symbol *sym = up_symtab_lookup(s, page + (uint64_t)nr *
+								 HYPERCALL_STUB_SIZE);
+		char want[64];
+		const char *hc = up_hypercall_name(nr);
+
+		if (hc)
+			snprintf(want, sizeof(want), "hypercall_page [%s]", hc);
+		else
+			snprintf(want, sizeof(want), "hypercall_page [#%u]", nr);
+		if (!sym || sym->addr != page + (uint64_t)nr * HYPERCALL_STUB_SIZE ||
+		    sym->size != HYPERCALL_STUB_SIZE || strcmp(sym->name, want) != 0)
+			return false;
+	}
+	return true;
+}
+
 /* Into the finished table, each stub ranked above any alias at its
  * address (hypercall_page itself): symtab_insert moves only what follows
  * the page, where taking the whole table back and sorting it again cost
@@ -49,6 +71,8 @@ int up_symtab_name_hypercalls(struct up_symtab *s, uint64_t page)
 
 	if (!s || !page || page % UP_PAGE_SIZE || page > UINT64_MAX - UP_PAGE_SIZE)
 		return up_fail(UP_EINVAL, "no symbol table or hypercall page");
+	if (named_already(s, page))
+		return 0;
 	names = malloc(STUBS * NAME_MAX_LEN);
 	if (!names)
 		return up_fail(UP_ENOMEM, "out of memory");
@@ -59,7 +83,7 @@ int up_symtab_name_hypercalls(struct up_symtab *s, uint64_t page)
 
 		stubs[nr] = (struct up_symbol){ page + (uint64_t)nr * HYPERCALL_STUB_SIZE,
 						HYPERCALL_STUB_SIZE, names + used };
-		used += (size_t)w + 1;
+		used += (size_t)(w < NAME_MAX_LEN ? w : NAME_MAX_LEN - 1) + 1;
 	}
 	return symtab_insert(s, page, page + UP_PAGE_SIZE, stubs, STUBS, names);
 }
