@@ -149,6 +149,7 @@ static void lib_open(void)
 		if (!(*want[i].fn = dlsym(h, want[i].name))) {
 			snprintf(lib.why, sizeof(lib.why),
 				 "libdebuginfod.so.1 has no %s: too old", want[i].name);
+			dlclose(h);
 			return;
 		}
 }
