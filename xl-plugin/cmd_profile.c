@@ -261,10 +261,15 @@ static int write_results(struct run *r)
 		.others_pct = r->others_pct, .nr_others = r->others_pct ? r->stats.nr_vcpus : 0,
 	};
 
+	uint64_t write_ns = mono_ns();
+
 	tk_run_source(&out, &rep, r->live.kmap, &r->started, opt->formats);
 	rc = tk_formats_write(&out.src, opt->formats, r->stem,
 			       opt->quiet ? NULL : stdout) < 0 ? 1 : 0;
 	tk_run_source_release(&out);
+	if (opt->verbose)
+		fprintf(stderr, "xl profile: outputs written in %.0f ms\n",
+			(double)(mono_ns() - write_ns) / 1e6);
 	tk_busy_warnings(&rep, stderr);
 	/* A guest that ends at once (a unikernel's test, run from boot with
 	 * --paused) leaves files with nothing in them: said, not left to be
