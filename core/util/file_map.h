@@ -16,11 +16,12 @@
  *
  * A file rewritten in place (not shortened) while a loader parses it can
  * change bytes between two reads of them, which a copy could not. The
- * loaders bound what they read by the sizes they checked (a name by its
- * string table's end), so the result is wrong but memory safe as far as
- * our parsers go; the source lines refuse a file whose size or mtime
- * changed since the load. Kernels replaced by a new file and a rename
- * (install(1), package managers, xl's own images) are never affected. */
+ * symbol names, read in their string table, are bounded by its end; the
+ * other parsers (eh_frame.c, dwarf_prescan.c, libelf, libdw) have not
+ * been audited for reading one field twice. The source lines refuse a
+ * file whose size or mtime changed since the load. Kernels replaced by a
+ * new file and a rename (install(1), package managers) are never
+ * affected. */
 #ifndef UP_FILE_MAP_H
 #define UP_FILE_MAP_H
 
