@@ -9,14 +9,13 @@
 
 #include <gelf.h>
 #include <libunwind.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arch/arch.h"
 #include "unwind/eh_frame.h"
 #include "util/error_impl.h"
-#include "util/file_map.h"
+#include "util/elf_copy.h"
 #include "util/image_file.h"
 #include "unwind/kernel_map.h"
 #include "uniprof/sys/unwind.h"
@@ -368,34 +367,21 @@ int up_libunwind_load_mem(struct up_libunwind **out, const void *image,
 			  size_t len, const char *what)
 {
 	struct up_libunwind *lu = calloc(1, sizeof(*lu));
-	/* libelf may write to the image: a copy, or a private mapping of
-	 * the image's file when image is one (file_map.h). */
-	uint8_t *mapped = NULL;
-	bool file = len && file_map_again(image, len, &mapped) == 1;
-	char *copy = file ? (char *)mapped : malloc(len ? len : 1);
+	struct elf_copy copy;           /* libelf may write to the image */
 	Elf *elf = NULL;
 	int rc;
 
-	if (!lu || !copy) {
+	if (!lu || elf_copy_all(&copy, image, len) < 0) {
 		free(lu);
-		if (file)
-			file_map_release(copy);
-		else
-			free(copy);
 		return up_fail(UP_ENOMEM, "out of memory");
 	}
-	if (!file)
-		memcpy(copy, image, len);
 	elf_version(EV_CURRENT);
-	elf = elf_memory(copy, len);
+	elf = elf_memory(copy.bytes, len);
 	rc = elf && elf_kind(elf) == ELF_K_ELF ? build(lu, elf, what) :
 		up_fail(UP_EFORMAT, "%s: not a valid ELF file", what);
 	if (elf)
 		elf_end(elf);
-	if (file)
-		file_map_release(copy);
-	else
-		free(copy);
+	elf_copy_release(&copy);
 	if (rc < 0) {
 		up_libunwind_free(lu);
 		return rc;

@@ -103,21 +103,37 @@ static bool copy_parts(struct elf_copy *c, const uint8_t *buf, bool tables,
 	return true;
 }
 
+/* Bytes mapped from a file (file_map.h): a private mapping of the same
+ * file is the whole image for the cost of the pages read. */
+static bool map_again(struct elf_copy *c, const void *buf)
+{
+	uint8_t *mapped;
+
+	if (!c->len || file_map_again(buf, c->len, &mapped) != 1)
+		return false;
+	c->bytes = (char *)mapped;
+	c->file = true;
+	return true;
+}
+
+static int copy_whole(struct elf_copy *c, const void *buf)
+{
+	c->bytes = malloc(c->len ? c->len : 1);
+	if (!c->bytes)
+		return up_fail(UP_ENOMEM, "out of memory");
+	memcpy(c->bytes, buf, c->len);
+	return 0;
+}
+
 int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
 		     bool tables, const char *const *also)
 {
 	uint64_t parts = 0;
-	uint8_t *mapped;
 
 	memset(c, 0, sizeof(*c));
 	c->len = len;
-	/* Bytes mapped from a file (file_map.h): a private mapping of the
-	 * same file is the whole image for the cost of the pages read. */
-	if (len && file_map_again(buf, len, &mapped) == 1) {
-		c->bytes = (char *)mapped;
-		c->file = true;
+	if (map_again(c, buf))
 		return 0;
-	}
 	/* Parts that are most of the image: a whole copy, into memory the
 	 * allocator has already touched, costs less than a fault a page. */
 	if (len >= elf_copy_limits.parts_from &&
@@ -133,11 +149,14 @@ int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
 			return 0;
 		}
 	}
-	c->bytes = malloc(len ? len : 1);
-	if (!c->bytes)
-		return up_fail(UP_ENOMEM, "out of memory");
-	memcpy(c->bytes, buf, len);
-	return 0;
+	return copy_whole(c, buf);
+}
+
+int elf_copy_all(struct elf_copy *c, const void *buf, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->len = len;
+	return map_again(c, buf) ? 0 : copy_whole(c, buf);
 }
 
 void elf_copy_whole(struct elf_copy *c, const void *buf)

@@ -33,6 +33,11 @@ int elf_copy_headers(struct elf_copy *c, const void *buf, size_t len,
  * (the parts' bytes, and libelf's view of them, stay as they were). */
 void elf_copy_whole(struct elf_copy *c, const void *buf);
 
+/* The whole image, for a reader of any part (libunwind's tables): a
+ * private mapping of its file when buf is one (file_map.h), else a whole
+ * copy. 0 or UP_ENOMEM. */
+int elf_copy_all(struct elf_copy *c, const void *buf, size_t len);
+
 void elf_copy_release(struct elf_copy *c);
 
 /* When the parts are copied rather than the whole: images of at least
