@@ -21,6 +21,7 @@
 #include "util/clock.h"
 #include "util/error_impl.h"
 #include "util/file_map.h"
+#include "util/file_read.h"
 #include "util/grow.h"
 #include "util/strmap.h"
 #include "util/utf8.h"
@@ -99,7 +100,6 @@ struct srcinfo {
 	/* The image's file, mapped at the first lookup (after sampling) where
 	 * buf would be a copy made at load: file_map.h. */
 	struct file_stamp file;
-	bool buf_mapped;
 	Elf *elf;
 	Dwarf *dw;
 	bool opened, broken;
@@ -191,10 +191,7 @@ void srcinfo_free(struct srcinfo *si)
 		dwarf_end(si->dw);
 	if (si->elf)
 		elf_end(si->elf);
-	if (si->buf_mapped)
-		file_map_release(si->buf);
-	else
-		free(si->buf);
+	file_read_release(si->buf);     /* a mapping, or malloc'ed */
 	if (si->file.fd >= 0)
 		close(si->file.fd);
 	free(si->table);
@@ -412,7 +409,6 @@ static bool opened(struct srcinfo *si)
 		 * refused only if it changed. */
 		if (file_map_stamped(&si->file, &m) == 0) {
 			si->buf = m;
-			si->buf_mapped = true;
 		} else if (errno != ESTALE && file_read_stamped(&si->file, &m) == 0) {
 			si->buf = m;
 		} else {
