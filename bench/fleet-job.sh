@@ -12,6 +12,16 @@ FLEET_RECV=$UNIPROF_TOOLS/uniprof-ingest-receiver
 # cpu_ticks PID: user + system clock ticks of a process, all its threads
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
 
+# child_ticks PID: the same, summed over the process's living children:
+# the daemon's crash guards (uniprof-guard, one per domain it profiles),
+# whose CPU is the daemon's cost too but not in its own /proc figures.
+# (Fields counted after the name's closing parenthesis: a name may hold
+# spaces.)
+child_ticks() {
+	awk -v p=$1 '{ sub(/.*\) /, "") } $2 == p { t += $12 + $13; n++ }
+		END { print (CHILDREN ? n : t) + 0 }' CHILDREN=${2:-} /proc/[0-9]*/stat 2>/dev/null
+}
+
 fleet_phase() {
 	_n=$1 _i=1 _ok=1
 	while [ $_i -le $_n ]; do
@@ -34,9 +44,9 @@ fleet_phase() {
 		done
 		put "fleet serving domains=$_n after_s=$_w"
 		sleep 14
-		_s0=$(fleet_samples) _t0=$(uptime_ms) _c0=$(cpu_ticks $_pid)
+		_s0=$(fleet_samples) _t0=$(uptime_ms) _c0=$(cpu_ticks $_pid) _g0=$(child_ticks $_pid)
 		sleep 30
-		_t1=$(uptime_ms) _c1=$(cpu_ticks $_pid) _s1=$(fleet_samples)
+		_t1=$(uptime_ms) _c1=$(cpu_ticks $_pid) _g1=$(child_ticks $_pid) _s1=$(fleet_samples)
 		_rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$_pid/status)
 		wget -q -O $OUT/fleet-$_n.domains http://127.0.0.1:9190/domains
 		wget -q -O $OUT/fleet-$_n.status http://127.0.0.1:9190/status
@@ -46,7 +56,7 @@ fleet_phase() {
 		_sent=$(sed -n 's/.*"sent": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_drop=$(sed -n 's/.*"dropped_queue_full": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_scale=$(sed -n 's/.*"rate_scale": \([0-9.]*\).*/\1/p' $OUT/fleet-$_n.status)
-		put "fleet domains=$_n window_ms=$((_t1 - _t0)) cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
+		put "fleet domains=$_n window_ms=$((_t1 - _t0)) cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') guard_cpu_pct=$(awk -v c=$((_g1 - _g0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') guards=$(child_ticks $_pid count) rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
 		kill -TERM $_pid
 		wait $_pid
 	fi
