@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,8 +39,8 @@ static void unmap_shared(struct pause_state *shared)
 /* The watchdog's two descriptors, where it finds them: only these cross
  * its exec. Ours are close-on-exec from birth, so a guard spawned by
  * another thread (the daemon samples several domains) never holds the
- * pipe of another target open. */
-enum { GUARD_PIPE_FD = 3, GUARD_FLAG_FD = 4 };
+ * socket of another target open. */
+enum { GUARD_SOCKET_FD = 3, GUARD_FLAG_FD = 4 };
 
 /* fd moved above the descriptors the child gets (close-on-exec). */
 static int high_cloexec(int fd)
@@ -52,7 +53,7 @@ static int high_cloexec(int fd)
 
 int up_crash_guard_install(struct up_target *t)
 {
-	char a_pipe[16], a_flag[16], a_dom[16];
+	char a_sock[16], a_flag[16], a_dom[16];
 	char *argv[5];
 	struct pause_state *shared;
 	posix_spawn_file_actions_t fa;
@@ -78,13 +79,15 @@ int up_crash_guard_install(struct up_target *t)
 	}
 	ps_init(shared);
 	ps_copy(shared, t->ps);
-	if (pipe2(fds, O_CLOEXEC) < 0) {
+	/* A socket, not a pipe: a word to a guard that died must fail, not
+	 * raise SIGPIPE in the profiler (send's MSG_NOSIGNAL). */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0) {
 		unmap_shared(shared);
 		close(flag_fd);
 		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
 	}
 	fds[0] = high_cloexec(fds[0]);
-	snprintf(a_pipe, sizeof(a_pipe), "%d", GUARD_PIPE_FD);
+	snprintf(a_sock, sizeof(a_sock), "%d", GUARD_SOCKET_FD);
 	snprintf(a_flag, sizeof(a_flag), "%d", GUARD_FLAG_FD);
 	/* Image targets (tests) get the same watchdog; it then ends pauses
 	 * in the shared stand-in for Xen's pause count. */
@@ -93,7 +96,7 @@ int up_crash_guard_install(struct up_target *t)
 	else
 		snprintf(a_dom, sizeof(a_dom), "image");
 	argv[0] = (char *)"uniprof-guard";
-	argv[1] = a_pipe;
+	argv[1] = a_sock;
 	argv[2] = a_flag;
 	argv[3] = a_dom;
 	argv[4] = NULL;
@@ -104,7 +107,7 @@ int up_crash_guard_install(struct up_target *t)
 	 * privileges and escape the limits the administrator set. */
 	rc = fds[0] < 0 ? errno : posix_spawn_file_actions_init(&fa);
 	if (rc == 0) {
-		rc = posix_spawn_file_actions_adddup2(&fa, fds[0], GUARD_PIPE_FD);
+		rc = posix_spawn_file_actions_adddup2(&fa, fds[0], GUARD_SOCKET_FD);
 		if (rc == 0)
 			rc = posix_spawn_file_actions_adddup2(&fa, flag_fd, GUARD_FLAG_FD);
 		if (rc == 0)
@@ -145,16 +148,23 @@ void up_crash_guard_release(struct up_target *t)
 	ps_copy(&t->ps_local, shared);
 	t->ps = &t->ps_local;
 	/* Our last unpause failed: the watchdog must not quit. Closing the
-	 * pipe instead tells it we are gone; it then keeps trying to unpause
+	 * socket instead tells it we are gone; it then keeps trying to unpause
 	 * on its own, and we do not wait for it. */
 	held = ps_held(shared);
-	if (!held && write(t->guard_fd, "q", 1) == 1)
+	if (!held && send(t->guard_fd, "q", 1, MSG_NOSIGNAL) == 1)
 		while (waitpid(t->guard_pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	close(t->guard_fd);
 	unmap_shared(shared);
 	t->guard_fd = -1;
 	t->guard_pid = -1;
+}
+
+void crash_guard_wake(struct up_target *t)
+{
+	/* Never waits: a guard with words unread is awake already. */
+	if (t->guard_pid > 0)
+		(void)!send(t->guard_fd, "w", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 uint64_t up_crash_guard_pid(const struct up_target *t)

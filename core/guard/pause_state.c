@@ -14,6 +14,7 @@ void ps_init(struct pause_state *ps)
 	atomic_init(&ps->since_ns, 0);
 	atomic_init(&ps->limit_ns, PS_DEFAULT_LIMIT_NS);
 	atomic_init(&ps->guard_releases, 0);
+	atomic_init(&ps->quiet_until_ns, 0);
 	atomic_init(&ps->image_held, 0);
 	atomic_init(&ps->image_unpauses, 0);
 	atomic_init(&ps->image_bad_unpauses, 0);
@@ -24,6 +25,7 @@ void ps_copy(struct pause_state *to, const struct pause_state *from)
 	atomic_store(&to->since_ns, atomic_load(&from->since_ns));
 	atomic_store(&to->limit_ns, atomic_load(&from->limit_ns));
 	atomic_store(&to->guard_releases, atomic_load(&from->guard_releases));
+	atomic_store(&to->quiet_until_ns, atomic_load(&from->quiet_until_ns));
 	atomic_store(&to->image_held, atomic_load(&from->image_held));
 	atomic_store(&to->image_unpauses, atomic_load(&from->image_unpauses));
 	atomic_store(&to->image_bad_unpauses,
@@ -39,15 +41,42 @@ bool ps_held(const struct pause_state *ps)
 	       p == PS_GUARD_UNPAUSING;
 }
 
-void ps_begin(struct pause_state *ps)
+bool ps_begin(struct pause_state *ps)
 {
-	uint64_t w = atomic_load(&ps->word);
+	uint64_t w = atomic_load(&ps->word), now = mono_ns();
+	/* Taken back before the pause shows: a guard that reads it after
+	 * sees 0 and looks every period; one that read it before sleeps
+	 * until it and must be woken if this pause comes earlier. */
+	uint64_t quiet = atomic_exchange(&ps->quiet_until_ns, 0);
 
 	/* The stamp first: the guard reads the word, then the stamp, so it
 	 * never pairs this pause with an older pause's stamp. The deadline
 	 * runs from here, so a slow pause hypercall counts against it. */
-	atomic_store(&ps->since_ns, mono_ns());
+	atomic_store(&ps->since_ns, now);
 	atomic_store(&ps->word, (SEQ(w) + 0x100) | PS_PAUSING);
+	return quiet > now;
+}
+
+void ps_quiet_until(struct pause_state *ps, uint64_t ns)
+{
+	atomic_store(&ps->quiet_until_ns, ns);
+}
+
+uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
+			   uint64_t wait_ns, uint64_t period_ns)
+{
+	uint64_t quiet;
+
+	if (atomic_load(&ps->limit_ns) == 0)
+		return PS_IDLE_SLEEP_NS;
+	if (wait_ns)
+		return wait_ns < period_ns ? wait_ns : period_ns;
+	/* A pause that begins at the quiet time or later is seen within a
+	 * period of its start, as one seen by looking every period. */
+	quiet = atomic_load(&ps->quiet_until_ns);
+	if (quiet <= now)
+		return period_ns;
+	return (quiet - now < PS_IDLE_SLEEP_NS ? quiet - now : PS_IDLE_SLEEP_NS) + period_ns;
 }
 
 void ps_paused(struct pause_state *ps)

@@ -35,6 +35,11 @@ struct pause_state {
 	_Atomic uint64_t since_ns;        /* CLOCK_MONOTONIC at the pause */
 	_Atomic uint64_t limit_ns;        /* 0: no deadline */
 	_Atomic uint64_t guard_releases;  /* pauses the guard ended */
+	/* No pause of ours begins before this instant (CLOCK_MONOTONIC)
+	 * unless ps_begin says so: the guard sleeps until then rather than
+	 * look every few milliseconds between a sampler's samples (one
+	 * guard per domain: uniprofd runs dozens). 0: any time. */
+	_Atomic uint64_t quiet_until_ns;
 	/* Image targets only: a stand-in for Xen's pause count, so tests see
 	 * every pause and unpause, whoever makes it. */
 	_Atomic int64_t image_held;
@@ -54,16 +59,20 @@ void ps_copy(struct pause_state *to, const struct pause_state *from);
 bool ps_held(const struct pause_state *ps);
 
 /* The profiler's side. ps_begin marks the pause before the hypercall (a
- * crash in between must still unpause) and starts its deadline; ps_paused
- * says it landed; ps_begin_failed says it never happened.
+ * crash in between must still unpause) and starts its deadline; it
+ * returns true when the pause comes before the quiet time announced, so
+ * the guard may be asleep past its deadline and must be woken first.
+ * ps_paused says it landed; ps_begin_failed says it never happened.
+ * ps_quiet_until announces the next pause (UINT64_MAX: none planned).
  *
  * The guard acts only once the pause has landed, however overdue: an
  * unpause made before it would take away someone else's pause (Xen
  * counts pauses of a domain, not whose they are: uniprofd's push and pull
  * of one domain are two profilers), and ours, landing after, would then
  * never be undone. */
-void ps_begin(struct pause_state *ps);
+bool ps_begin(struct pause_state *ps);
 void ps_paused(struct pause_state *ps);
+void ps_quiet_until(struct pause_state *ps, uint64_t ns);
 void ps_begin_failed(struct pause_state *ps);
 
 enum ps_claim {
@@ -82,6 +91,15 @@ void ps_unpause_done(struct pause_state *ps, bool ok);
  * gets how long until the current pause would be overdue (0 if none). */
 int ps_guard_check(struct pause_state *ps, uint64_t now,
 		   int (*unpause)(void *arg), void *arg, uint64_t *wait_ns);
+
+/* How long the guard may sleep before it looks again, given now, what
+ * ps_guard_check left in wait_ns and its look period: until a pause in
+ * progress is overdue (at most a period), one period when a pause may
+ * begin at any time, and a period past the quiet time announced (at most
+ * PS_IDLE_SLEEP_NS beyond now) when none may begin before it. */
+#define PS_IDLE_SLEEP_NS (1000ull * 1000 * 1000)
+uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
+			   uint64_t wait_ns, uint64_t period_ns);
 
 /* The image target's pause count, with Xen's rule: no unpause below 0. */
 void ps_image_pause(struct pause_state *ps);

@@ -4,8 +4,9 @@
  *   uniprof-guard PIPE_FD STATE_FD DOMID|image
  * STATE_FD is the shared struct pause_state (core/guard/pause_state.h). It
  * watches two things:
- * - the pipe: 'q' is an orderly release; EOF means the profiler is gone,
- *   and a domain still paused by it is unpaused (retrying for a while);
+ * - the socket: 'q' is an orderly release; 'w' a pause before the quiet
+ *   time announced (pause_state.h); EOF means the profiler is gone, and a
+ *   domain still paused by it is unpaused (retrying for a while);
  * - the pause in progress: one that outlives its limit is ended here,
  *   exactly once (the state word's compare-and-swap decides whether we or
  *   the profiler make that unpause), even if the profiler is stuck.
@@ -128,14 +129,14 @@ int main(int argc, char **argv)
 {
 	struct sched_param sp = { .sched_priority = GUARD_PRIORITY };
 	struct domain d = { 0 };
-	int pipe_fd, flag_fd;
+	int sock_fd, flag_fd;
 	struct pollfd pfd;
 	bool said = false;
 	char c;
 
 	if (argc != 4)
 		return 2;
-	pipe_fd = atoi(argv[1]);
+	sock_fd = atoi(argv[1]);
 	flag_fd = atoi(argv[2]);
 	d.image = strcmp(argv[3], "image") == 0;
 	d.domid = (uint32_t)strtoul(argv[3], NULL, 10);
@@ -155,7 +156,7 @@ int main(int argc, char **argv)
 	/* Best effort: without the privilege, normal priority. */
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
 		mlockall(MCL_CURRENT | MCL_FUTURE);
-	pfd.fd = pipe_fd;
+	pfd.fd = sock_fd;
 	pfd.events = POLLIN;
 	for (;;) {
 		uint64_t wait, period = period_ns(d.ps);
@@ -168,10 +169,7 @@ int main(int argc, char **argv)
 				d.domid, strerror(d.last_errno));
 			said = true;
 		}
-		if (atomic_load(&d.ps->limit_ns) == 0)
-			wait = 1000ull * 1000 * 1000;
-		else if (wait == 0 || wait > period)
-			wait = period;
+		wait = ps_guard_sleep_ns(d.ps, mono_ns(), wait, period);
 		ts.tv_sec = (time_t)(wait / 1000000000ull);
 		ts.tv_nsec = (long)(wait % 1000000000ull);
 		rc = ppoll(&pfd, 1, &ts, NULL);
@@ -179,12 +177,14 @@ int main(int argc, char **argv)
 			continue;
 		if (rc <= 0)
 			continue;
-		rc = (int)read(pipe_fd, &c, 1);
+		rc = (int)read(sock_fd, &c, 1);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc == 1) {
-			/* A quit while the domain is still paused by us would
-			 * leave it so: the profiler never sends one then. */
+			/* 'w': a pause came before the quiet time announced;
+			 * looked at above. A quit while the domain is still
+			 * paused by us would leave it so: the profiler never
+			 * sends one then. */
 			if (c == 'q' && !ps_held(d.ps))
 				return 0;
 			continue;

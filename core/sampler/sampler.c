@@ -430,6 +430,7 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		 * which under emulation is longer than a sample. */
 		at = pacing_instant(&pc);
 		if (!missed) {
+			target_quiet_until(t, at);
 			pacing_sleep_until(at, stop);
 			now = mono_ns();
 		}
@@ -492,6 +493,9 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 	up_mem_get_stats(l.mem, &s->mem);
 	rc = 0;
 out:
+	/* Until the next run (uniprofd keeps the domain open between its
+	 * profiles), no pause is planned. */
+	target_quiet_until(t, UINT64_MAX);
 	loop_release(&l);
 	return rc;
 }

@@ -41,13 +41,19 @@ int up_target_pause(struct up_target *t)
 		return 0;
 	/* Mark first: a crash between the hypercall and the store must still
 	 * unpause. */
-	ps_begin(t->ps);
+	if (ps_begin(t->ps))
+		crash_guard_wake(t);
 	rc = t->ops->pause(t);
 	if (rc < 0)
 		ps_begin_failed(t->ps);
 	else
 		ps_paused(t->ps);
 	return rc;
+}
+
+void target_quiet_until(struct up_target *t, uint64_t ns)
+{
+	ps_quiet_until(t->ps, ns);
 }
 
 void target_will_read(struct up_target *t, unsigned first, unsigned last,

@@ -67,6 +67,14 @@ int target_end_pause(struct up_target *t, bool *released);
 void target_will_read(struct up_target *t, unsigned first, unsigned last,
 		      uint32_t ask_state, bool clocks);
 
+/* No pause of ours begins before ns (CLOCK_MONOTONIC; UINT64_MAX: none
+ * planned), unless the guard is woken first (up_target_pause does): the
+ * sampler says so before it sleeps, so the guard sleeps too. */
+void target_quiet_until(struct up_target *t, uint64_t ns);
+
+/* Wake t's crash guard to look at a pause it did not expect (crash_guard.c). */
+void crash_guard_wake(struct up_target *t);
+
 /* Append one register to a crash report's list (full: dropped). */
 void named_regs_put(struct up_named_regs *out, const char *name, uint64_t v);
 

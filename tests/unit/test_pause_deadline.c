@@ -17,6 +17,7 @@
 #include "target/image_hooks.h"
 #include "guard/pause_state.h"
 #include "target/image.h"
+#include "target/target_impl.h"
 #include "util/clock.h"
 
 TEST_GLOBALS;
@@ -203,6 +204,86 @@ static void test_guard_waits_for_the_pause_to_land(void)
 	CHECK(ps_claim_unpause(&b) == PS_CLAIM_NOT_PAUSED);
 }
 
+/* Between samples the guard sleeps until the next one announced, not a
+ * look period at a time (uniprofd keeps one guard per domain), and a
+ * pause that comes before the announced time says the guard must be
+ * woken. */
+static void test_guard_sleeps_until_the_next_pause(void)
+{
+	struct pause_state ps;
+	uint64_t now = 10 * S, period = 25 * MS;
+
+	ps_init(&ps);
+	/* Nothing announced: one look period. */
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), period);
+	/* A pause in progress: until its deadline, at most a period. */
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 3 * MS, period), 3 * MS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 40 * MS, period), period);
+	/* The next pause at now + 300 ms: a period past it, so that pause
+	 * is seen within a period of its start as before. */
+	ps_quiet_until(&ps, now + 300 * MS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), 300 * MS + period);
+	/* Announced time passed: looking every period again. */
+	CHECK_U64(ps_guard_sleep_ns(&ps, now + 300 * MS, 0, period), period);
+	/* None planned: at most the idle sleep. */
+	ps_quiet_until(&ps, UINT64_MAX);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), PS_IDLE_SLEEP_NS + period);
+	/* No deadline at all: the idle sleep. */
+	atomic_store(&ps.limit_ns, 0);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), PS_IDLE_SLEEP_NS);
+	atomic_store(&ps.limit_ns, PS_DEFAULT_LIMIT_NS);
+	/* A pause before the time announced wants the guard woken, and
+	 * takes the announcement back; one after it does not. */
+	ps_quiet_until(&ps, mono_ns() + 60 * S);
+	CHECK(ps_begin(&ps));
+	CHECK_U64(atomic_load(&ps.quiet_until_ns), 0);
+	CHECK(ps_guard_sleep_ns(&ps, mono_ns(), 0, period) <= period);
+	ps_paused(&ps);
+	CHECK(ps_claim_unpause(&ps) == PS_CLAIM_OURS);
+	ps_unpause_done(&ps, true);
+	ps_quiet_until(&ps, mono_ns());
+	CHECK(!ps_begin(&ps));
+	ps_begin_failed(&ps);
+}
+
+/* The real guard, asleep until a pause announced a minute ahead, is woken
+ * by a pause that comes now, and ends it at its limit (20 ms), not after
+ * its idle sleep (1 s) or the minute. */
+static void test_guard_woken_by_an_early_pause(void)
+{
+	struct up_target *t = guest();
+	struct up_image_pause_counts pc;
+	struct timespec a;
+	double took = -1;
+
+	REQUIRE(up_crash_guard_install(t) == 0);
+	up_target_set_max_pause(t, 20 * MS);
+	target_quiet_until(t, mono_ns() + 60 * S);
+	/* Let the guard take the announcement and go to sleep on it. */
+	nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 * 1000 }, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CHECK(up_target_pause(t) == 0);
+	/* This thread holds the pause, as a stuck walk would. */
+	while (seconds_since(&a) < 5) {
+		up_target_image_pause_counts(t, &pc);
+		if (pc.guard_releases) {
+			took = seconds_since(&a);
+			break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
+	}
+	CHECK(took >= 0);
+	/* Well under the idle sleep it would have slept: the margin is for
+	 * a busy machine's scheduling of the guard, the limit being 20 ms. */
+	CHECK(took < 0.7);
+	CHECK(up_target_unpause(t) == 0);      /* the guard's: nothing to do */
+	up_target_image_pause_counts(t, &pc);
+	CHECK_U64(pc.pauses, 1);
+	CHECK_U64(pc.unpauses, 1);
+	CHECK_U64(pc.bad_unpauses, 0);
+	up_target_close(t);
+}
+
 static int wait_status(pid_t pid)
 {
 	int status = -1;
@@ -315,6 +396,8 @@ int main(void)
 	RUN(test_guard_ends_a_stuck_pause);
 	RUN(test_exactly_one_unpause_under_races);
 	RUN(test_guard_waits_for_the_pause_to_land);
+	RUN(test_guard_sleeps_until_the_next_pause);
+	RUN(test_guard_woken_by_an_early_pause);
 	RUN(test_failed_last_unpause_keeps_the_guard);
 	RUN(test_two_guards_in_one_process);
 	RUN(test_group_kill_spares_the_guard);
