@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,7 +41,7 @@ static void unmap_shared(struct pause_state *shared)
  * its exec. Ours are close-on-exec from birth, so a guard spawned by
  * another thread (the daemon samples several domains) never holds the
  * socket of another target open. */
-enum { GUARD_SOCKET_FD = 3, GUARD_FLAG_FD = 4 };
+enum { GUARD_SOCKET_FD = 3, GUARD_FLAG_FD = 4, GUARD_ALARM_FD = 5 };
 
 /* fd moved above the descriptors the child gets (close-on-exec). */
 static int high_cloexec(int fd)
@@ -53,12 +54,12 @@ static int high_cloexec(int fd)
 
 int up_crash_guard_install(struct up_target *t)
 {
-	char a_sock[16], a_flag[16], a_dom[16];
-	char *argv[5];
+	char a_sock[16], a_flag[16], a_dom[16], a_alarm[16];
+	char *argv[6];
 	struct pause_state *shared;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	int fds[2], flag_fd, rc;
+	int fds[2], flag_fd, alarm_fd, rc;
 	pid_t pid;
 
 	if (t->guard_pid > 0)
@@ -87,7 +88,13 @@ int up_crash_guard_install(struct up_target *t)
 		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
 	}
 	fds[0] = high_cloexec(fds[0]);
+	/* Best effort: without it the guard wakes for every sample. Never
+	 * blocks, so the guard's read cannot wait for a ring we moved. */
+	alarm_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (alarm_fd >= 0)
+		alarm_fd = high_cloexec(alarm_fd);
 	snprintf(a_sock, sizeof(a_sock), "%d", GUARD_SOCKET_FD);
+	snprintf(a_alarm, sizeof(a_alarm), "%d", GUARD_ALARM_FD);
 	snprintf(a_flag, sizeof(a_flag), "%d", GUARD_FLAG_FD);
 	/* Image targets (tests) get the same watchdog; it then ends pauses
 	 * in the shared stand-in for Xen's pause count. */
@@ -99,7 +106,8 @@ int up_crash_guard_install(struct up_target *t)
 	argv[1] = a_sock;
 	argv[2] = a_flag;
 	argv[3] = a_dom;
-	argv[4] = NULL;
+	argv[4] = alarm_fd >= 0 ? a_alarm : NULL;
+	argv[5] = NULL;
 	/* A session of its own: Ctrl-C and kill -- -PGID reach our process
 	 * group, not the watchdog that must outlive it. A kill of our whole
 	 * cgroup (systemd's final SIGKILL, cgroup.kill) takes it too: it
@@ -110,6 +118,8 @@ int up_crash_guard_install(struct up_target *t)
 		rc = posix_spawn_file_actions_adddup2(&fa, fds[0], GUARD_SOCKET_FD);
 		if (rc == 0)
 			rc = posix_spawn_file_actions_adddup2(&fa, flag_fd, GUARD_FLAG_FD);
+		if (rc == 0 && alarm_fd >= 0)
+			rc = posix_spawn_file_actions_adddup2(&fa, alarm_fd, GUARD_ALARM_FD);
 		if (rc == 0)
 			rc = posix_spawnattr_init(&attr);
 		if (rc == 0) {
@@ -128,12 +138,15 @@ int up_crash_guard_install(struct up_target *t)
 	close(flag_fd);
 	if (rc != 0) {
 		close(fds[1]);
+		if (alarm_fd >= 0)
+			close(alarm_fd);
 		unmap_shared(shared);
 		return up_fail(UP_EIO, "cannot start the crash guard %s: %s",
 			       guard_path(), strerror(rc));
 	}
 	t->guard_pid = pid;
 	t->guard_fd = fds[1];
+	t->guard_alarm_fd = alarm_fd;
 	t->ps = shared;
 	return 0;
 }
@@ -155,8 +168,11 @@ void up_crash_guard_release(struct up_target *t)
 		while (waitpid(t->guard_pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	close(t->guard_fd);
+	if (t->guard_alarm_fd >= 0)
+		close(t->guard_alarm_fd);
 	unmap_shared(shared);
 	t->guard_fd = -1;
+	t->guard_alarm_fd = -1;
 	t->guard_pid = -1;
 }
 
@@ -165,6 +181,19 @@ void crash_guard_wake(struct up_target *t)
 	/* Never waits: a guard with words unread is awake already. */
 	if (t->guard_pid > 0)
 		(void)!send(t->guard_fd, "w", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+int crash_guard_alarm(struct up_target *t, uint64_t ns)
+{
+	struct itimerspec at = { .it_value = {
+		.tv_sec = (time_t)(ns / 1000000000ull),
+		.tv_nsec = (long)(ns % 1000000000ull) } };
+
+	/* One system call, between samples: a guard woken for every sample
+	 * costs a switch to another process, which in a PV dom0 is dearer. */
+	if (t->guard_pid <= 0 || t->guard_alarm_fd < 0)
+		return 0;
+	return timerfd_settime(t->guard_alarm_fd, TFD_TIMER_ABSTIME, &at, NULL);
 }
 
 uint64_t up_crash_guard_pid(const struct up_target *t)

@@ -63,7 +63,7 @@ void ps_quiet_until(struct pause_state *ps, uint64_t ns)
 }
 
 uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
-			   uint64_t wait_ns, uint64_t period_ns)
+			   uint64_t wait_ns, uint64_t period_ns, bool alarm)
 {
 	uint64_t quiet;
 
@@ -76,6 +76,8 @@ uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
 	quiet = atomic_load(&ps->quiet_until_ns);
 	if (quiet <= now)
 		return period_ns;
+	if (alarm)
+		return PS_ALARM_SLEEP_NS;
 	return (quiet - now < PS_IDLE_SLEEP_NS ? quiet - now : PS_IDLE_SLEEP_NS) + period_ns;
 }
 

@@ -95,11 +95,14 @@ int ps_guard_check(struct pause_state *ps, uint64_t now,
 /* How long the guard may sleep before it looks again, given now, what
  * ps_guard_check left in wait_ns and its look period: until a pause in
  * progress is overdue (at most a period), one period when a pause may
- * begin at any time, and a period past the quiet time announced (at most
- * PS_IDLE_SLEEP_NS beyond now) when none may begin before it. */
+ * begin at any time, and when none may begin before the quiet time
+ * announced: a period past it (at most PS_IDLE_SLEEP_NS beyond now), or
+ * with an alarm clock the profiler sets (the guard's timerfd), until it
+ * rings (PS_ALARM_SLEEP_NS at most, should a ring be lost). */
 #define PS_IDLE_SLEEP_NS (1000ull * 1000 * 1000)
+#define PS_ALARM_SLEEP_NS (10ull * 1000 * 1000 * 1000)
 uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
-			   uint64_t wait_ns, uint64_t period_ns);
+			   uint64_t wait_ns, uint64_t period_ns, bool alarm);
 
 /* The image target's pause count, with Xen's rule: no unpause below 0. */
 void ps_image_pause(struct pause_state *ps);

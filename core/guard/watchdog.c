@@ -1,7 +1,7 @@
 /* uniprof-guard: the crash guard's watchdog, a separate program so that
  * nothing of the profiler (Xen handles, hypercall buffers, mappings) is
  * ever duplicated by fork. Started by up_crash_guard_install with:
- *   uniprof-guard PIPE_FD STATE_FD DOMID|image
+ *   uniprof-guard SOCKET_FD STATE_FD DOMID|image [ALARM_FD]
  * STATE_FD is the shared struct pause_state (core/guard/pause_state.h). It
  * watches two things:
  * - the socket: 'q' is an orderly release; 'w' a pause before the quiet
@@ -130,11 +130,12 @@ int main(int argc, char **argv)
 	struct sched_param sp = { .sched_priority = GUARD_PRIORITY };
 	struct domain d = { 0 };
 	int sock_fd, flag_fd;
-	struct pollfd pfd;
+	struct pollfd pfd[2];
+	nfds_t nfds = 1;
 	bool said = false;
 	char c;
 
-	if (argc != 4)
+	if (argc != 4 && argc != 5)
 		return 2;
 	sock_fd = atoi(argv[1]);
 	flag_fd = atoi(argv[2]);
@@ -156,8 +157,16 @@ int main(int argc, char **argv)
 	/* Best effort: without the privilege, normal priority. */
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
 		mlockall(MCL_CURRENT | MCL_FUTURE);
-	pfd.fd = sock_fd;
-	pfd.events = POLLIN;
+	pfd[0].fd = sock_fd;
+	pfd[0].events = POLLIN;
+	/* The alarm clock the profiler sets for the latest instant we must
+	 * look (a timerfd): then we sleep through the samples that end in
+	 * time instead of waking for each. */
+	if (argc == 5) {
+		pfd[1].fd = atoi(argv[4]);
+		pfd[1].events = POLLIN;
+		nfds = 2;
+	}
 	for (;;) {
 		uint64_t wait, period = period_ns(d.ps);
 		struct timespec ts;
@@ -169,13 +178,22 @@ int main(int argc, char **argv)
 				d.domid, strerror(d.last_errno));
 			said = true;
 		}
-		wait = ps_guard_sleep_ns(d.ps, mono_ns(), wait, period);
+		wait = ps_guard_sleep_ns(d.ps, mono_ns(), wait, period, nfds == 2);
 		ts.tv_sec = (time_t)(wait / 1000000000ull);
 		ts.tv_nsec = (long)(wait % 1000000000ull);
-		rc = ppoll(&pfd, 1, &ts, NULL);
+		rc = ppoll(pfd, nfds, &ts, NULL);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc <= 0)
+			continue;
+		if (nfds == 2 && pfd[1].revents) {
+			uint64_t rang;
+
+			/* Non-blocking: the profiler may set it again between
+			 * our poll and this read. */
+			(void)!read(pfd[1].fd, &rang, sizeof(rang));
+		}
+		if (!pfd[0].revents)
 			continue;
 		rc = (int)read(sock_fd, &c, 1);
 		if (rc < 0 && errno == EINTR)

@@ -15,6 +15,7 @@ void target_init(struct up_target *t, const struct up_target_ops *ops)
 	ps_init(&t->ps_local);
 	t->ps = &t->ps_local;
 	t->guard_fd = -1;
+	t->guard_alarm_fd = -1;
 	t->guard_pid = -1;
 }
 
@@ -53,7 +54,19 @@ int up_target_pause(struct up_target *t)
 
 void target_quiet_until(struct up_target *t, uint64_t ns)
 {
+	uint64_t limit = atomic_load(&t->ps->limit_ns);
+
 	ps_quiet_until(t->ps, ns);
+	/* A pause that starts at ns must be looked at by its deadline: the
+	 * guard's alarm rings then, unless the next sample, announced
+	 * before it, sets it later again. So the guard sleeps through
+	 * every sample that ends in time. Should the alarm fail, nothing
+	 * is announced and the guard, woken, looks every period. */
+	if (crash_guard_alarm(t, ns == UINT64_MAX || !limit || ns > UINT64_MAX - limit ?
+				 0 : ns + limit) < 0) {
+		ps_quiet_until(t->ps, 0);
+		crash_guard_wake(t);
+	}
 }
 
 void target_will_read(struct up_target *t, unsigned first, unsigned last,

@@ -46,10 +46,12 @@ struct up_target {
 	 * installed. */
 	struct pause_state *ps;
 	struct pause_state ps_local;
-	/* Our end of the crash guard's pipe and its process (-1: none):
-	 * one guard per target, so one process may sample several domains
-	 * (the host daemon). */
+	/* Our end of the crash guard's socket, its alarm clock (a timerfd
+	 * the guard sleeps on and we set) and its process (-1: none): one
+	 * guard per target, so one process may sample several domains (the
+	 * host daemon). */
 	int guard_fd;
+	int guard_alarm_fd;
 	int guard_pid;
 };
 
@@ -72,8 +74,10 @@ void target_will_read(struct up_target *t, unsigned first, unsigned last,
  * sampler says so before it sleeps, so the guard sleeps too. */
 void target_quiet_until(struct up_target *t, uint64_t ns);
 
-/* Wake t's crash guard to look at a pause it did not expect (crash_guard.c). */
+/* crash_guard.c: wake t's guard to look at a pause it did not expect;
+ * set its alarm clock for the latest instant it must look (0: none). */
 void crash_guard_wake(struct up_target *t);
+int crash_guard_alarm(struct up_target *t, uint64_t ns);
 
 /* Append one register to a crash report's list (full: dropped). */
 void named_regs_put(struct up_named_regs *out, const char *name, uint64_t v);

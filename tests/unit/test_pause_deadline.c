@@ -215,29 +215,31 @@ static void test_guard_sleeps_until_the_next_pause(void)
 
 	ps_init(&ps);
 	/* Nothing announced: one look period. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), period);
 	/* A pause in progress: until its deadline, at most a period. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 3 * MS, period), 3 * MS);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 40 * MS, period), period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 3 * MS, period, false), 3 * MS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 40 * MS, period, false), period);
 	/* The next pause at now + 300 ms: a period past it, so that pause
 	 * is seen within a period of its start as before. */
 	ps_quiet_until(&ps, now + 300 * MS);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), 300 * MS + period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), 300 * MS + period);
+	/* With the alarm clock the profiler sets: until it rings. */
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, true), PS_ALARM_SLEEP_NS);
 	/* Announced time passed: looking every period again. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now + 300 * MS, 0, period), period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now + 300 * MS, 0, period, false), period);
 	/* None planned: at most the idle sleep. */
 	ps_quiet_until(&ps, UINT64_MAX);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), PS_IDLE_SLEEP_NS + period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS + period);
 	/* No deadline at all: the idle sleep. */
 	atomic_store(&ps.limit_ns, 0);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period), PS_IDLE_SLEEP_NS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS);
 	atomic_store(&ps.limit_ns, PS_DEFAULT_LIMIT_NS);
 	/* A pause before the time announced wants the guard woken, and
 	 * takes the announcement back; one after it does not. */
 	ps_quiet_until(&ps, mono_ns() + 60 * S);
 	CHECK(ps_begin(&ps));
 	CHECK_U64(atomic_load(&ps.quiet_until_ns), 0);
-	CHECK(ps_guard_sleep_ns(&ps, mono_ns(), 0, period) <= period);
+	CHECK(ps_guard_sleep_ns(&ps, mono_ns(), 0, period, true) <= period);
 	ps_paused(&ps);
 	CHECK(ps_claim_unpause(&ps) == PS_CLAIM_OURS);
 	ps_unpause_done(&ps, true);
@@ -281,6 +283,60 @@ static void test_guard_woken_by_an_early_pause(void)
 	CHECK_U64(pc.pauses, 1);
 	CHECK_U64(pc.unpauses, 1);
 	CHECK_U64(pc.bad_unpauses, 0);
+	up_target_close(t);
+}
+
+/* The times the guard process went to sleep (voluntary switches). */
+static long guard_sleeps(pid_t pid)
+{
+	char path[64], line[256];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* A sampler at 200 Hz for a second, every sample in time: the guard sleeps
+ * through them on its alarm clock. Looking every period (25 ms) it would
+ * wake 40 times, and once per sample 200 times; the bound leaves room
+ * for its start and a few spurious wakes. */
+static void test_guard_sleeps_through_samples(void)
+{
+	struct up_target *t = guest();
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	long before, after;
+	pid_t guard;
+
+	REQUIRE(up_crash_guard_install(t) == 0);
+	guard = (pid_t)up_crash_guard_pid(t);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
+	c.hz = 200;
+	c.duration_s = 1;
+	c.max_pause_ns = 50 * MS;
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	/* Past its start-up (exec, its first look). */
+	nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	before = guard_sleeps(guard);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	after = guard_sleeps(guard);
+	CHECK(before >= 0 && after >= before);
+	CHECK(st.samples >= 100);
+	CHECK_U64(st.abandoned_samples, 0);
+	if (after - before > 15)
+		fprintf(stderr, "  the guard slept %ld times over %llu samples\n",
+			after - before, (unsigned long long)st.samples);
+	CHECK(after - before <= 15);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
 	up_target_close(t);
 }
 
@@ -398,6 +454,7 @@ int main(void)
 	RUN(test_guard_waits_for_the_pause_to_land);
 	RUN(test_guard_sleeps_until_the_next_pause);
 	RUN(test_guard_woken_by_an_early_pause);
+	RUN(test_guard_sleeps_through_samples);
 	RUN(test_failed_last_unpause_keeps_the_guard);
 	RUN(test_two_guards_in_one_process);
 	RUN(test_group_kill_spares_the_guard);
