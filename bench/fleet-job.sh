@@ -53,10 +53,15 @@ fleet_phase() {
 		_paused=$(awk '/"paused_pct"/ { v = $2; sub(/,/, "", v); s += v; n++; if (v > m) m = v }
 			END { if (n) printf "mean=%.3f max=%.3f n=%d", s / n, m, n; else print "mean=? max=? n=0" }' \
 			$OUT/fleet-$_n.domains)
+		# Each domain's last profile: its set-up and its writing (ms),
+		# the fixed costs of a period that its samples share.
+		_fixed=$(awk '/"setup_ms"|"write_ms"/ { k = $1; gsub(/[":]/, "", k); v = $2; sub(/,/, "", v); s[k] += v; n[k]++ }
+			END { printf "setup_ms_mean=%.1f write_ms_mean=%.1f", n["setup_ms"] ? s["setup_ms"] / n["setup_ms"] : -1,
+				n["write_ms"] ? s["write_ms"] / n["write_ms"] : -1 }' $OUT/fleet-$_n.domains)
 		_sent=$(sed -n 's/.*"sent": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_drop=$(sed -n 's/.*"dropped_queue_full": \([0-9]*\).*/\1/p' $OUT/fleet-$_n.status)
 		_scale=$(sed -n 's/.*"rate_scale": \([0-9.]*\).*/\1/p' $OUT/fleet-$_n.status)
-		put "fleet domains=$_n window_ms=$((_t1 - _t0)) cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') guard_cpu_pct=$(awk -v c=$((_g1 - _g0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') guards=$(child_ticks $_pid count) rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
+		put "fleet domains=$_n window_ms=$((_t1 - _t0)) cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') guard_cpu_pct=$(awk -v c=$((_g1 - _g0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') guards=$(child_ticks $_pid count) rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') $_fixed sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
 		kill -TERM $_pid
 		wait $_pid
 	fi
