@@ -429,8 +429,11 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		 * a timer sleep, however short, costs its wake-up latency,
 		 * which under emulation is longer than a sample. */
 		at = pacing_instant(&pc);
+		/* The guard sleeps until this pause's latest deadline: never
+		 * an instant already past, whose alarm would ring before the
+		 * pause even starts (a late sampler takes it now). */
+		target_quiet_until(t, !missed && at > now ? at : now);
 		if (!missed) {
-			target_quiet_until(t, at);
 			pacing_sleep_until(at, stop);
 			now = mono_ns();
 		}

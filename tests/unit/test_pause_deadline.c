@@ -249,8 +249,8 @@ static void test_guard_sleeps_until_the_next_pause(void)
 }
 
 /* The real guard, asleep until a pause announced a minute ahead, is woken
- * by a pause that comes now, and ends it at its limit (20 ms), not after
- * its idle sleep (1 s) or the minute. */
+ * by a pause that comes now, and ends it at its limit (20 ms), not when
+ * its alarm rings (the minute) or its sleep runs out (10 s). */
 static void test_guard_woken_by_an_early_pause(void)
 {
 	struct up_target *t = guest();
@@ -275,9 +275,11 @@ static void test_guard_woken_by_an_early_pause(void)
 		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
 	}
 	CHECK(took >= 0);
-	/* Well under the idle sleep it would have slept: the margin is for
-	 * a busy machine's scheduling of the guard, the limit being 20 ms. */
-	CHECK(took < 0.7);
+	if (took >= 0.5)
+		fprintf(stderr, "  the guard ended the early pause after %.3f s\n", took);
+	/* Well under the sleep it would have slept: the margin is for a busy
+	 * machine's scheduling of this thread and the guard. */
+	CHECK(took < 2);
 	CHECK(up_target_unpause(t) == 0);      /* the guard's: nothing to do */
 	up_target_image_pause_counts(t, &pc);
 	CHECK_U64(pc.pauses, 1);
@@ -422,7 +424,13 @@ static void test_group_kill_spares_the_guard(void)
 		setpgid(0, 0);
 		close(fds[0]);
 		t = guest();
-		if (up_crash_guard_install(t) < 0 || up_target_pause(t) < 0)
+		if (up_crash_guard_install(t) < 0)
+			_exit(1);
+		/* No deadline: on a busy machine the kill can come later than
+		 * the default 50 ms, and the guard's deadline unpause would
+		 * then end this pause before the kill this is about. */
+		up_target_set_max_pause(t, 0);
+		if (up_target_pause(t) < 0)
 			_exit(1);
 		g = (pid_t)up_crash_guard_pid(t);
 		if (write(fds[1], &g, sizeof(g)) != sizeof(g))
