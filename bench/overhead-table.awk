@@ -267,22 +267,24 @@ END {
 			(t97 <= 0.5 * s97 ? "met" : "not met")
 	if (nfl) {
 		printf "\nuniprofd over a fleet, at its defaults (each domain pushed every 10 s at 19 Hz; CPU budget 10%%):\n"
-		printf "  %8s %10s %10s %16s %9s %18s %14s %26s %16s %8s\n", "domains", "CPU (%)", "guards (%)", "CPU/sample (us)", "/ floor", "less idle / floor", "RSS/domain", "guest paused % (mean/max)", "sent (dropped)", "scale"
+		printf "  %15s %10s %10s %16s %16s %18s %14s %26s %16s %8s\n", "domains", "CPU (%)", "guards (%)", "CPU/sample (us)", "/ floor (its us)", "less idle / floor", "RSS/domain", "guest paused % (mean/max)", "sent (dropped)", "scale"
 		for (i = 1; i <= nfl; i++) {
 			w = kv(fl[i], "window_ms") > 0 ? kv(fl[i], "window_ms") : 30000
+			# The floor measured beside this fleet, else the boot's.
+			flf = kv(fl[i], "floor_cpu_us") > 0 ? kv(fl[i], "floor_cpu_us") : fl_floor_cpu
 			# The daemon's and its crash guards' CPU, per sample.
 			c = kv(fl[i], "samples") > 0 ? (kv(fl[i], "cpu_pct") + kv(fl[i], "guard_cpu_pct")) / 100 * w * 1000 / kv(fl[i], "samples") : 0
 			# Less the daemon's idle CPU: what each sample added.
 			m = kv(fl[i], "samples") > 0 ? (kv(fl[i], "cpu_pct") + kv(fl[i], "guard_cpu_pct") - fl_idle) / 100 * w * 1000 / kv(fl[i], "samples") : 0
-			printf "  %8s %10s %10s %16.0f %9s %18s %14s %26s %16s %8s\n", kv(fl[i], "domains"), kv(fl[i], "cpu_pct"),
+			printf "  %15s %10s %10s %16.0f %16s %18s %14s %26s %16s %8s\n", kv(fl[i], "domains") (kv(fl[i], "build") == "before" ? " before" : ""), kv(fl[i], "cpu_pct"),
 				kv(fl[i], "guard_cpu_pct") " (" kv(fl[i], "guards") ")",
-				c, (fl_floor_cpu > 0 && c > 0 ? sprintf("%.2f", c / fl_floor_cpu) : "?"),
-				(fl_floor_cpu > 0 && m > 0 ? sprintf("%.2f", m / fl_floor_cpu) : "?"),
+				c, (flf > 0 && c > 0 ? sprintf("%.2f (%.0f)", c / flf, flf) : "?"),
+				(flf > 0 && m > 0 ? sprintf("%.2f", m / flf) : "?"),
 				kv(fl[i], "rss_kib_per_domain") " KiB",
 				kv(fl[i], "paused_pct_mean") " / " kv(fl[i], "paused_pct_max"),
 				kv(fl[i], "sent") " (" kv(fl[i], "dropped") ")", kv(fl[i], "rate_scale")
 		}
-		printf "  The floor (Xen's interfaces only, paced at 19 Hz): %s us of dom0 CPU per sample; the daemon with nothing to push: %s KiB resident, %s %% of a CPU.\n", fl_floor_cpu, fl_rss0, fl_idle
+		printf "  The floor (Xen's interfaces only, paced at 19 Hz): %s us of dom0 CPU per sample at the start, and beside each fleet (in brackets); the daemon with nothing to push: %s KiB resident, %s %% of a CPU.\n", fl_floor_cpu, fl_rss0, fl_idle
 		printf "  CPU per sample counts the daemon and its crash guards (one process per domain profiled; \"guards\": their CPU and count).\n"
 		printf "  Goal: CPU per sample <= 1.2x the floor's\n"
 		for (i = 1; i <= nsu; i++)
@@ -315,7 +317,7 @@ END {
 		printf "              \"big\": {\"functions\": %d, \"setup_ms\": %.1f, \"peak_rss_kib\": %d, \"once_ms\": %d}},\n", fns["big"], setup["big"], rss["big"], big_once > json
 		printf "  \"fleet\": [" > json
 		for (i = 1; i <= nfl; i++)
-			printf "%s{\"domains\": %d, \"daemon_cpu_pct\": %s, \"guard_cpu_pct\": %s, \"cpu_us_per_sample\": %s, \"floor_cpu_us_per_sample\": %s, \"rss_kib_per_domain\": %s, \"guest_paused_pct_mean\": %s, \"guest_paused_pct_max\": %s, \"sent\": %d, \"dropped\": %d, \"rate_scale\": %s}", (i > 1 ? ", " : ""), kv(fl[i], "domains"), kv(fl[i], "cpu_pct") + 0, kv(fl[i], "guard_cpu_pct") + 0, kv(fl[i], "cpu_us_per_sample") + 0, fl_floor_cpu + 0, kv(fl[i], "rss_kib_per_domain") + 0, kv(fl[i], "paused_pct_mean") + 0, kv(fl[i], "paused_pct_max") + 0, kv(fl[i], "sent"), kv(fl[i], "dropped"), kv(fl[i], "rate_scale") + 0 > json
+			printf "%s{\"domains\": %d, \"build\": \"%s\", \"daemon_cpu_pct\": %s, \"guard_cpu_pct\": %s, \"cpu_us_per_sample\": %s, \"floor_cpu_us_per_sample\": %s, \"rss_kib_per_domain\": %s, \"guest_paused_pct_mean\": %s, \"guest_paused_pct_max\": %s, \"sent\": %d, \"dropped\": %d, \"rate_scale\": %s}", (i > 1 ? ", " : ""), kv(fl[i], "domains"), kv(fl[i], "build"), kv(fl[i], "cpu_pct") + 0, kv(fl[i], "guard_cpu_pct") + 0, kv(fl[i], "cpu_us_per_sample") + 0, (kv(fl[i], "floor_cpu_us") > 0 ? kv(fl[i], "floor_cpu_us") : fl_floor_cpu) + 0, kv(fl[i], "rss_kib_per_domain") + 0, kv(fl[i], "paused_pct_mean") + 0, kv(fl[i], "paused_pct_max") + 0, kv(fl[i], "sent"), kv(fl[i], "dropped"), kv(fl[i], "rate_scale") + 0 > json
 		printf "],\n" > json
 		floor_json_body()
 		printf "}\n" > json

@@ -10,7 +10,8 @@
 # minutes; FLOOR_ROUNDS rounds, default 5), BENCH_ONLY=lines (only what
 # source lines cost, no Xen: bench/lines-bench.sh), BENCH_ONLY=startup (only
 # what start-up costs, no Xen: bench/startup-bench.sh), UNIPROF2017_BIN (a build of the
-# 2017 uniprof to measure beside its equivalent loop).
+# 2017 uniprof to measure beside its equivalent loop), FLEET_BEFORE_BUILD (a
+# build tree whose uniprofd the fleet part measures beside this one).
 set -u
 src=$(cd "${top_srcdir:-.}" && pwd)
 builddir=$(cd "${top_builddir:-.}" && pwd)
@@ -49,6 +50,16 @@ sed -i -e "s/^PHASE_S=.*/PHASE_S=${BENCH_PHASE_S:-20}/" \
 if [ -n "${UNIPROF2017_BIN:-}" ]; then
 	cp "$UNIPROF2017_BIN" "$work/extra/bench/uniprof2017" ||
 		{ echo "bench: cannot copy UNIPROF2017_BIN=$UNIPROF2017_BIN" >&2; exit 1; }
+fi
+# Another build's daemon (FLEET_BEFORE_BUILD, a build tree), measured
+# beside this one on the same fleet in the same boot: its uniprofd, its
+# library and its crash guard.
+if [ -n "${FLEET_BEFORE_BUILD:-}" ]; then
+	mkdir -p "$work/extra/bench/before"
+	for f in daemon/.libs/uniprofd core/uniprof-guard core/.libs/libuniprof.so.0; do
+		cp -L "$FLEET_BEFORE_BUILD/$f" "$work/extra/bench/before/" ||
+			{ echo "bench: cannot copy $f from FLEET_BEFORE_BUILD=$FLEET_BEFORE_BUILD" >&2; exit 1; }
+	done
 fi
 "$src/bench/gen-symbols.sh" "$work/extra/bench/big-symbols.elf" 100000 ||
 	{ echo "bench: cannot generate the 100k-function image" >&2; exit 1; }
