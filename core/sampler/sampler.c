@@ -30,6 +30,8 @@ struct loop {
 	uint64_t *frames;
 	struct mem_log log;
 	struct up_mem *mem;
+	struct up_mem_stats mem_before;   /* its counts as this run began */
+	size_t cache_frames;              /* the size it was asked at */
 	struct up_unwind_opts uo;
 	size_t pause_cap, late_cap;
 	bool relaxed;
@@ -126,17 +128,29 @@ static int loop_setup(struct loop *l, struct up_target *t,
 		l->vs[v].stack.frames = l->frames + (size_t)v * depth;
 		l->vs[v].stack.capacity = depth;
 	}
-	rc = up_mem_new(&l->mem, t, c->cache_frames);
-	if (rc < 0)
+	l->cache_frames = c->cache_frames;
+	l->mem = target_take_frames(t, c->cache_frames);
+	if (!l->mem && (rc = up_mem_new(&l->mem, t, c->cache_frames)) < 0)
 		return rc;
+	up_mem_get_stats(l->mem, &l->mem_before);
 	up_target_set_max_pause(t, c->max_pause_ns ? c->max_pause_ns :
 				UP_SAMPLER_DEFAULT_MAX_PAUSE_NS);
 	return 0;
 }
 
-static void loop_release(struct loop *l)
+static void free_frames(void *mem)
 {
-	up_mem_free(l->mem);
+	up_mem_free(mem);
+}
+
+static void loop_release(struct loop *l, struct up_target *t)
+{
+	/* Kept for the next run if asked, but not pointing at this run's
+	 * log; else freed. */
+	if (l->mem) {
+		mem_log_stop(l->mem);
+		target_keep_frames(t, l->mem, l->cache_frames, free_frames);
+	}
 	free(l->log.e);
 	free(l->frames);
 	free(l->vs);
@@ -494,11 +508,16 @@ int up_sample(struct up_target *t, const struct up_sampler_config *c,
 		read_run_clocks(&l, t, c, s, true);
 	s->elapsed_s = (double)(mono_ns() - start) / 1e9;
 	up_mem_get_stats(l.mem, &s->mem);
+	/* This run's own: the frames may have been mapped by the last. */
+	s->mem.maps -= l.mem_before.maps;
+	s->mem.hits -= l.mem_before.hits;
+	s->mem.evictions -= l.mem_before.evictions;
+	s->mem.map_failures -= l.mem_before.map_failures;
 	rc = 0;
 out:
 	/* Until the next run (uniprofd keeps the domain open between its
 	 * profiles), no pause is planned. */
 	target_quiet_until(t, UINT64_MAX);
-	loop_release(&l);
+	loop_release(&l, t);
 	return rc;
 }

@@ -17,6 +17,8 @@ void target_init(struct up_target *t, const struct up_target_ops *ops)
 	t->guard_fd = -1;
 	t->guard_alarm_fd = -1;
 	t->guard_pid = -1;
+	t->keep_frames = false;
+	t->kept_frames = NULL;
 }
 
 void up_target_close(struct up_target *t)
@@ -25,6 +27,8 @@ void up_target_close(struct up_target *t)
 		return;
 	if (ps_held(t->ps))
 		up_target_unpause(t);
+	/* Its mappings go before the domain's handles they were made with. */
+	target_keep_frames(t, NULL, 0, NULL);
 	up_crash_guard_release(t);
 	t->ops->close(t);
 }
@@ -50,6 +54,40 @@ int up_target_pause(struct up_target *t)
 	else
 		ps_paused(t->ps);
 	return rc;
+}
+
+void up_target_keep_frames(struct up_target *t, bool keep)
+{
+	t->keep_frames = keep;
+	if (!keep)
+		target_keep_frames(t, NULL, 0, NULL);
+}
+
+void target_keep_frames(struct up_target *t, void *frames, size_t size,
+			void (*free_fn)(void *frames))
+{
+	if (t->kept_frames && t->kept_frames != frames)
+		t->kept_frames_free(t->kept_frames);
+	t->kept_frames = NULL;
+	if (frames && !t->keep_frames) {
+		free_fn(frames);
+		return;
+	}
+	t->kept_frames = frames;
+	t->kept_frames_size = size;
+	t->kept_frames_free = free_fn;
+}
+
+void *target_take_frames(struct up_target *t, size_t size)
+{
+	void *frames = t->kept_frames;
+
+	if (frames && t->kept_frames_size != size) {
+		t->kept_frames_free(frames);
+		frames = NULL;
+	}
+	t->kept_frames = NULL;
+	return frames;
 }
 
 void target_quiet_until(struct up_target *t, uint64_t ns)

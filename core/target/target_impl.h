@@ -53,6 +53,13 @@ struct up_target {
 	int guard_fd;
 	int guard_alarm_fd;
 	int guard_pid;
+	/* up_target_keep_frames: the frames the last sampling run mapped
+	 * (its frame cache, of the size it asked), kept for the next run,
+	 * and how to free them (the sampler's: targets sit below memory). */
+	bool keep_frames;
+	void *kept_frames;
+	size_t kept_frames_size;
+	void (*kept_frames_free)(void *frames);
 };
 
 /* Called by each target's open function. */
@@ -73,6 +80,13 @@ void target_will_read(struct up_target *t, unsigned first, unsigned last,
  * planned), unless the guard is woken first (up_target_pause does): the
  * sampler says so before it sleeps, so the guard sleeps too. */
 void target_quiet_until(struct up_target *t, uint64_t ns);
+
+/* A run's frame cache, kept for the next run on t when up_target_keep_frames
+ * asked for it (freed with free_fn when t closes; else freed at once),
+ * and taken back by that run when it asks the same size (else NULL). */
+void target_keep_frames(struct up_target *t, void *frames, size_t size,
+			void (*free_fn)(void *frames));
+void *target_take_frames(struct up_target *t, size_t size);
 
 /* crash_guard.c: wake t's guard to look at a pause it did not expect;
  * set its alarm clock for the latest instant it must look (0: none). */

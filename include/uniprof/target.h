@@ -91,6 +91,12 @@ int up_target_open_xen_with(struct up_target **out, uint32_t domid,
 int up_target_open_xen_stopped(struct up_target **out, uint32_t domid,
 			       enum up_hypercalls how);
 
+/* Keep the guest frames a sampling run mapped for the next run on t, until
+ * up_target_close (or keep false): a domain profiled again and again (the
+ * host daemon's push) is not mapped afresh each time, at several
+ * hypercalls a frame. Off by default: a run unmaps what it mapped. */
+void up_target_keep_frames(struct up_target *t, bool keep);
+
 /* Open a Xen core file, as `xl dump-core` and on_crash = "coredump-destroy"
  * write them (ELF: .note.Xen, .xen_prstatus, .xen_pages, .xen_p2m or
  * .xen_pfn): a stopped domain whose registers and memory are the file's.

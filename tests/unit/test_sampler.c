@@ -81,6 +81,54 @@ static void early_cb(const struct up_profile *p,
 
 /* The early callback: once, between samples (the domain running), with
  * the figures so far; never without its time having come. */
+/* Asked to, a target keeps the frames a run mapped for the next run (the
+ * daemon profiles a domain every period): the second run maps nothing,
+ * counts only its own use of them, and close unmaps them all. Not asked,
+ * every run unmaps what it mapped (test_samples_all_vcpus). */
+static void test_frames_kept_across_runs(void)
+{
+	struct up_target *t = two_vcpu_guest(true);
+	struct up_sampler_config c;
+	struct up_sampler_stats st;
+	struct up_profile *p;
+	long mapped;
+
+	up_target_keep_frames(t, true);
+	up_sampler_config_init(&c, UP_SAMPLER_CONFIG_VERSION);
+	c.hz = 2000;
+	c.drop_late = true;
+	c.max_samples = 10;
+	REQUIRE(up_profile_new(&p, 2) == 0);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 10);
+	CHECK(st.mem.maps > 0);
+	mapped = up_target_image_mapped(t);
+	CHECK(mapped > 0 && (uint64_t)mapped == st.mem.maps);
+	up_sampler_stats_release(&st);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(st.samples == 10);
+	CHECK_U64(st.mem.maps, 0);
+	CHECK(st.mem.hits > 0);
+	CHECK(up_target_image_mapped(t) == mapped);
+	CHECK(count_of(p, 0) == 20 && count_of(p, 1) == 20);
+	up_sampler_stats_release(&st);
+	/* A run that asks another cache size starts afresh. */
+	c.cache_frames = 64;
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK_U64(st.mem.maps, (uint64_t)mapped);
+	up_sampler_stats_release(&st);
+	/* Given up: unmapped at once. */
+	up_target_keep_frames(t, false);
+	CHECK(up_target_image_mapped(t) == 0);
+	up_target_keep_frames(t, true);
+	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
+	CHECK(up_target_image_mapped(t) > 0);
+	up_sampler_stats_release(&st);
+	up_profile_free(p);
+	/* Closing frees them (a lost cache would be a leak LeakSanitizer reports). */
+	up_target_close(t);
+}
+
 static void test_early_callback(void)
 {
 	struct up_target *t = two_vcpu_guest(true);
@@ -498,6 +546,7 @@ static void test_stall_budget_lowers(void)
 int main(void)
 {
 	RUN(test_samples_all_vcpus);
+	RUN(test_frames_kept_across_runs);
 	RUN(test_early_callback);
 	RUN(test_one_vcpu_and_offline);
 	RUN(test_bad_config);
