@@ -232,8 +232,11 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 			 up_error_last());
 		goto out;
 	}
-	if (p->keep)
+	if (p->keep) {
 		*p->keep = t;
+		/* The next period maps the same page tables and stack. */
+		up_target_keep_frames(t, true);
+	}
 	info = up_target_info(t);
 	snprintf(hypercalls, sizeof(hypercalls), "%s", info->hypercalls);
 	if (info->type == UP_DOMAIN_PV)
