@@ -12,6 +12,9 @@ FLEET_RECV=$UNIPROF_TOOLS/uniprof-ingest-receiver
 
 # cpu_ticks PID: user + system clock ticks of a process, all its threads
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
+# min_faults PID: its minor page faults so far (a fresh page costs a PV
+# dom0 about 100 us under emulation: docs/BENCHMARKS.md)
+min_faults() { awk '{ sub(/.*\) /, ""); print $8 }' /proc/$1/stat; }
 
 # child_ticks PID: the same, summed over the process's living children:
 # the daemon's crash guards (uniprof-guard, one per domain it profiles),
@@ -51,9 +54,9 @@ fleet_window() {
 	done
 	put "fleet serving domains=$_n build=$_b after_s=$_w"
 	sleep 14
-	_s0=$(fleet_samples) _t0=$(uptime_ms) _c0=$(cpu_ticks $_pid) _g0=$(child_ticks $_pid)
+	_s0=$(fleet_samples) _t0=$(uptime_ms) _c0=$(cpu_ticks $_pid) _g0=$(child_ticks $_pid) _f0=$(min_faults $_pid)
 	sleep 30
-	_t1=$(uptime_ms) _c1=$(cpu_ticks $_pid) _g1=$(child_ticks $_pid) _s1=$(fleet_samples)
+	_t1=$(uptime_ms) _c1=$(cpu_ticks $_pid) _g1=$(child_ticks $_pid) _s1=$(fleet_samples) _f1=$(min_faults $_pid)
 	_guards=$(child_ticks $_pid count)
 	_rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$_pid/status)
 	wget -q -O $OUT/fleet-$_n-$_b.domains http://127.0.0.1:9190/domains
@@ -71,7 +74,7 @@ fleet_window() {
 	_scale=$(sed -n 's/.*"rate_scale": \([0-9.]*\).*/\1/p' $OUT/fleet-$_n-$_b.status)
 	kill -TERM $_pid
 	wait $_pid
-	_line="domains=$_n build=$_b window_ms=$((_t1 - _t0)) cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') guard_cpu_pct=$(awk -v c=$((_g1 - _g0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') guards=$_guards rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') $_fixed sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
+	_line="domains=$_n build=$_b window_ms=$((_t1 - _t0)) cpu_pct=$(awk -v c=$((_c1 - _c0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') samples=$((_s1 - _s0)) cpu_us_per_sample=$(awk -v c=$((_c1 - _c0)) -v s=$((_s1 - _s0)) 'BEGIN { if (s > 0) printf "%.1f", c * 10000 / s; else print "?" }') guard_cpu_pct=$(awk -v c=$((_g1 - _g0)) -v t=$((_t1 - _t0)) 'BEGIN { printf "%.2f", c * 10 * 100 / t }') guards=$_guards minflt=$((_f1 - _f0)) rss_kib=${_rss:-?} rss_kib_per_domain=$(awk -v r=${_rss:-0} -v b=${FLEET_RSS0:-0} -v n=$_n 'BEGIN { printf "%.0f", (r - b) / n }') paused_pct_$(echo $_paused | sed 's/ / paused_pct_/') $_fixed sent=${_sent:-?} dropped=${_drop:-?} rate_scale=${_scale:-?}"
 }
 
 fleet_phase() {

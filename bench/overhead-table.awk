@@ -267,7 +267,7 @@ END {
 			(t97 <= 0.5 * s97 ? "met" : "not met")
 	if (nfl) {
 		printf "\nuniprofd over a fleet, at its defaults (each domain pushed every 10 s at 19 Hz; CPU budget 10%%):\n"
-		printf "  %15s %10s %10s %16s %16s %18s %14s %26s %16s %8s\n", "domains", "CPU (%)", "guards (%)", "CPU/sample (us)", "/ floor (its us)", "less idle / floor", "RSS/domain", "guest paused % (mean/max)", "sent (dropped)", "scale"
+		printf "  %15s %10s %10s %16s %16s %18s %14s %26s %16s %8s %14s\n", "domains", "CPU (%)", "guards (%)", "CPU/sample (us)", "/ floor (its us)", "less idle / floor", "RSS/domain", "guest paused % (mean/max)", "sent (dropped)", "scale", "faults/sample"
 		for (i = 1; i <= nfl; i++) {
 			w = kv(fl[i], "window_ms") > 0 ? kv(fl[i], "window_ms") : 30000
 			# The floor measured beside this fleet, else the boot's.
@@ -276,13 +276,14 @@ END {
 			c = kv(fl[i], "samples") > 0 ? (kv(fl[i], "cpu_pct") + kv(fl[i], "guard_cpu_pct")) / 100 * w * 1000 / kv(fl[i], "samples") : 0
 			# Less the daemon's idle CPU: what each sample added.
 			m = kv(fl[i], "samples") > 0 ? (kv(fl[i], "cpu_pct") + kv(fl[i], "guard_cpu_pct") - fl_idle) / 100 * w * 1000 / kv(fl[i], "samples") : 0
-			printf "  %15s %10s %10s %16.0f %16s %18s %14s %26s %16s %8s\n", kv(fl[i], "domains") (kv(fl[i], "build") == "before" ? " before" : ""), kv(fl[i], "cpu_pct"),
+			printf "  %15s %10s %10s %16.0f %16s %18s %14s %26s %16s %8s %14s\n", kv(fl[i], "domains") (kv(fl[i], "build") == "before" ? " before" : ""), kv(fl[i], "cpu_pct"),
 				kv(fl[i], "guard_cpu_pct") " (" kv(fl[i], "guards") ")",
 				c, (flf > 0 && c > 0 ? sprintf("%.2f (%.0f)", c / flf, flf) : "?"),
 				(flf > 0 && m > 0 ? sprintf("%.2f", m / flf) : "?"),
 				kv(fl[i], "rss_kib_per_domain") " KiB",
 				kv(fl[i], "paused_pct_mean") " / " kv(fl[i], "paused_pct_max"),
-				kv(fl[i], "sent") " (" kv(fl[i], "dropped") ")", kv(fl[i], "rate_scale")
+				kv(fl[i], "sent") " (" kv(fl[i], "dropped") ")", kv(fl[i], "rate_scale"),
+				(kv(fl[i], "samples") > 0 && kv(fl[i], "minflt") != "" ? sprintf("%.1f", kv(fl[i], "minflt") / kv(fl[i], "samples")) : "?")
 		}
 		printf "  The floor (Xen's interfaces only, paced at 19 Hz): %s us of dom0 CPU per sample at the start, and beside each fleet (in brackets); the daemon with nothing to push: %s KiB resident, %s %% of a CPU.\n", fl_floor_cpu, fl_rss0, fl_idle
 		printf "  CPU per sample counts the daemon and its crash guards (one process per domain profiled; \"guards\": their CPU and count).\n"
