@@ -44,9 +44,10 @@ bool ps_held(const struct pause_state *ps)
 bool ps_begin(struct pause_state *ps)
 {
 	uint64_t w = atomic_load(&ps->word), now = mono_ns();
-	/* Taken back before the pause shows: a guard that reads it after
-	 * sees 0 and looks every period; one that read it before sleeps
-	 * until it and must be woken if this pause comes earlier. */
+	/* Taken back before the pause shows. The guard sleeps on an
+	 * announcement (until it, or its alarm), and on none at all: a
+	 * pause that was not announced, or comes before its time, must
+	 * wake it. */
 	uint64_t quiet = atomic_exchange(&ps->quiet_until_ns, 0);
 
 	/* The stamp first: the guard reads the word, then the stamp, so it
@@ -54,7 +55,7 @@ bool ps_begin(struct pause_state *ps)
 	 * runs from here, so a slow pause hypercall counts against it. */
 	atomic_store(&ps->since_ns, now);
 	atomic_store(&ps->word, (SEQ(w) + 0x100) | PS_PAUSING);
-	return quiet > now;
+	return quiet == 0 || quiet > now;
 }
 
 void ps_quiet_until(struct pause_state *ps, uint64_t ns)
@@ -71,11 +72,16 @@ uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
 		return PS_IDLE_SLEEP_NS;
 	if (wait_ns)
 		return wait_ns < period_ns ? wait_ns : period_ns;
-	/* A pause that begins at the quiet time or later is seen within a
-	 * period of its start, as one seen by looking every period. */
+	/* Nothing announced: a pause would wake us (ps_begin). */
 	quiet = atomic_load(&ps->quiet_until_ns);
+	if (quiet == 0)
+		return alarm ? PS_ALARM_SLEEP_NS : PS_IDLE_SLEEP_NS;
+	/* Announced, and its time has come: its alarm may have rung
+	 * already, so look every period until it starts. */
 	if (quiet <= now)
 		return period_ns;
+	/* A pause that begins at the quiet time or later is seen within a
+	 * period of its start, as one seen by looking every period. */
 	if (alarm)
 		return PS_ALARM_SLEEP_NS;
 	return (quiet - now < PS_IDLE_SLEEP_NS ? quiet - now : PS_IDLE_SLEEP_NS) + period_ns;

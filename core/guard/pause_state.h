@@ -38,7 +38,8 @@ struct pause_state {
 	/* No pause of ours begins before this instant (CLOCK_MONOTONIC)
 	 * unless ps_begin says so: the guard sleeps until then rather than
 	 * look every few milliseconds between a sampler's samples (one
-	 * guard per domain: uniprofd runs dozens). 0: any time. */
+	 * guard per domain: uniprofd runs dozens). 0: none announced, and
+	 * ps_begin says so too. */
 	_Atomic uint64_t quiet_until_ns;
 	/* Image targets only: a stand-in for Xen's pause count, so tests see
 	 * every pause and unpause, whoever makes it. */
@@ -61,7 +62,8 @@ bool ps_held(const struct pause_state *ps);
 /* The profiler's side. ps_begin marks the pause before the hypercall (a
  * crash in between must still unpause) and starts its deadline; it
  * returns true when the pause comes before the quiet time announced, so
- * the guard may be asleep past its deadline and must be woken first.
+ * the guard may be asleep past its deadline and must be woken first
+ * (also when no pause was announced at all).
  * ps_paused says it landed; ps_begin_failed says it never happened.
  * ps_quiet_until announces the next pause (UINT64_MAX: none planned).
  *
@@ -94,11 +96,12 @@ int ps_guard_check(struct pause_state *ps, uint64_t now,
 
 /* How long the guard may sleep before it looks again, given now, what
  * ps_guard_check left in wait_ns and its look period: until a pause in
- * progress is overdue (at most a period), one period when a pause may
- * begin at any time, and when none may begin before the quiet time
- * announced: a period past it (at most PS_IDLE_SLEEP_NS beyond now), or
- * with an alarm clock the profiler sets (the guard's timerfd), until it
- * rings (PS_ALARM_SLEEP_NS at most, should a ring be lost). */
+ * progress is overdue (at most a period); one period when the pause
+ * announced may begin any time now; when none may begin before the quiet
+ * time announced, a period past it (at most PS_IDLE_SLEEP_NS beyond now);
+ * and with an alarm clock the profiler sets (the guard's timerfd) until
+ * it rings. With nothing announced, a pause wakes it: the idle sleep, or
+ * with the alarm PS_ALARM_SLEEP_NS (should a ring be lost). */
 #define PS_IDLE_SLEEP_NS (1000ull * 1000 * 1000)
 #define PS_ALARM_SLEEP_NS (10ull * 1000 * 1000 * 1000)
 uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,

@@ -134,6 +134,9 @@ int target_end_pause(struct up_target *t, bool *released)
 		case PS_CLAIM_OURS:
 			rc = t->ops->unpause(t);
 			ps_unpause_done(t->ps, rc == 0);
+			/* Handed back: the guard, asleep, is to end it. */
+			if (rc != 0)
+				crash_guard_wake(t);
 			return rc;
 		case PS_CLAIM_BUSY:
 			break;

@@ -211,11 +211,12 @@ static void test_guard_waits_for_the_pause_to_land(void)
 static void test_guard_sleeps_until_the_next_pause(void)
 {
 	struct pause_state ps;
-	uint64_t now = 10 * S, period = 25 * MS;
+	uint64_t now = 10 * S, period = 25 * MS, wait;
 
 	ps_init(&ps);
-	/* Nothing announced: one look period. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), period);
+	/* Nothing announced: a pause would wake the guard, which sleeps. */
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, true), PS_ALARM_SLEEP_NS);
 	/* A pause in progress: until its deadline, at most a period. */
 	CHECK_U64(ps_guard_sleep_ns(&ps, now, 3 * MS, period, false), 3 * MS);
 	CHECK_U64(ps_guard_sleep_ns(&ps, now, 40 * MS, period, false), period);
@@ -225,26 +226,32 @@ static void test_guard_sleeps_until_the_next_pause(void)
 	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), 300 * MS + period);
 	/* With the alarm clock the profiler sets: until it rings. */
 	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, true), PS_ALARM_SLEEP_NS);
-	/* Announced time passed: looking every period again. */
+	/* Announced time passed: looking every period until it starts. */
 	CHECK_U64(ps_guard_sleep_ns(&ps, now + 300 * MS, 0, period, false), period);
 	/* None planned: at most the idle sleep. */
 	ps_quiet_until(&ps, UINT64_MAX);
 	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS + period);
-	/* No deadline at all: the idle sleep. */
+	/* No deadline at all: the idle sleep, whatever was announced. */
 	atomic_store(&ps.limit_ns, 0);
 	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS);
 	atomic_store(&ps.limit_ns, PS_DEFAULT_LIMIT_NS);
 	/* A pause before the time announced wants the guard woken, and
-	 * takes the announcement back; one after it does not. */
+	 * takes the announcement back; one after it does not; one with
+	 * nothing announced does. */
 	ps_quiet_until(&ps, mono_ns() + 60 * S);
 	CHECK(ps_begin(&ps));
 	CHECK_U64(atomic_load(&ps.quiet_until_ns), 0);
-	CHECK(ps_guard_sleep_ns(&ps, mono_ns(), 0, period, true) <= period);
+	/* (A pause in progress: until its deadline.) */
+	CHECK(ps_guard_check(&ps, mono_ns(), NULL, NULL, &wait) == 0);
+	CHECK(wait > 0);
+	CHECK(ps_guard_sleep_ns(&ps, mono_ns(), wait, period, true) <= period);
 	ps_paused(&ps);
 	CHECK(ps_claim_unpause(&ps) == PS_CLAIM_OURS);
 	ps_unpause_done(&ps, true);
 	ps_quiet_until(&ps, mono_ns());
 	CHECK(!ps_begin(&ps));
+	ps_begin_failed(&ps);
+	CHECK(ps_begin(&ps));
 	ps_begin_failed(&ps);
 }
 
