@@ -27,7 +27,22 @@ struct entry {
 	struct entry *next;
 };
 
+/* A kernel file's build-id, remembered with what stat says of the file,
+ * so each period's profile of a domain identifies its kernel with one
+ * stat instead of opening and reading the ELF file again. */
+#define IDENTS 32
+struct ident {
+	char path[256];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	char bid[129];
+};
+
 struct upd_symbol_cache {
+	struct ident idents[IDENTS];   /* under lock; a ring */
+	unsigned next_ident;
 	pthread_mutex_t lock;     /* the list only: never held while loading */
 	pthread_cond_t loaded;    /* a load ended */
 	struct entry *head;
@@ -93,17 +108,61 @@ void upd_symbol_cache_free(struct upd_symbol_cache *c)
 	free(c);
 }
 
-/* The build's identity: its build-id, else the file's path, size and
- * time (a kernel replaced in place is loaded again). */
-static void make_key(const char *kernel, unsigned width, char *bid, size_t bidlen,
-		     char *key, size_t keylen)
+static bool same_file(const struct ident *i, const char *path, const struct stat *st)
+{
+	return strcmp(i->path, path) == 0 && i->dev == st->st_dev &&
+	       i->ino == st->st_ino && i->size == st->st_size &&
+	       i->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       i->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* The build-id of kernel (bid, "" if none), read from the file only when
+ * it is not the file remembered under that path. */
+static void build_id_of(struct upd_symbol_cache *c, const char *kernel,
+			char *bid, size_t bidlen)
 {
 	struct up_elf_identity id;
 	struct stat st;
+	struct ident *i;
+	bool known = false, statted = stat(kernel, &st) == 0;
 
 	bid[0] = '\0';
-	if (kernel && tk_elf_identify(kernel, &id) == 0 && id.build_id[0])
+	if (statted && strlen(kernel) < sizeof(i->path)) {
+		pthread_mutex_lock(&c->lock);
+		for (unsigned k = 0; k < IDENTS && !known; k++)
+			if (same_file(&c->idents[k], kernel, &st)) {
+				snprintf(bid, bidlen, "%s", c->idents[k].bid);
+				known = true;
+			}
+		pthread_mutex_unlock(&c->lock);
+		if (known)
+			return;
+	}
+	if (tk_elf_identify(kernel, &id) == 0 && id.build_id[0])
 		snprintf(bid, bidlen, "%s", id.build_id);
+	if (!statted || strlen(kernel) >= sizeof(i->path))
+		return;
+	pthread_mutex_lock(&c->lock);
+	i = &c->idents[c->next_ident++ % IDENTS];
+	snprintf(i->path, sizeof(i->path), "%s", kernel);
+	i->dev = st.st_dev;
+	i->ino = st.st_ino;
+	i->size = st.st_size;
+	i->mtime = st.st_mtim;
+	snprintf(i->bid, sizeof(i->bid), "%s", bid);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* The build's identity: its build-id, else the file's path, size and
+ * time (a kernel replaced in place is loaded again). */
+static void make_key(struct upd_symbol_cache *c, const char *kernel, unsigned width,
+		     char *bid, size_t bidlen, char *key, size_t keylen)
+{
+	struct stat st;
+
+	bid[0] = '\0';
+	if (kernel)
+		build_id_of(c, kernel, bid, bidlen);
 	if (bid[0])
 		snprintf(key, keylen, "id:%s/%u", bid, width);
 	else if (kernel && stat(kernel, &st) == 0)
@@ -218,7 +277,7 @@ int upd_symbols_get(struct upd_symbol_cache *c, const char *kernel,
 	*out = NULL;
 	/* Outside the lock: the image cache is this thread's own (a load
 	 * reads the kernel from it again, then drops it). */
-	make_key(kernel, guest_width, bid, sizeof(bid), key, sizeof(key));
+	make_key(c, kernel, guest_width, bid, sizeof(bid), key, sizeof(key));
 	pthread_mutex_lock(&c->lock);
 	do {
 		e = busy = NULL;
