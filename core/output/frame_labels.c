@@ -10,6 +10,7 @@
 
 #include "util/error_impl.h"
 #include "util/grow.h"
+#include "util/text_memo.h"
 #include "util/utf8.h"
 #include "output/frame_labels.h"
 #include "output/name_fit.h"
@@ -178,10 +179,11 @@ static void frame_name(const struct up_symtab *s, uint64_t addr,
 	frame_safe(buf);
 }
 
-unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
-			      bool is_return, bool leaf,
-			      const struct up_output_opts *opts,
-			      char (*names)[PROFILE_NAME_MAX])
+/* The labels of one frame, made: what the memo keeps. */
+static unsigned make_labels(const struct up_symtab *s, uint64_t addr,
+			    bool is_return, bool leaf,
+			    const struct up_output_opts *opts,
+			    char (*names)[PROFILE_NAME_MAX])
 {
 	struct up_src_frame src[UP_SRC_MAX_FRAMES];
 	size_t nsrc = 0;
@@ -223,6 +225,171 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 		strcat(b, at);
 	}
 	return n;
+}
+
+/* What a frame's labels depend on beside its address (and the table):
+ * the memo's kind. */
+static unsigned labels_kind(bool is_return, bool leaf,
+			    const struct up_output_opts *o)
+{
+	return (unsigned)is_return | (unsigned)(o->lines && leaf) << 1 |
+	       (unsigned)o->with_offsets << 2 | (unsigned)o->no_inline << 3;
+}
+
+/* Whether the labels used source frames: then they are kept only once
+ * the source cache has settled that address's answer. */
+static bool labels_use_source(const struct up_symtab *s, bool leaf,
+			      const struct up_output_opts *o)
+{
+	return up_symtab_has_source(s) && (!o->no_inline || (o->lines && leaf));
+}
+
+/* Labels joined in place in names: label k moves to the end of the
+ * ones before it, never past its own start (each is shorter than
+ * PROFILE_NAME_MAX), so it overwrites only what was already moved. */
+static size_t join_in_place(char (*names)[PROFILE_NAME_MAX], unsigned n)
+{
+	char *text = names[0];
+	size_t len = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		size_t l = strlen(names[k]);
+
+		if (k)
+			text[len++] = ';';
+		memmove(text + len, names[k], l);
+		len += l;
+	}
+	text[len] = '\0';
+	return len;
+}
+
+const char *profile_frame_labels_text(const struct up_symtab *s, uint64_t addr,
+				      bool is_return, bool leaf,
+				      const struct up_output_opts *opts,
+				      char (*names)[PROFILE_NAME_MAX],
+				      size_t *len, unsigned *n)
+{
+	struct text_memo *memo = s ? symtab_label_memo(s) : NULL;
+	unsigned kind = labels_kind(is_return, leaf, opts), tag;
+	const char *kept = text_memo_get(memo, addr, kind, len, &tag);
+
+	if (kept) {
+		*n = tag;
+		return kept;
+	}
+	*n = make_labels(s, addr, is_return, leaf, opts, names);
+	*len = join_in_place(names, *n);
+	if (memo && (!labels_use_source(s, leaf, opts) ||
+		     symtab_source_settled(s, addr, is_return)))
+		text_memo_put(memo, addr, kind, names[0], *len, *n);
+	return names[0];
+}
+
+unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
+			      bool is_return, bool leaf,
+			      const struct up_output_opts *opts,
+			      char (*names)[PROFILE_NAME_MAX])
+{
+	size_t len, at;
+	unsigned n;
+	const char *text = profile_frame_labels_text(s, addr, is_return, leaf,
+						     opts, names, &len, &n);
+
+	/* Split again, last first: each label moves to its own place, at
+	 * or past where it is (text may be names[0] itself). */
+	at = len;
+	for (unsigned k = n; k-- > 0;) {
+		size_t start = at;
+
+		while (k > 0 && start > 0 && text[start - 1] != ';')
+			start--;
+		if (k == 0)
+			start = 0;
+		memmove(names[k], text + start, at - start);
+		names[k][at - start] = '\0';
+		at = start ? start - 1 : 0;
+	}
+	return n;
+}
+
+/* A frame whose labels the memo lacks: made in address order. */
+struct label_want {
+	uint64_t addr;
+	unsigned kind;
+};
+
+struct label_warm {
+	const struct up_output_opts *opts;
+	const struct text_memo *memo;
+	struct label_want *want;
+	size_t n, cap;
+	bool failed;
+};
+
+static int visit_label_warm(const struct up_stack_record *s, void *arg)
+{
+	struct label_warm *w = arg;
+
+	if (!profile_kept(w->opts, s))
+		return 0;
+	for (unsigned i = 0; i < s->depth && !w->failed; i++) {
+		unsigned kind = labels_kind(i > 0, i == 0, w->opts), tag;
+		size_t len;
+
+		if (text_memo_get(w->memo, s->frames[i], kind, &len, &tag))
+			continue;
+		if (w->n >= WARM_MAX ||
+		    grow_array(&w->want, &w->cap, w->n + 1, sizeof(*w->want), 4096) < 0) {
+			w->failed = true;
+			break;
+		}
+		w->want[w->n++] = (struct label_want){ s->frames[i], kind };
+	}
+	return 0;
+}
+
+static int want_cmp(const void *a, const void *b)
+{
+	const struct label_want *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+void profile_warm_labels(const struct up_profile *p, const struct up_symtab *s,
+			 const struct up_output_opts *opts,
+			 char (*names)[PROFILE_NAME_MAX])
+{
+	struct label_warm w = { .opts = opts };
+
+	if (!p || !s)
+		return;
+	if (!(w.memo = symtab_label_memo(s))) {
+		profile_warm(p, s, !opts->no_inline);
+		return;
+	}
+	up_profile_foreach(p, visit_label_warm, &w);
+	if (w.n) {
+		/* Symbols and source frames first, in their own walk. */
+		profile_warm(p, s, !opts->no_inline);
+		qsort(w.want, w.n, sizeof(*w.want), want_cmp);
+		for (size_t i = 0; i < w.n; i++) {
+			size_t len;
+			unsigned n;
+
+			if (i && w.want[i].addr == w.want[i - 1].addr &&
+			    w.want[i].kind == w.want[i - 1].kind)
+				continue;
+			/* The kind's bits are the arguments: leaf matters
+			 * only with lines, where its bit is set. */
+			profile_frame_labels_text(s, w.want[i].addr, w.want[i].kind & 1,
+						  w.want[i].kind & 2, opts, names,
+						  &len, &n);
+		}
+	}
+	free(w.want);
 }
 
 char (*profile_labels_alloc(void))[PROFILE_NAME_MAX]

@@ -823,7 +823,7 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 	}
 }
 
-static struct entry *slot_for(struct srcinfo *si, uint64_t pc)
+static struct entry *slot_for(const struct srcinfo *si, uint64_t pc)
 {
 	uint64_t h = pc * 0x9e3779b97f4a7c15ULL;
 	size_t i = (size_t)(h >> 20) & (si->slots - 1);
@@ -1011,6 +1011,14 @@ found:
 		};
 	}
 	return n;
+}
+
+bool srcinfo_settled(const struct srcinfo *si, uint64_t pc)
+{
+	/* Broken: no DWARF to read, so the answer stays none (srcinfo_add
+	 * comes before any lookup: a stored profile's lines, as it loads). */
+	return !si || (si->opened && si->broken) ||
+	       (si->table && slot_for(si, pc)->used);
 }
 
 void srcinfo_warm(struct srcinfo *si, uint64_t pc)

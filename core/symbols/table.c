@@ -10,6 +10,7 @@
 
 #include "util/error_impl.h"
 #include "util/grow.h"
+#include "util/text_memo.h"
 #include "symbols/lookup_cache.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
@@ -627,6 +628,24 @@ static void cache_free(struct up_symtab *s)
 		free(s->lookups->slot);
 	free(s->lookups);
 	s->lookups = NULL;
+	text_memo_free(s->labels);
+	s->labels = NULL;
+}
+
+struct text_memo *symtab_label_memo(const struct up_symtab *s)
+{
+	/* The table is read-only to its users; its caches are not. */
+	if (!s->labels)
+		((struct up_symtab *)s)->labels =
+			text_memo_new(LOOKUP_CACHE_MAX, LABEL_MEMO_MAX_BYTES);
+	return s->labels;
+}
+
+bool symtab_source_settled(const struct up_symtab *s, uint64_t addr,
+			   bool is_return)
+{
+	return !s->src ||
+	       srcinfo_settled(s->src, is_return && addr ? addr - 1 : addr);
 }
 
 bool symtab_cached(const struct up_symtab *s, uint64_t pc)

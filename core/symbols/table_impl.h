@@ -43,6 +43,7 @@ struct up_symtab {
 	struct name_block *added;  /* names of symbols_insert's symbols */
 	struct srcinfo *src;       /* DWARF lines and inlines, or NULL */
 	struct lookup_cache *lookups;  /* the writers' (lookup_cache.h) */
+	struct text_memo *labels;      /* the writers' frame labels (same) */
 };
 
 /* Add to the table's warning line ("; "-separated). */
