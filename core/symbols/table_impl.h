@@ -8,7 +8,8 @@
 #include "uniprof/symbols.h"
 #include "private.h"
 
-/* 24 bytes: a large table's entries are most of its load's fresh pages. */
+/* 24 bytes: a large table's entries are most of its load's fresh pages.
+ * addr first: the radix sort's key (util/radix_order.h). */
 struct sym_entry {
 	uint64_t addr;
 	uint64_t size;
