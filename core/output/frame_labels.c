@@ -10,6 +10,7 @@
 
 #include "util/error_impl.h"
 #include "util/grow.h"
+#include "util/radix_order.h"
 #include "util/text_memo.h"
 #include "util/utf8.h"
 #include "output/frame_labels.h"
@@ -313,9 +314,10 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 	return n;
 }
 
-/* A frame whose labels the memo lacks: made in address order. */
+/* A frame whose labels the memo lacks: made in the order of the address
+ * looked up (pc: a return address less one, the sort's key). */
 struct label_want {
-	uint64_t addr;
+	uint64_t pc, addr;
 	unsigned kind;
 };
 
@@ -334,28 +336,58 @@ static int visit_label_warm(const struct up_stack_record *s, void *arg)
 	if (!profile_kept(w->opts, s))
 		return 0;
 	for (unsigned i = 0; i < s->depth && !w->failed; i++) {
+		uint64_t addr = s->frames[i];
 		unsigned kind = labels_kind(i > 0, i == 0, w->opts), tag;
 		size_t len;
 
-		if (text_memo_get(w->memo, s->frames[i], kind, &len, &tag))
+		if (text_memo_get(w->memo, addr, kind, &len, &tag))
 			continue;
 		if (w->n >= WARM_MAX ||
 		    grow_array(&w->want, &w->cap, w->n + 1, sizeof(*w->want), 4096) < 0) {
 			w->failed = true;
 			break;
 		}
-		w->want[w->n++] = (struct label_want){ s->frames[i], kind };
+		w->want[w->n++] = (struct label_want){
+			i > 0 && addr ? addr - 1 : addr, addr, kind };
 	}
 	return 0;
 }
 
-static int want_cmp(const void *a, const void *b)
+/* The wanted frames in order: their distinct pcs resolved in one walk of
+ * the table (symbols, and source frames unless no_inline), then each
+ * frame's labels made once. */
+static void make_wanted(const struct up_symtab *s, const struct label_want *want,
+			const uint32_t *order, size_t n,
+			const struct up_output_opts *opts,
+			char (*names)[PROFILE_NAME_MAX])
 {
-	const struct label_want *x = a, *y = b;
+	uint64_t *pcs = malloc(n * sizeof(*pcs));
+	size_t npcs = 0;
+	uint32_t seen = 0;   /* in a run of one pc: bit (addr - pc) * 16 + kind */
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->kind < y->kind ? -1 : x->kind > y->kind;
+	if (pcs) {
+		for (size_t i = 0; i < n; i++)
+			if (!npcs || pcs[npcs - 1] != want[order[i]].pc)
+				pcs[npcs++] = want[order[i]].pc;
+		symtab_warm(s, pcs, npcs, !opts->no_inline && up_symtab_has_source(s));
+		free(pcs);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct label_want *w = &want[order[i]];
+		uint32_t bit = 1u << ((w->addr - w->pc) * 16 + w->kind);
+		size_t len;
+		unsigned nl;
+
+		if (i == 0 || want[order[i - 1]].pc != w->pc)
+			seen = 0;
+		if (seen & bit)
+			continue;
+		seen |= bit;
+		/* The kind's bits are the arguments: leaf matters only with
+		 * lines, where its bit is set. */
+		profile_frame_labels_text(s, w->addr, w->kind & 1, w->kind & 2,
+					  opts, names, &len, &nl);
+	}
 }
 
 void profile_warm_labels(const struct up_profile *p, const struct up_symtab *s,
@@ -363,6 +395,7 @@ void profile_warm_labels(const struct up_profile *p, const struct up_symtab *s,
 			 char (*names)[PROFILE_NAME_MAX])
 {
 	struct label_warm w = { .opts = opts };
+	uint32_t *order;
 
 	if (!p || !s)
 		return;
@@ -371,23 +404,11 @@ void profile_warm_labels(const struct up_profile *p, const struct up_symtab *s,
 		return;
 	}
 	up_profile_foreach(p, visit_label_warm, &w);
-	if (w.n) {
-		/* Symbols and source frames first, in their own walk. */
+	if (w.n && (order = radix_order_u64(w.want, w.n, sizeof(*w.want)))) {
+		make_wanted(s, w.want, order, w.n, opts, names);
+		free(order);
+	} else if (w.n) {
 		profile_warm(p, s, !opts->no_inline);
-		qsort(w.want, w.n, sizeof(*w.want), want_cmp);
-		for (size_t i = 0; i < w.n; i++) {
-			size_t len;
-			unsigned n;
-
-			if (i && w.want[i].addr == w.want[i - 1].addr &&
-			    w.want[i].kind == w.want[i - 1].kind)
-				continue;
-			/* The kind's bits are the arguments: leaf matters
-			 * only with lines, where its bit is set. */
-			profile_frame_labels_text(s, w.want[i].addr, w.want[i].kind & 1,
-						  w.want[i].kind & 2, opts, names,
-						  &len, &n);
-		}
 	}
 	free(w.want);
 }
