@@ -24,8 +24,9 @@ void symtab_warm(const struct up_symtab *s, const uint64_t *pcs, size_t n,
 		 bool source);
 
 /* The writers' memo of frame labels (output/frame_labels.c), made on the
- * first call; NULL without memory. Forgotten with the lookups: when the
- * table changes and on a new pass. */
+ * first call; NULL without memory, or for a table without source lines
+ * (its labels cost no more to make again). Forgotten with the lookups:
+ * when the table changes and on a new pass. */
 #define LABEL_MEMO_MAX_BYTES (32u << 20)
 struct text_memo *symtab_label_memo(const struct up_symtab *s);
 

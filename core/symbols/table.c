@@ -591,6 +591,11 @@ static void cache_free(struct up_symtab *s)
 struct text_memo *symtab_label_memo(const struct up_symtab *s)
 {
 	/* The table is read-only to its users; its caches are not. */
+	/* Without source a label is the symbol's name, found in the lookup
+	 * cache and fitted: about what reading it back costs (measured), so
+	 * it is not kept twice. */
+	if (!s->src)
+		return NULL;
 	if (!s->labels)
 		((struct up_symtab *)s)->labels =
 			text_memo_new(LOOKUP_CACHE_MAX, LABEL_MEMO_MAX_BYTES);
