@@ -353,40 +353,53 @@ static int visit_label_warm(const struct up_stack_record *s, void *arg)
 	return 0;
 }
 
-/* The wanted frames in order: their distinct pcs resolved in one walk of
- * the table (symbols, and source frames unless no_inline), then each
- * frame's labels made once. */
+/* Distinct pcs resolved at a time before their frames' labels are made:
+ * what resolving read (the caches' slots, the source frames, their
+ * strings) is then still in the CPU's caches, a few 100 KiB. */
+#define WARM_CHUNK 512
+
+/* The wanted frames in order, a chunk of pcs at a time: their pcs
+ * resolved in one walk of the table (symbols, and source frames unless
+ * no_inline), then each frame's labels made once. */
 static void make_wanted(const struct up_symtab *s, const struct label_want *want,
 			const uint32_t *order, size_t n,
 			const struct up_output_opts *opts,
 			char (*names)[PROFILE_NAME_MAX])
 {
-	uint64_t *pcs = malloc(n * sizeof(*pcs));
-	size_t npcs = 0;
+	bool source = !opts->no_inline && up_symtab_has_source(s);
+	uint64_t pcs[WARM_CHUNK];
 	uint32_t seen = 0;   /* in a run of one pc: bit (addr - pc) * 16 + kind */
 
-	if (pcs) {
-		for (size_t i = 0; i < n; i++)
-			if (!npcs || pcs[npcs - 1] != want[order[i]].pc)
-				pcs[npcs++] = want[order[i]].pc;
-		symtab_warm(s, pcs, npcs, !opts->no_inline && up_symtab_has_source(s));
-		free(pcs);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct label_want *w = &want[order[i]];
-		uint32_t bit = 1u << ((w->addr - w->pc) * 16 + w->kind);
-		size_t len;
-		unsigned nl;
+	for (size_t i = 0, end; i < n; i = end) {
+		size_t npcs = 0;
 
-		if (i == 0 || want[order[i - 1]].pc != w->pc)
-			seen = 0;
-		if (seen & bit)
-			continue;
-		seen |= bit;
-		/* The kind's bits are the arguments: leaf matters only with
-		 * lines, where its bit is set. */
-		profile_frame_labels_text(s, w->addr, w->kind & 1, w->kind & 2,
-					  opts, names, &len, &nl);
+		/* A pc's frames all in one chunk. */
+		for (end = i; end < n; end++) {
+			uint64_t pc = want[order[end]].pc;
+
+			if (npcs && pcs[npcs - 1] == pc)
+				continue;
+			if (npcs == WARM_CHUNK)
+				break;
+			pcs[npcs++] = pc;
+		}
+		symtab_warm(s, pcs, npcs, source);
+		for (size_t k = i; k < end; k++) {
+			const struct label_want *w = &want[order[k]];
+			uint32_t bit = 1u << ((w->addr - w->pc) * 16 + w->kind);
+			size_t len;
+			unsigned nl;
+
+			if (k == 0 || want[order[k - 1]].pc != w->pc)
+				seen = 0;
+			if (seen & bit)
+				continue;
+			seen |= bit;
+			/* The kind's bits are the arguments: leaf matters
+			 * only with lines, where its bit is set. */
+			profile_frame_labels_text(s, w->addr, w->kind & 1, w->kind & 2,
+						  opts, names, &len, &nl);
+		}
 	}
 }
 
