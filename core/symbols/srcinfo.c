@@ -62,6 +62,19 @@ struct frame_rec {
 	bool inlined;
 };
 
+/* A function's declaration as a frame keeps it (string indexes). */
+struct decl_rec {
+	uint32_t function, file, line;
+};
+
+/* The declaration read from an abstract origin, by the origin DIE's
+ * address (NULL: an empty slot). */
+struct origin_decl {
+	const void *origin;
+	struct decl_rec decl;
+};
+#define ORIGIN_SLOTS 1024
+
 /* A string of libdw's already kept, by its address. */
 struct kept_string {
 	const char *s;
@@ -128,6 +141,7 @@ struct srcinfo {
 	const struct Dwarf_CU *gate_cu;
 	bool gate_cu_ok;
 	struct kept_string kept[KEPT_SLOTS];   /* keep_dwarf's */
+	struct origin_decl origins[ORIGIN_SLOTS];   /* fn_decl's */
 	uint64_t line_charged, line_read;
 	const char *refused;           /* why the image's DWARF is not used */
 	bool capped_depth, capped_addresses, capped_time, capped_size;
@@ -612,23 +626,68 @@ static const char *decl_file(struct srcinfo *si, Dwarf_Die *die)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+/* What a frame keeps of its function's declaration: dwarf_attr_integrate's
+ * answers (through an abstract origin, a specification). */
+static void read_decl(struct srcinfo *si, Dwarf_Die *fn, struct decl_rec *d)
+{
+	int decl = 0;
+
+	d->function = keep_dwarf(si, die_name(fn));
+	d->file = keep_dwarf(si, decl_file(si, fn));
+	d->line = dwarf_decl_line(fn, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
+}
+
+/* read_decl(fn), read once per abstract origin when fn has none of the
+ * three itself and its origin has all three: the answers integrate
+ * gives then, each the origin's own. An inline function inlined in many
+ * places is read once, not the inlined DIE's attributes and the
+ * origin's three times each per address. */
+static void fn_decl(struct srcinfo *si, Dwarf_Die *fn, struct decl_rec *d)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	struct origin_decl *slot;
+
+	/* dwarf_hasattr reads fn's abbreviation only, not its bytes. */
+	if (dwarf_hasattr(fn, DW_AT_name) || dwarf_hasattr(fn, DW_AT_decl_file) ||
+	    dwarf_hasattr(fn, DW_AT_decl_line) ||
+	    !dwarf_formref_die(dwarf_attr(fn, DW_AT_abstract_origin, &attr),
+			       &origin)) {
+		read_decl(si, fn, d);
+		return;
+	}
+	/* By the origin's bytes: unique whatever section holds it. */
+	slot = &si->origins[(size_t)(((uintptr_t)origin.addr *
+				      0x9e3779b97f4a7c15ULL) >> 54) &
+			    (ORIGIN_SLOTS - 1)];
+	if (slot->origin && slot->origin == origin.addr) {
+		*d = slot->decl;
+		return;
+	}
+	if (!dwarf_attr(&origin, DW_AT_name, &attr) ||
+	    !dwarf_attr(&origin, DW_AT_decl_file, &attr) ||
+	    !dwarf_attr(&origin, DW_AT_decl_line, &attr)) {
+		read_decl(si, fn, d);       /* further along the chain */
+		return;
+	}
+	read_decl(si, &origin, d);
+	*slot = (struct origin_decl){ origin.addr, *d };
+}
+
 static int push_frame(struct srcinfo *si, Dwarf_Die *fn, uint32_t file,
 		      uint32_t line, bool inlined)
 {
 	struct frame_rec *f;
-	int decl = 0;
+	struct decl_rec d;
 
 	if (grow_array(&si->frames, &si->frames_cap, si->nframes + 1,
 		       sizeof(*si->frames), 64) < 0)
 		return UP_ENOMEM;
+	fn_decl(si, fn, &d);
 	f = &si->frames[si->nframes++];
-	f->function = keep_dwarf(si, die_name(fn));
-	f->file = file;
-	f->line = line;
-	f->decl_file = keep_dwarf(si, decl_file(si, fn));
-	f->decl_line = dwarf_decl_line(fn, &decl) == 0 && decl > 0 ?
-		(uint32_t)decl : 0;
-	f->inlined = inlined;
+	*f = (struct frame_rec){ .function = d.function, .file = file,
+				 .decl_file = d.file, .line = line,
+				 .decl_line = d.line, .inlined = inlined };
 	return 0;
 }
 
