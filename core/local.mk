@@ -12,6 +12,8 @@ CORE_UTIL = core/util/error.c core/util/error_impl.h core/util/version.c core/ut
 	core/util/grow.c core/util/grow.h core/util/file_read.c core/util/file_read.h \
 	core/util/elf_copy.c core/util/elf_copy.h core/util/file_map.c core/util/file_map.h \
 	core/util/strmap.c core/util/strmap.h core/util/clock.h \
+	core/util/text_memo.c core/util/text_memo.h \
+	core/util/radix_order.c core/util/radix_order.h \
 	core/util/utf8.c core/util/utf8.h core/util/image_file.c core/util/image_file.h
 CORE_TARGET = core/target/target.c core/target/target_impl.h core/target/image.h \
 	core/target/xen.c core/target/xen_domctl.c core/target/xen_domctl.h \

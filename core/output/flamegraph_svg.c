@@ -31,47 +31,139 @@
 #define PAD_SIDE 10
 
 struct node {
-	const char *name;   /* in the index's key */
+	const char *name;   /* in the tree's name blocks */
 	uint64_t count;
-	size_t first_child, next_sibling;   /* 0: none (node 0 is the root) */
+	uint32_t parent;
+	uint32_t first_child, next_sibling;   /* 0: none (node 0 is the root) */
 };
+
+/* A child's slot in the index: its node (0: empty, the root is never a
+ * child) and its key's hash. */
+struct child_slot {
+	uint32_t node, hash;
+};
+
+/* The nodes' names, copied once per node into blocks that never move. */
+struct name_block {
+	struct name_block *next;
+	size_t used, size;
+	char text[];
+};
+#define NAME_BLOCK (64u * 1024)
 
 /* Children are found through a hash of (parent, name), not by scanning
  * siblings: a guest chooses its return addresses, and N distinct frames
- * under one parent must not cost N^2. Node i > 0 is index entry i - 1,
- * whose key is "PARENT;NAME" (names never hold ';'). */
+ * under one parent must not cost N^2. Keyed by the parent's number and
+ * the name's bytes as they are in the stack, not by a "PARENT;NAME"
+ * string made and copied for every frame of every stack. */
 struct tree {
 	struct node *nodes;
 	size_t n, cap;
 	unsigned max_depth;
-	struct strmap *index;
-	char *key;
-	size_t key_cap;
+	struct child_slot *slots;
+	size_t nslots;
+	struct name_block *names;    /* the newest first */
 };
+
+static uint32_t child_hash(size_t parent, const char *name, size_t len)
+{
+	uint64_t h = (1469598103934665603ULL ^ parent) * 1099511628211ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* The slot of (parent, name[0..len)): its node's, or the empty one it
+ * would take. */
+static struct child_slot *child_slot(const struct tree *t, size_t parent,
+				     const char *name, size_t len, uint32_t h)
+{
+	size_t i = h & (t->nslots - 1);
+
+	for (;; i = (i + 1) & (t->nslots - 1)) {
+		const struct child_slot *c = &t->slots[i];
+		const struct node *n = &t->nodes[c->node];
+
+		if (!c->node || (c->hash == h && n->parent == parent &&
+				 strncmp(n->name, name, len) == 0 &&
+				 n->name[len] == '\0'))
+			return &t->slots[i];
+	}
+}
+
+/* Room for one more child in the index: doubled at 3/4 full. */
+static int slots_room(struct tree *t)
+{
+	struct child_slot *old = t->slots;
+	size_t n = t->nslots;
+
+	if (n && (t->n + 1) * 4 < n * 3)
+		return 0;
+	t->slots = calloc(n ? n * 2 : 1024, sizeof(*t->slots));
+	if (!t->slots) {
+		t->slots = old;
+		return -1;
+	}
+	t->nslots = n ? n * 2 : 1024;
+	for (size_t i = 0; i < n; i++)
+		if (old[i].node) {
+			size_t k = old[i].hash & (t->nslots - 1);
+
+			while (t->slots[k].node)
+				k = (k + 1) & (t->nslots - 1);
+			t->slots[k] = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+/* A copy of name[0..len) that stays where it is, or NULL. */
+static const char *name_copy(struct tree *t, const char *name, size_t len)
+{
+	struct name_block *b = t->names;
+	char *to;
+
+	if (!b || b->size - b->used < len + 1) {
+		size_t size = len + 1 > NAME_BLOCK ? len + 1 : NAME_BLOCK;
+
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		b->next = t->names;
+		b->used = 0;
+		b->size = size;
+		t->names = b;
+	}
+	to = b->text + b->used;
+	memcpy(to, name, len);
+	to[len] = '\0';
+	b->used += len + 1;
+	return to;
+}
 
 static long child(struct tree *t, size_t parent, const char *name, size_t len)
 {
-	size_t known = strmap_count(t->index);
-	long idx;
-	int pre;
+	uint32_t h = child_hash(parent, name, len);
+	struct child_slot *c;
+	struct node *n;
 
-	if (grow_array(&t->key, &t->key_cap, len + 24, 1, 256) < 0)
+	if (slots_room(t) < 0)
 		return -1;
-	pre = (int)text_hex(t->key, parent);      /* "%zx;", as same_child */
-	t->key[pre++] = ';';
-	memcpy(t->key + pre, name, len);
-	t->key[pre + len] = '\0';
-	idx = strmap_intern(t->index, t->key);
-	if (idx < 0)
+	c = child_slot(t, parent, name, len, h);
+	if (c->node)
+		return c->node;
+	if (t->n >= UINT32_MAX ||
+	    grow_array(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes), 256) < 0)
 		return -1;
-	if ((size_t)idx < known)
-		return idx + 1;
-	if (grow_array(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes), 256) < 0)
+	n = &t->nodes[t->n];
+	*n = (struct node){ .name = name_copy(t, name, len),
+			    .parent = (uint32_t)parent,
+			    .next_sibling = t->nodes[parent].first_child };
+	if (!n->name)
 		return -1;
-	memset(&t->nodes[t->n], 0, sizeof(t->nodes[0]));
-	t->nodes[t->n].name = strmap_key(t->index, (size_t)idx) + pre;
-	t->nodes[t->n].next_sibling = t->nodes[parent].first_child;
-	t->nodes[parent].first_child = t->n;
+	t->nodes[parent].first_child = (uint32_t)t->n;
+	*c = (struct child_slot){ (uint32_t)t->n, h };
 	return (long)t->n++;
 }
 
@@ -190,14 +282,11 @@ struct emit {
  * and it is never a child). */
 static size_t same_child(const struct tree *t, size_t parent, const char *name)
 {
-	char *key;
-	long idx;
+	size_t len = strlen(name);
 
-	if (asprintf(&key, "%zx;%s", parent, name) < 0)
+	if (!t->nslots)
 		return 0;
-	idx = strmap_find(t->index, key);
-	free(key);
-	return idx < 0 ? 0 : (size_t)idx + 1;
+	return child_slot(t, parent, name, len, child_hash(parent, name, len))->node;
 }
 
 static double share_delta(const struct emit *e, const struct node *n,
@@ -371,8 +460,7 @@ static int build_tree(const struct up_profile *p, const struct up_symtab *symtab
 	memset(t, 0, sizeof(*t));
 	if (rc < 0)
 		return rc;
-	if (strmap_new(&t->index) < 0 ||
-	    grow_array(&t->nodes, &t->cap, 1, sizeof(*t->nodes), 256) < 0)
+	if (grow_array(&t->nodes, &t->cap, 1, sizeof(*t->nodes), 256) < 0)
 		rc = up_fail(UP_ENOMEM, "out of memory");
 	else
 		t->nodes[t->n++] = (struct node){ .name = "all" };
@@ -386,8 +474,13 @@ static int build_tree(const struct up_profile *p, const struct up_symtab *symtab
 
 static void tree_release(struct tree *t)
 {
-	strmap_free(t->index);
-	free(t->key);
+	while (t->names) {
+		struct name_block *b = t->names;
+
+		t->names = b->next;
+		free(b);
+	}
+	free(t->slots);
 	free(t->nodes);
 }
 

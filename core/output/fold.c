@@ -41,10 +41,8 @@ static int ensure(struct agg *a, size_t n)
 	return 0;
 }
 
-static int line_append(struct agg *a, size_t *len, const char *s)
+static int line_append_n(struct agg *a, size_t *len, const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
 	if (*len + n + 2 > a->line_cap) {
 		size_t cap = a->line_cap ? a->line_cap * 2 : 4096;
 		char *l;
@@ -59,9 +57,15 @@ static int line_append(struct agg *a, size_t *len, const char *s)
 	}
 	if (*len)
 		a->line[(*len)++] = ';';
-	memcpy(a->line + *len, s, n + 1);
+	memcpy(a->line + *len, s, n);
 	*len += n;
+	a->line[*len] = '\0';
 	return 0;
+}
+
+static int line_append(struct agg *a, size_t *len, const char *s)
+{
+	return line_append_n(a, len, s, strlen(s));
 }
 
 static int visit_folded(const struct up_stack_record *s, void *arg)
@@ -90,17 +94,26 @@ static int visit_folded(const struct up_stack_record *s, void *arg)
 		/* The outermost frame is never folded away: a stack keeps
 		 * at least one frame whatever its names say. */
 		struct up_output_opts o = *a->opts;
-		unsigned n = profile_frame_labels(a->symtab, s->frames[i], i > 0,
-						  i == 0, &o, a->names);
+		size_t tlen;
+		unsigned n;
+		const char *text = profile_frame_labels_text(a->symtab, s->frames[i],
+							     i > 0, i == 0, &o,
+							     a->names, &tlen, &n);
 
 		if (n == 0 && i + 1 == s->depth) {
 			o.no_inline = false;
-			n = profile_frame_labels(a->symtab, s->frames[i], i > 0,
-						 i == 0, &o, a->names);
+			text = profile_frame_labels_text(a->symtab, s->frames[i],
+							 i > 0, i == 0, &o,
+							 a->names, &tlen, &n);
 		}
-
-		for (unsigned k = 0; rc == 0 && k < n; k++)
-			rc = line_append(a, &len, a->names[k]);
+		/* An empty label adds no ';' to an empty line: labels
+		 * hold none, so the leading ones are those. */
+		while (n && len == 0 && tlen && *text == ';') {
+			text++;
+			tlen--;
+		}
+		if (n)
+			rc = line_append_n(a, &len, text, tlen);
 	}
 	if (rc < 0)
 		return a->err = rc;
@@ -156,7 +169,7 @@ int profile_fold_ids(const struct up_profile *p,
 	if (rc == 0)
 		rc = strmap_new(&a.keys);
 	if (rc == 0)
-		profile_warm(p, symtab, !a.opts->no_inline);
+		profile_warm_labels(p, symtab, a.opts, a.names);
 	if (rc == 0)
 		rc = up_profile_foreach(p, visit_folded, &a);
 	if (rc == 0 && a.err)

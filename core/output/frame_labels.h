@@ -42,6 +42,16 @@ unsigned profile_frame_labels(const struct up_symtab *s, uint64_t addr,
 			      const struct up_output_opts *opts,
 			      char (*names)[PROFILE_NAME_MAX]);
 
+/* The same labels joined by ';' (no label holds one), *len bytes long
+ * (not NUL-terminated), *n of them: made once per frame and kind for all
+ * the writers (the table keeps them), names the room to make them in.
+ * Valid until the next call. */
+const char *profile_frame_labels_text(const struct up_symtab *s, uint64_t addr,
+				      bool is_return, bool leaf,
+				      const struct up_output_opts *opts,
+				      char (*names)[PROFILE_NAME_MAX],
+				      size_t *len, unsigned *n);
+
 /* Room for one frame's labels (UP_SRC_MAX_FRAMES of them); NULL, error
  * set, when out of memory. */
 char (*profile_labels_alloc(void))[PROFILE_NAME_MAX];
@@ -52,5 +62,13 @@ char (*profile_labels_alloc(void))[PROFILE_NAME_MAX];
  * writer, as only the first finds any left to do. */
 void profile_warm(const struct up_profile *p, const struct up_symtab *s,
 		  bool source);
+
+/* Make the labels of every frame of p that the options keep and the
+ * table's memo lacks, in address order (each table read in order, not
+ * at random per frame), after profile_warm: what a writer of labels does
+ * first. names: room to make them in. */
+void profile_warm_labels(const struct up_profile *p, const struct up_symtab *s,
+			 const struct up_output_opts *opts,
+			 char (*names)[PROFILE_NAME_MAX]);
 
 #endif

@@ -14,6 +14,7 @@
 #include "pprof/profile.pb-c.h"
 #include "output/frame_labels.h"
 #include "output/out_buf.h"
+#include "symbols/lookup_cache.h"
 #include "util/strmap.h"
 #include "uniprof/stored.h"
 #include "uniprof/text.h"
@@ -96,6 +97,9 @@ struct writer {
 	long *func_name;     /* string index of each function's name */
 	struct func_src *func_src;
 	size_t func_cap, func_src_cap;
+	/* Each symbol's function + 1 (0: not met yet), by the symbol's
+	 * index in the table; NULL when frames are named one by one. */
+	uint32_t *sym_func;
 	struct line_rec *lines;   /* locations' lines, innermost first */
 	size_t nlines, lines_cap;
 	bool source;              /* the symbol table has DWARF lines */
@@ -258,17 +262,15 @@ static long slot_loc(const struct loc_slot *k)
 	return (long)(k->v >> 1) - 1;
 }
 
-/* The location of a frame; *made when it is new (its lines to add). */
-static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
-		    const char *name, bool named, bool synthetic, bool *made)
+/* The location of a frame in function f (-1: none); *made when it is
+ * new (its lines to add). */
+static long loc_of_func(struct writer *w, uint64_t addr, bool is_return,
+			long f, bool synthetic, bool *made)
 {
-	long f = named ? func_idx(w, name) : -1;
 	bool ret = w->source && is_return;
 	struct loc_slot *k;
 
 	*made = false;
-	if (named && f < 0)
-		return -1;
 	if (slots_room(w) < 0 || w->nloc >= UINT32_MAX / 2 - 1)
 		return -1;
 	k = loc_slot(w, addr, f, ret);
@@ -282,6 +284,47 @@ static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
 	w->loc[w->nloc] = (struct loc){ addr, (int32_t)f, 0, 0, synthetic };
 	*made = true;
 	return (long)w->nloc++;
+}
+
+/* The location of a frame named name (named: else unsymbolized). */
+static long loc_idx(struct writer *w, uint64_t addr, bool is_return,
+		    const char *name, bool named, bool synthetic, bool *made)
+{
+	long f = named ? func_idx(w, name) : -1;
+
+	*made = false;
+	if (named && f < 0)
+		return -1;
+	return loc_of_func(w, addr, is_return, f, synthetic, made);
+}
+
+/* A frame's function (-1: no symbol has it; *named says which), by its
+ * symbol: the name is fitted and looked up once per symbol, not once
+ * per frame. name: room for it (PROFILE_NAME_MAX), set when made. */
+static long frame_func(struct writer *w, uint64_t addr, bool is_return,
+		       char *name, bool *named)
+{
+	const struct up_symbol *sym;
+	size_t k;
+	long f;
+
+	/* As profile_frame_label looks it up: a return address at the call. */
+	sym = w->sym_func ? symtab_lookup_cached(w->symtab,
+						 is_return && addr ? addr - 1 : addr)
+			  : NULL;
+	if (!sym) {
+		*named = profile_frame_label(w->symtab, addr, is_return, false, name);
+		return *named ? func_idx(w, name) : -1;
+	}
+	*named = true;
+	k = (size_t)(sym - up_symtab_symbol(w->symtab, 0));
+	if (w->sym_func[k])
+		return (long)w->sym_func[k] - 1;
+	profile_frame_label(w->symtab, addr, is_return, false, name);
+	f = func_idx(w, name);
+	if (f >= 0)
+		w->sym_func[k] = (uint32_t)f + 1;
+	return f;
 }
 
 static bool same_lines(const struct writer *w, const struct loc *a,
@@ -339,15 +382,21 @@ static int visit(const struct up_stack_record *s, void *arg)
 	int rc = 0;
 
 	for (unsigned i = 0; rc == 0 && i < s->depth; i++) {
-		bool named = profile_frame_label(w->symtab, s->frames[i], i > 0,
-						 false, name);
-		bool made;
+		bool named, made = false;
 		long loc;
 
-		if (inline_folded(w, name, i + 1 == s->depth))
-			continue;
-		loc = loc_idx(w, w->names_only ? 0 : s->frames[i], i > 0,
-			      name, named, w->names_only, &made);
+		if (w->names_only) {
+			named = profile_frame_label(w->symtab, s->frames[i], i > 0,
+						    false, name);
+			if (inline_folded(w, name, i + 1 == s->depth))
+				continue;
+			loc = loc_idx(w, 0, i > 0, name, named, true, &made);
+		} else {
+			long f = frame_func(w, s->frames[i], i > 0, name, &named);
+
+			loc = named && f < 0 ? -1 :
+			      loc_of_func(w, s->frames[i], i > 0, f, false, &made);
+		}
 
 		if (loc >= 0 && made && named && w->source) {
 			w->loc[loc].lines_off = (uint32_t)w->nlines;
@@ -380,6 +429,7 @@ static void writer_release(struct writer *w)
 {
 	strmap_free(w->strings);
 	free(w->str_func);
+	free(w->sym_func);
 	free(w->slots);
 	free(w->loc);
 	free(w->func_name);
@@ -995,6 +1045,9 @@ int up_profile_write_pprof(const struct up_profile *p,
 		goto out;
 	}
 	profile_warm(p, symtab, w.source);
+	/* Without it frames are named one by one, as stored profiles'. */
+	if (symtab && !w.names_only && up_symtab_count(symtab))
+		w.sym_func = calloc(up_symtab_count(symtab), sizeof(*w.sym_func));
 	rc = up_profile_foreach(p, visit, &w);
 	if (rc == 0)
 		rc = w.err;
@@ -1002,8 +1055,10 @@ int up_profile_write_pprof(const struct up_profile *p,
 	 * before the protobuf is packed. */
 	free(w.str_func);
 	free(w.slots);
+	free(w.sym_func);
 	w.str_func = NULL;
 	w.slots = NULL;
+	w.sym_func = NULL;
 	fit_array(&w.loc, &w.loc_cap, w.nloc, sizeof(*w.loc));
 	fit_array(&w.lines, &w.lines_cap, w.nlines, sizeof(*w.lines));
 	fit_array(&w.ids, &w.ids_cap, w.nids, sizeof(*w.ids));

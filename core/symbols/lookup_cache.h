@@ -23,4 +23,17 @@ bool symtab_cached(const struct up_symtab *s, uint64_t pc);
 void symtab_warm(const struct up_symtab *s, const uint64_t *pcs, size_t n,
 		 bool source);
 
+/* The writers' memo of frame labels (output/frame_labels.c), made on the
+ * first call; NULL without memory, or for a table without source lines
+ * (its labels cost no more to make again). Forgotten with the lookups:
+ * when the table changes and on a new pass. */
+#define LABEL_MEMO_MAX_BYTES (32u << 20)
+struct text_memo *symtab_label_memo(const struct up_symtab *s);
+
+/* Whether up_symtab_source's answer for addr is settled (kept by the
+ * source cache, so asked again it is the same), or the table has no
+ * source to give: what a label made from it may be kept for. */
+bool symtab_source_settled(const struct up_symtab *s, uint64_t addr,
+			   bool is_return);
+
 #endif

@@ -62,6 +62,26 @@ struct frame_rec {
 	bool inlined;
 };
 
+/* A function's declaration as a frame keeps it (string indexes). */
+struct decl_rec {
+	uint32_t function, file, line;
+};
+
+/* The declaration read from an abstract origin, by the origin DIE's
+ * address (NULL: an empty slot). */
+struct origin_decl {
+	const void *origin;
+	struct decl_rec decl;
+};
+#define ORIGIN_SLOTS 1024
+
+/* A string of libdw's already kept, by its address. */
+struct kept_string {
+	const char *s;
+	uint32_t idx;
+};
+#define KEPT_SLOTS 4096
+
 /* One resolved address: frames [first, first + n) of the frame array
  * (n at most UP_SRC_MAX_FRAMES): 16 bytes, four to a cache line. */
 struct entry {
@@ -117,6 +137,11 @@ struct srcinfo {
 	unsigned nline;
 	struct line_gate *gates;
 	size_t ngates, gates_cap;
+	/* The unit whose gate was looked up last, and what it said. */
+	const struct Dwarf_CU *gate_cu;
+	bool gate_cu_ok;
+	struct kept_string kept[KEPT_SLOTS];   /* keep_dwarf's */
+	struct origin_decl origins[ORIGIN_SLOTS];   /* fn_decl's */
 	uint64_t line_charged, line_read;
 	const char *refused;           /* why the image's DWARF is not used */
 	bool capped_depth, capped_addresses, capped_time, capped_size;
@@ -454,18 +479,24 @@ static bool lines_allowed(struct srcinfo *si, Dwarf_Die *cu)
 	struct line_prescan_in in = { .str = si->str, .line_str = si->line_str };
 	const char *dir;
 
+	/* Asked for each frame, mostly of the unit asked last. */
+	if (cu->cu && cu->cu == si->gate_cu)
+		return si->gate_cu_ok;
+	si->gate_cu = cu->cu;
+	si->gate_cu_ok = true;
 	if (dwarf_formudata(dwarf_attr(cu, DW_AT_stmt_list, &attr), &off) != 0)
 		return true;                   /* no table: libdw reads none */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (si->gates[mid].off == off)
-			return si->gates[mid].ok;
+			return si->gate_cu_ok = si->gates[mid].ok;
 		if (si->gates[mid].off < off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	si->gate_cu = NULL;     /* not settled until a gate says */
 	if (grow_array(&si->gates, &si->gates_cap, si->ngates + 1,
 		       sizeof(*si->gates), 64) < 0)
 		return false;
@@ -489,7 +520,8 @@ static bool lines_allowed(struct srcinfo *si, Dwarf_Die *cu)
 		si->line_charged += cost;
 	else
 		si->capped_lines = true;
-	return si->gates[lo].ok;
+	si->gate_cu = cu->cu;
+	return si->gate_cu_ok = si->gates[lo].ok;
 }
 
 /* A string from the image as we keep it: valid UTF-8, at most MAX_TEXT
@@ -532,6 +564,23 @@ static bool out_of_time(struct srcinfo *si)
 		return false;
 	si->capped_time = true;
 	return true;
+}
+
+/* keep() for a string libdw gave (in the image's sections or libdw's
+ * tables, which stay until dwarf_end): the same names and files come
+ * back for most frames, so their index is remembered by address. */
+static uint32_t keep_dwarf(struct srcinfo *si, const char *s)
+{
+	size_t slot = (size_t)(((uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 52) &
+		      (KEPT_SLOTS - 1);
+	uint32_t idx;
+
+	if (s && si->kept[slot].s == s)
+		return si->kept[slot].idx;
+	idx = keep(si, s);
+	if (idx != NO_STRING)
+		si->kept[slot] = (struct kept_string){ s, idx };
+	return idx;
 }
 
 static const char *string_at(const struct srcinfo *si, uint32_t i)
@@ -577,23 +626,68 @@ static const char *decl_file(struct srcinfo *si, Dwarf_Die *die)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+/* What a frame keeps of its function's declaration: dwarf_attr_integrate's
+ * answers (through an abstract origin, a specification). */
+static void read_decl(struct srcinfo *si, Dwarf_Die *fn, struct decl_rec *d)
+{
+	int decl = 0;
+
+	d->function = keep_dwarf(si, die_name(fn));
+	d->file = keep_dwarf(si, decl_file(si, fn));
+	d->line = dwarf_decl_line(fn, &decl) == 0 && decl > 0 ? (uint32_t)decl : 0;
+}
+
+/* read_decl(fn), read once per abstract origin when fn has none of the
+ * three itself and its origin has all three: the answers integrate
+ * gives then, each the origin's own. An inline function inlined in many
+ * places is read once, not the inlined DIE's attributes and the
+ * origin's three times each per address. */
+static void fn_decl(struct srcinfo *si, Dwarf_Die *fn, struct decl_rec *d)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	struct origin_decl *slot;
+
+	/* dwarf_hasattr reads fn's abbreviation only, not its bytes. */
+	if (dwarf_hasattr(fn, DW_AT_name) || dwarf_hasattr(fn, DW_AT_decl_file) ||
+	    dwarf_hasattr(fn, DW_AT_decl_line) ||
+	    !dwarf_formref_die(dwarf_attr(fn, DW_AT_abstract_origin, &attr),
+			       &origin)) {
+		read_decl(si, fn, d);
+		return;
+	}
+	/* By the origin's bytes: unique whatever section holds it. */
+	slot = &si->origins[(size_t)(((uintptr_t)origin.addr *
+				      0x9e3779b97f4a7c15ULL) >> 54) &
+			    (ORIGIN_SLOTS - 1)];
+	if (slot->origin && slot->origin == origin.addr) {
+		*d = slot->decl;
+		return;
+	}
+	if (!dwarf_attr(&origin, DW_AT_name, &attr) ||
+	    !dwarf_attr(&origin, DW_AT_decl_file, &attr) ||
+	    !dwarf_attr(&origin, DW_AT_decl_line, &attr)) {
+		read_decl(si, fn, d);       /* further along the chain */
+		return;
+	}
+	read_decl(si, &origin, d);
+	*slot = (struct origin_decl){ origin.addr, *d };
+}
+
 static int push_frame(struct srcinfo *si, Dwarf_Die *fn, uint32_t file,
 		      uint32_t line, bool inlined)
 {
 	struct frame_rec *f;
-	int decl = 0;
+	struct decl_rec d;
 
 	if (grow_array(&si->frames, &si->frames_cap, si->nframes + 1,
 		       sizeof(*si->frames), 64) < 0)
 		return UP_ENOMEM;
+	fn_decl(si, fn, &d);
 	f = &si->frames[si->nframes++];
-	f->function = keep(si, die_name(fn));
-	f->file = file;
-	f->line = line;
-	f->decl_file = keep(si, decl_file(si, fn));
-	f->decl_line = dwarf_decl_line(fn, &decl) == 0 && decl > 0 ?
-		(uint32_t)decl : 0;
-	f->inlined = inlined;
+	*f = (struct frame_rec){ .function = d.function, .file = file,
+				 .decl_file = d.file, .line = line,
+				 .decl_line = d.line, .inlined = inlined };
 	return 0;
 }
 
@@ -704,6 +798,27 @@ static bool function_at(struct srcinfo *si, struct cu_index *ci, uint64_t pc,
 	return false;
 }
 
+/* Whether a DIE of this tag may hold code ranges: the tags libdw's own
+ * walk of an address's scopes matches (dwarf_getscopes). A function's
+ * parameters and variables are most of its children, and asking each
+ * for its ranges reads all of its attributes. */
+static bool has_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Whether die's code ranges hold pc: dwarf_haspc, with at most
  * INDEX_MAX_RANGES ranges read. */
 static bool holds(Dwarf_Die *die, uint64_t pc)
@@ -736,7 +851,7 @@ static int scopes_in(struct srcinfo *si, Dwarf_Die *fn, uint64_t pc,
 		do {
 			if (++visits > SCOPE_MAX_VISITS || out_of_time(si))
 				return n;
-			if (holds(&child, pc)) {
+			if (has_code(dwarf_tag(&child)) && holds(&child, pc)) {
 				path[n++] = child;
 				down = true;
 				break;
@@ -775,7 +890,7 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 	lines = lines_allowed(si, &cu);
 	ln = lines ? dwarf_getsrc_die(&cu, pc) : NULL;
 	if (ln) {
-		file = keep(si, dwarf_linesrc(ln, NULL, NULL));
+		file = keep_dwarf(si, dwarf_linesrc(ln, NULL, NULL));
 		if (dwarf_lineno(ln, &lineno) == 0 && lineno > 0)
 			line = (uint32_t)lineno;
 	}
@@ -817,13 +932,13 @@ static void resolve(struct srcinfo *si, uint64_t pc)
 		line = udata(&path[i], DW_AT_call_line);
 		file = NO_STRING;
 		if (files && dwarf_hasattr(&path[i], DW_AT_call_file))
-			file = keep(si, dwarf_filesrc(
+			file = keep_dwarf(si, dwarf_filesrc(
 				files, udata(&path[i], DW_AT_call_file), NULL,
 				NULL));
 	}
 }
 
-static struct entry *slot_for(struct srcinfo *si, uint64_t pc)
+static struct entry *slot_for(const struct srcinfo *si, uint64_t pc)
 {
 	uint64_t h = pc * 0x9e3779b97f4a7c15ULL;
 	size_t i = (size_t)(h >> 20) & (si->slots - 1);
@@ -1011,6 +1126,14 @@ found:
 		};
 	}
 	return n;
+}
+
+bool srcinfo_settled(const struct srcinfo *si, uint64_t pc)
+{
+	/* Broken: no DWARF to read, so the answer stays none (srcinfo_add
+	 * comes before any lookup: a stored profile's lines, as it loads). */
+	return !si || (si->opened && si->broken) ||
+	       (si->table && slot_for(si, pc)->used);
 }
 
 void srcinfo_warm(struct srcinfo *si, uint64_t pc)

@@ -39,6 +39,11 @@ void srcinfo_free(struct srcinfo *si);
 size_t srcinfo_lookup(struct srcinfo *si, uint64_t pc,
 		      struct up_src_frame *out, size_t max);
 
+/* Whether srcinfo_lookup(si, pc) has its answer kept: asked again, it
+ * gives the same (an answer it could not give, at real-time priority or
+ * past a cap, is not kept: a later pass may give one). */
+bool srcinfo_settled(const struct srcinfo *si, uint64_t pc);
+
 /* srcinfo_lookup(si, pc) for its answer to be cached, called for many
  * addresses in a row (rising: libdw then reads each unit's tables once
  * in a row), srcinfo_warm_end after the last: the scheduling policy is

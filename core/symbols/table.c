@@ -4,12 +4,15 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/error_impl.h"
 #include "util/grow.h"
+#include "util/radix_order.h"
+#include "util/text_memo.h"
 #include "symbols/lookup_cache.h"
 #include "symbols/srcinfo.h"
 #include "symbols/table_impl.h"
@@ -222,59 +225,6 @@ done:
 	return rc;
 }
 
-/* The entries' indexes in address order (stable: equal addresses keep
- * their order), by a least-significant-digit radix sort on the address:
- * linear in the entries whatever the image holds, where qsort of the
- * entries themselves took most of a large table's load. Digits all keys
- * share (the high bytes of a kernel's addresses) cost one pass over the
- * counts only. Only 32-bit indexes move, each pass reading its entry's
- * address: a quarter of the memory (and page faults) of moving the
- * addresses along. Returns the sorted indexes (malloc'ed) or NULL. */
-static uint32_t *sort_by_address(const struct sym_entry *e, size_t n)
-{
-	uint32_t *a, *b;
-	size_t (*counts)[256];
-
-	if (n > UINT32_MAX)
-		return NULL;
-	a = malloc(n * sizeof(*a));
-	b = malloc(n * sizeof(*b));
-	counts = calloc(8, sizeof(*counts));        /* each digit's */
-	if (!a || !b || !counts) {
-		free(a);
-		free(b);
-		free(counts);
-		return NULL;
-	}
-	/* Every digit's counts in one pass over the keys. */
-	for (size_t i = 0; i < n; i++) {
-		a[i] = (uint32_t)i;
-		for (unsigned d = 0; d < 8; d++)
-			counts[d][(e[i].addr >> (8 * d)) & 0xff]++;
-	}
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t *count = counts[shift / 8], pos = 0;
-		uint32_t *t;
-
-		if (count[(e[0].addr >> shift) & 0xff] == n)
-			continue;       /* one digit for all: order unchanged */
-		for (unsigned d = 0; d < 256; d++) {
-			size_t c = count[d];
-
-			count[d] = pos;
-			pos += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			b[count[(e[a[i]].addr >> shift) & 0xff]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
-	}
-	free(counts);
-	free(b);
-	return a;
-}
-
 /* The kept names copied into a new arena in address order, the rest
  * (aliases merged away) dropped: the passes over the table in address
  * order (the C++ names, a name's lookup, the writers) then read the
@@ -369,7 +319,14 @@ int symtab_finish(struct up_symtab *s)
 	 * in one pass over each run of equal addresses; the kept ones then
 	 * moved to the front in address order. */
 	if (s->count) {
-		uint32_t *k = sort_by_address(s->entries, s->count);
+		/* In address order by a radix sort (util/radix_order.c):
+		 * linear whatever the image holds, where qsort of the entries
+		 * took most of a large table's load. */
+		uint32_t *k = radix_order_u64(s->entries, s->count,
+					      sizeof(*s->entries));
+
+		_Static_assert(offsetof(struct sym_entry, addr) == 0,
+			       "the sort's key starts each entry");
 
 		if (!k)
 			return up_fail(UP_ENOMEM, "out of memory");
@@ -627,6 +584,29 @@ static void cache_free(struct up_symtab *s)
 		free(s->lookups->slot);
 	free(s->lookups);
 	s->lookups = NULL;
+	text_memo_free(s->labels);
+	s->labels = NULL;
+}
+
+struct text_memo *symtab_label_memo(const struct up_symtab *s)
+{
+	/* The table is read-only to its users; its caches are not. */
+	/* Without source a label is the symbol's name, found in the lookup
+	 * cache and fitted: about what reading it back costs (measured), so
+	 * it is not kept twice. */
+	if (!s->src)
+		return NULL;
+	if (!s->labels)
+		((struct up_symtab *)s)->labels =
+			text_memo_new(LOOKUP_CACHE_MAX, LABEL_MEMO_MAX_BYTES);
+	return s->labels;
+}
+
+bool symtab_source_settled(const struct up_symtab *s, uint64_t addr,
+			   bool is_return)
+{
+	return !s->src ||
+	       srcinfo_settled(s->src, is_return && addr ? addr - 1 : addr);
 }
 
 bool symtab_cached(const struct up_symtab *s, uint64_t pc)

@@ -8,7 +8,8 @@
 #include "uniprof/symbols.h"
 #include "private.h"
 
-/* 24 bytes: a large table's entries are most of its load's fresh pages. */
+/* 24 bytes: a large table's entries are most of its load's fresh pages.
+ * addr first: the radix sort's key (util/radix_order.h). */
 struct sym_entry {
 	uint64_t addr;
 	uint64_t size;
@@ -43,6 +44,7 @@ struct up_symtab {
 	struct name_block *added;  /* names of symbols_insert's symbols */
 	struct srcinfo *src;       /* DWARF lines and inlines, or NULL */
 	struct lookup_cache *lookups;  /* the writers' (lookup_cache.h) */
+	struct text_memo *labels;      /* the writers' frame labels (same) */
 };
 
 /* Add to the table's warning line ("; "-separated). */

@@ -36,6 +36,8 @@ UNIT_TESTS = \
 	tests/toolkit/test_unwind_load \
 	tests/unit/test_output_names \
 	tests/unit/test_out_buf \
+	tests/unit/test_text_memo \
+	tests/unit/test_radix_order \
 	tests/unit/test_file_map \
 	tests/toolkit/test_run_checks \
 	tests/toolkit/test_summary \

@@ -233,6 +233,56 @@ static void test_no_mapping_made_up(void)
 	up_symtab_free(sym);
 }
 
+/* The function of a location (its last line's), or 0 for none. */
+static uint64_t function_of(const PbProfile *pb, uint64_t addr)
+{
+	const PbLocation *l = location_at(pb, addr);
+
+	return l && l->n_line ? l->line[l->n_line - 1]->function_id : 0;
+}
+
+/* A frame's function is its symbol's name, looked up once per symbol:
+ * two symbols of one name are one function, every frame of a symbol has
+ * its function however often it comes, a return address just past a
+ * symbol's end is its symbol's, an address no symbol holds has none. */
+static void test_functions_by_symbol(void)
+{
+	static const char nm_dup[] =
+		"0000000000400000 T dup\n"
+		"0000000000400100 T dup\n"
+		"0000000000400200 T other\n";
+	struct up_pprof_meta meta = { .version = UP_PPROF_META_VERSION, .hz = 97 };
+	uint64_t a[] = { 0x400010, 0x400210, 0x10 };
+	uint64_t b[] = { 0x400110, 0x400100, 0x400020 };
+	struct up_symtab *sym;
+	struct up_profile *p;
+	size_t named_dup = 0;
+	PbProfile *pb;
+
+	REQUIRE(up_symtab_load_mem(&sym, nm_dup, sizeof(nm_dup) - 1, "dup") == 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	REQUIRE(up_profile_add(p, 0, a, 3, UP_TRUNC_NONE) == 0);
+	REQUIRE(up_profile_add(p, 0, b, 3, UP_TRUNC_NONE) == 0);
+	REQUIRE(up_profile_add(p, 0, b, 2, UP_TRUNC_NONE) == 0);
+	pb = written(p, sym, &meta);
+	REQUIRE(pb != NULL);
+	for (size_t i = 0; i < pb->n_function; i++)
+		named_dup += strcmp(str(pb, pb->function[i]->name), "dup") == 0;
+	CHECK(named_dup == 1);
+	CHECK(pb->n_function == 2);
+	CHECK(function_of(pb, 0x400010) != 0);
+	CHECK(function_of(pb, 0x400010) == function_of(pb, 0x400110));
+	CHECK(function_of(pb, 0x400010) == function_of(pb, 0x400020));
+	/* 0x400100 as a return address: the call before it, in the first. */
+	CHECK(function_of(pb, 0x400100) == function_of(pb, 0x400010));
+	CHECK(function_of(pb, 0x400210) != 0 &&
+	      function_of(pb, 0x400210) != function_of(pb, 0x400010));
+	CHECK(location_at(pb, 0x10) && function_of(pb, 0x10) == 0);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	up_profile_free(p);
+	up_symtab_free(sym);
+}
+
 static const PbLabel *label_of(const PbProfile *pb, const PbSample *sm,
 				const char *key)
 {
@@ -406,5 +456,6 @@ int main(void)
 	RUN(test_mappings_of_multi_load_image);
 	RUN(test_location_in_innermost_mapping);
 	RUN(test_no_mapping_made_up);
+	RUN(test_functions_by_symbol);
 	TEST_MAIN_END();
 }

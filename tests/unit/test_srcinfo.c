@@ -190,6 +190,100 @@ static void test_writers(void)
 	up_symtab_free(s);
 }
 
+/* p's folded text with options o, into buf. */
+static bool folded_text(const struct up_profile *p, const struct up_symtab *s,
+			const struct up_output_opts *o, char *buf, size_t len)
+{
+	FILE *out = fmemopen(buf, len, "w");
+	bool ok = out && up_profile_write_folded(p, s, o, out) == 0;
+
+	if (out)
+		fclose(out);
+	return ok;
+}
+
+/* A frame's labels are made once for all the writers (the table keeps
+ * them by address and options): read back they are those made, for every
+ * set of options in turn, and after a new pass; the labels of a frame
+ * looked up at real-time priority (no source then) are not kept, so the
+ * next writer shows its inlined calls. */
+static void test_labels_kept(void)
+{
+	static const struct { bool off, no_inline, lines; } opt[] = {
+		{ 0, 0, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 0, 1, 0 }, { 0, 1, 1 },
+		{ 1, 1, 0 },
+	};
+	struct sched_param rt = { .sched_priority = 1 }, normal = { 0 };
+	char first[sizeof(opt) / sizeof(opt[0])][2048], again[2048];
+	char (*names)[PROFILE_NAME_MAX] = profile_labels_alloc();
+	char (*made)[PROFILE_NAME_MAX] = profile_labels_alloc();
+	struct up_output_opts o = UP_OUTPUT_OPTS_INIT;
+	struct up_symtab *s;
+	struct up_profile *p;
+	uint64_t a, frames[3];
+	bool rt_ok;
+
+	REQUIRE(names && made && up_symtab_load(&s, fixture) == 0);
+	REQUIRE((a = addr_in_mix(s)) != 0);
+	REQUIRE(up_profile_new(&p, 1) == 0);
+	frames[0] = a;
+	frames[1] = a + 1;
+	frames[2] = outer(s)->addr + 1;
+	REQUIRE(up_profile_add(p, 0, frames, 3, UP_TRUNC_NONE) == 0);
+	REQUIRE(up_profile_add(p, 0, frames + 1, 2, UP_TRUNC_NONE) == 0);
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = 0; i < sizeof(opt) / sizeof(opt[0]); i++) {
+			o.with_offsets = opt[i].off;
+			o.no_inline = opt[i].no_inline;
+			o.lines = opt[i].lines;
+			REQUIRE(folded_text(p, s, &o, pass ? again : first[i],
+					    sizeof(again)));
+			if (pass)
+				CHECK_STR(again, first[i]);
+		}
+		/* A new pass forgets the labels with the lookups. */
+		if (pass == 1)
+			up_symtab_source_new_pass(s);
+	}
+	CHECK(strstr(first[0], "fx_mix (inlined)") != NULL);
+	/* Split back from the kept text, one label a name. */
+	o = (struct up_output_opts)UP_OUTPUT_OPTS_INIT;
+	o.lines = true;
+	{
+		unsigned n = profile_frame_labels(s, a, false, true, &o, names);
+
+		CHECK(n == 3);
+		CHECK_STR(names[0], "fx_outer");
+		CHECK_STR(names[1], "fx_twice (inlined)");
+		CHECK(strncmp(names[2], "fx_mix (inlined) fixture_lines.c:", 33) == 0);
+		CHECK(profile_frame_labels(s, a, false, true, &o, made) == n);
+		for (unsigned k = 0; k < n; k++)
+			CHECK_STR(made[k], names[k]);
+	}
+	up_symtab_free(s);
+
+	/* At real-time priority the source is not looked up: those labels
+	 * have no inlined calls, and are not kept. */
+	REQUIRE(up_symtab_load(&s, fixture) == 0);
+	o = (struct up_output_opts)UP_OUTPUT_OPTS_INIT;
+	rt_ok = sched_setscheduler(0, SCHED_FIFO, &rt) == 0;
+	if (rt_ok) {
+		bool ok = folded_text(p, s, &o, again, sizeof(again));
+
+		sched_setscheduler(0, SCHED_OTHER, &normal);
+		REQUIRE(ok);
+		CHECK(strstr(again, "(inlined)") == NULL);
+		REQUIRE(folded_text(p, s, &o, again, sizeof(again)));
+		CHECK_STR(again, first[0]);
+	} else {
+		printf("# test_labels_kept: SCHED_FIFO not permitted, that part skipped\n");
+	}
+	up_symtab_free(s);
+	up_profile_free(p);
+	free(names);
+	free(made);
+}
+
 static const char *fn_name(const Perftools__Profiles__Profile *pb,
 			   uint64_t id)
 {
@@ -769,6 +863,7 @@ int main(int argc, char **argv)
 	RUN(test_inline_chain);
 	RUN(test_file_changed_since_load);
 	RUN(test_writers);
+	RUN(test_labels_kept);
 	RUN(test_pprof);
 	RUN(test_caps);
 	RUN(test_without_dwarf);
