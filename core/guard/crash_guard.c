@@ -147,6 +147,7 @@ int up_crash_guard_install(struct up_target *t)
 	t->guard_pid = pid;
 	t->guard_fd = fds[1];
 	t->guard_alarm_fd = alarm_fd;
+	t->guard_alarm_at = 0;
 	t->ps = shared;
 	return 0;
 }
@@ -173,6 +174,7 @@ void up_crash_guard_release(struct up_target *t)
 	unmap_shared(shared);
 	t->guard_fd = -1;
 	t->guard_alarm_fd = -1;
+	t->guard_alarm_at = 0;
 	t->guard_pid = -1;
 }
 

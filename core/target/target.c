@@ -17,6 +17,7 @@ void target_init(struct up_target *t, const struct up_target_ops *ops)
 	t->guard_fd = -1;
 	t->guard_alarm_fd = -1;
 	t->guard_pid = -1;
+	t->guard_alarm_at = 0;
 	t->keep_frames = false;
 	t->kept_frames = NULL;
 }
@@ -94,14 +95,25 @@ void target_quiet_until(struct up_target *t, uint64_t ns)
 {
 	uint64_t limit = atomic_load(&t->ps->limit_ns);
 
+	uint64_t at = ns == UINT64_MAX || !limit || ns > UINT64_MAX - limit ? 0 : ns + limit;
+
 	ps_quiet_until(t->ps, ns);
+	if (t->guard_pid <= 0)
+		return;
 	/* A pause that starts at ns must be looked at by its deadline: the
 	 * guard's alarm rings then, unless the next sample, announced
 	 * before it, sets it later again. So the guard sleeps through
-	 * every sample that ends in time. Should the alarm fail, nothing
-	 * is announced and the guard, woken, looks every period. */
-	if (crash_guard_alarm(t, ns == UINT64_MAX || !limit || ns > UINT64_MAX - limit ?
-				 0 : ns + limit) < 0) {
+	 * every sample that ends in time. An alarm already set for at
+	 * most half a limit earlier is left as it is: it rings early, and
+	 * the guard looks and sleeps again, but at the highest rates that
+	 * is once per half limit instead of a system call per sample. */
+	if (at && t->guard_alarm_at <= at && t->guard_alarm_at >= at - limit / 2)
+		return;
+	t->guard_alarm_at = at;
+	/* Should the alarm fail, nothing is announced, and every pause
+	 * wakes the guard (ps_begin). */
+	if (crash_guard_alarm(t, at) < 0) {
+		t->guard_alarm_at = 0;
 		ps_quiet_until(t->ps, 0);
 		crash_guard_wake(t);
 	}

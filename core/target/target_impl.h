@@ -53,6 +53,7 @@ struct up_target {
 	int guard_fd;
 	int guard_alarm_fd;
 	int guard_pid;
+	uint64_t guard_alarm_at;    /* when its alarm rings (0: not set) */
 	/* up_target_keep_frames: the frames the last sampling run mapped
 	 * (its frame cache, of the size it asked), kept for the next run,
 	 * and how to free them (the sampler's: targets sit below memory). */
