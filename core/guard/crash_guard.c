@@ -37,7 +37,7 @@ static void unmap_shared(struct pause_state *shared)
 	munmap(shared, sizeof(*shared));
 }
 
-/* The watchdog's two descriptors, where it finds them: only these cross
+/* The watchdog's three descriptors, where it finds them: only these cross
  * its exec. Ours are close-on-exec from birth, so a guard spawned by
  * another thread (the daemon samples several domains) never holds the
  * socket of another target open. */
@@ -88,8 +88,9 @@ int up_crash_guard_install(struct up_target *t)
 		return up_fail(UP_EIO, "cannot start the crash guard: %s", strerror(errno));
 	}
 	fds[0] = high_cloexec(fds[0]);
-	/* Best effort: without it the guard wakes for every sample. Never
-	 * blocks, so the guard's read cannot wait for a ring we moved. */
+	/* Best effort: without it the guard wakes a period past each
+	 * sample announced, and every period between. Never blocks, so the
+	 * guard's read cannot wait for a ring we moved. */
 	alarm_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (alarm_fd >= 0)
 		alarm_fd = high_cloexec(alarm_fd);

@@ -43,19 +43,26 @@ bool ps_held(const struct pause_state *ps)
 
 bool ps_begin(struct pause_state *ps)
 {
-	uint64_t w = atomic_load(&ps->word), now = mono_ns();
-	/* Taken back before the pause shows. The guard sleeps on an
-	 * announcement (until it, or its alarm), and on none at all: a
-	 * pause that was not announced, or comes before its time, must
-	 * wake it. */
-	uint64_t quiet = atomic_exchange(&ps->quiet_until_ns, 0);
+	uint64_t w = atomic_load(&ps->word), now = mono_ns(), quiet;
 
 	/* The stamp first: the guard reads the word, then the stamp, so it
 	 * never pairs this pause with an older pause's stamp. The deadline
 	 * runs from here, so a slow pause hypercall counts against it. */
 	atomic_store(&ps->since_ns, now);
 	atomic_store(&ps->word, (SEQ(w) + 0x100) | PS_PAUSING);
+	/* The announcement is taken back after the pause shows: a guard
+	 * that reads it as taken (0) then sees this pause in the word it
+	 * reads next (ps_guard_quiet comes before ps_guard_check). The
+	 * guard sleeps on an announcement (until it, or its alarm), and
+	 * with its alarm on none at all: a pause that was not announced,
+	 * or comes before its time, must wake it. */
+	quiet = atomic_exchange(&ps->quiet_until_ns, 0);
 	return quiet == 0 || quiet > now;
+}
+
+uint64_t ps_guard_quiet(const struct pause_state *ps)
+{
+	return atomic_load(&ps->quiet_until_ns);
 }
 
 void ps_quiet_until(struct pause_state *ps, uint64_t ns)
@@ -63,19 +70,17 @@ void ps_quiet_until(struct pause_state *ps, uint64_t ns)
 	atomic_store(&ps->quiet_until_ns, ns);
 }
 
-uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
+uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now, uint64_t quiet,
 			   uint64_t wait_ns, uint64_t period_ns, bool alarm)
 {
-	uint64_t quiet;
-
 	if (atomic_load(&ps->limit_ns) == 0)
 		return PS_IDLE_SLEEP_NS;
 	if (wait_ns)
 		return wait_ns < period_ns ? wait_ns : period_ns;
-	/* Nothing announced: a pause would wake us (ps_begin). */
-	quiet = atomic_load(&ps->quiet_until_ns);
+	/* Nothing announced: with the alarm, a pause wakes us (ps_begin);
+	 * without it, announcements wake nobody, so look every period. */
 	if (quiet == 0)
-		return alarm ? PS_ALARM_SLEEP_NS : PS_IDLE_SLEEP_NS;
+		return alarm ? PS_ALARM_SLEEP_NS : period_ns;
 	/* Announced, and its time has come: its alarm may have rung
 	 * already, so look every period until it starts. */
 	if (quiet <= now)

@@ -94,17 +94,21 @@ void ps_unpause_done(struct pause_state *ps, bool ok);
 int ps_guard_check(struct pause_state *ps, uint64_t now,
 		   int (*unpause)(void *arg), void *arg, uint64_t *wait_ns);
 
-/* How long the guard may sleep before it looks again, given now, what
+/* How long the guard may sleep before it looks again, given now, the
+ * announcement it read with ps_guard_quiet BEFORE ps_guard_check (so that
+ * one taken back by a pause comes with that pause in the check), what
  * ps_guard_check left in wait_ns and its look period: until a pause in
  * progress is overdue (at most a period); one period when the pause
  * announced may begin any time now; when none may begin before the quiet
- * time announced, a period past it (at most PS_IDLE_SLEEP_NS beyond now);
- * and with an alarm clock the profiler sets (the guard's timerfd) until
- * it rings. With nothing announced, a pause wakes it: the idle sleep, or
- * with the alarm PS_ALARM_SLEEP_NS (should a ring be lost). */
+ * time announced, a period past it (at most PS_IDLE_SLEEP_NS beyond now),
+ * or with an alarm clock the profiler sets (the guard's timerfd) until it
+ * rings. With nothing announced: with the alarm, until a pause wakes it
+ * (PS_ALARM_SLEEP_NS at most, should a wake be lost); without, a period,
+ * since an announcement wakes nobody then. */
 #define PS_IDLE_SLEEP_NS (1000ull * 1000 * 1000)
 #define PS_ALARM_SLEEP_NS (10ull * 1000 * 1000 * 1000)
-uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now,
+uint64_t ps_guard_quiet(const struct pause_state *ps);
+uint64_t ps_guard_sleep_ns(const struct pause_state *ps, uint64_t now, uint64_t quiet,
 			   uint64_t wait_ns, uint64_t period_ns, bool alarm);
 
 /* The image target's pause count, with Xen's rule: no unpause below 0. */

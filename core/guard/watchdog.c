@@ -168,7 +168,8 @@ int main(int argc, char **argv)
 		nfds = 2;
 	}
 	for (;;) {
-		uint64_t wait, period = period_ns(d.ps);
+		/* Before the check: see ps_guard_sleep_ns. */
+		uint64_t quiet = ps_guard_quiet(d.ps), wait, period = period_ns(d.ps);
 		struct timespec ts;
 		int rc;
 
@@ -178,7 +179,7 @@ int main(int argc, char **argv)
 				d.domid, strerror(d.last_errno));
 			said = true;
 		}
-		wait = ps_guard_sleep_ns(d.ps, mono_ns(), wait, period, nfds == 2);
+		wait = ps_guard_sleep_ns(d.ps, mono_ns(), quiet, wait, period, nfds == 2);
 		ts.tv_sec = (time_t)(wait / 1000000000ull);
 		ts.tv_nsec = (long)(wait % 1000000000ull);
 		rc = ppoll(pfd, nfds, &ts, NULL);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "util/clock.h"
 #include "util/error_impl.h"
 #include "target/target_impl.h"
 #include "uniprof/crash_guard.h"
@@ -104,11 +105,17 @@ void target_quiet_until(struct up_target *t, uint64_t ns)
 	 * guard's alarm rings then, unless the next sample, announced
 	 * before it, sets it later again. So the guard sleeps through
 	 * every sample that ends in time. An alarm already set for at
-	 * most half a limit earlier is left as it is: it rings early, and
-	 * the guard looks and sleeps again, but at the highest rates that
-	 * is once per half limit instead of a system call per sample. */
-	if (at && t->guard_alarm_at <= at && t->guard_alarm_at >= at - limit / 2)
+	 * most half a limit earlier is left as it is, if it has not rung
+	 * yet (the time announced may be a late sampler's): it rings
+	 * early, the guard looks and sleeps again, but at the highest
+	 * rates that is once per half limit instead of a system call per
+	 * sample. When it rings, the time announced has passed, so the
+	 * guard looks every period until the pause. */
+	if (at && t->guard_alarm_at <= at && t->guard_alarm_at >= at - limit / 2 &&
+	    t->guard_alarm_at > mono_ns())   /* read after the announcement */
 		return;
+	if (!at && !t->guard_alarm_at)
+		return;                 /* not set, and none wanted */
 	t->guard_alarm_at = at;
 	/* Should the alarm fail, nothing is announced, and every pause
 	 * wakes the guard (ps_begin). */

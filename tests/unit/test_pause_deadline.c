@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,8 +84,9 @@ static void test_guard_ends_a_stuck_pause(void)
 	REQUIRE(up_profile_new(&p, 1) == 0);
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
-	/* Generous: the stall alone would take 30 s. */
-	CHECK(seconds_since(&a) < 15);
+	/* Generous for a busy machine: the stall alone would take 30 s,
+	 * and a guard that missed it would sleep 10 s. */
+	CHECK(seconds_since(&a) < 5);
 	CHECK(st.stop == UP_STOP_MAX_SAMPLES);
 	CHECK_U64(st.abandoned_samples, 1);
 	CHECK_U64(st.samples, 5);
@@ -137,7 +139,8 @@ static void test_exactly_one_unpause_under_races(void)
 	CHECK_U64(st.samples + st.abandoned_samples, 300);
 	CHECK_U64(st.abandoned_samples, pc.guard_releases);
 	CHECK_U64(up_profile_vcpu_samples(p, 0), st.samples);
-	/* Both sides must have won some (the guard wakes every 1 ms). */
+	/* Both sides must have won some (a 1 ms limit: the guard looks
+	 * every 1 ms, or by the alarm at each deadline). */
 	CHECK(st.abandoned_samples > 0);
 	fprintf(stderr, "  races: %llu abandoned, %llu kept, %llu early unpauses refused\n",
 		(unsigned long long)st.abandoned_samples,
@@ -211,40 +214,47 @@ static void test_guard_waits_for_the_pause_to_land(void)
 static void test_guard_sleeps_until_the_next_pause(void)
 {
 	struct pause_state ps;
-	uint64_t now = 10 * S, period = 25 * MS, wait;
+	uint64_t now = 10 * S, period = 25 * MS, wait, q;
 
 	ps_init(&ps);
-	/* Nothing announced: a pause would wake the guard, which sleeps. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, true), PS_ALARM_SLEEP_NS);
+	/* Nothing announced: with the alarm, a pause would wake the guard,
+	 * which sleeps; without, nothing would, and it looks every period. */
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, 0, period, true), PS_ALARM_SLEEP_NS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, 0, period, false), period);
 	/* A pause in progress: until its deadline, at most a period. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 3 * MS, period, false), 3 * MS);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 40 * MS, period, false), period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, 3 * MS, period, false), 3 * MS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, 40 * MS, period, true), period);
 	/* The next pause at now + 300 ms: a period past it, so that pause
 	 * is seen within a period of its start as before. */
 	ps_quiet_until(&ps, now + 300 * MS);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), 300 * MS + period);
+	q = ps_guard_quiet(&ps);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, q, 0, period, false), 300 * MS + period);
 	/* With the alarm clock the profiler sets: until it rings. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, true), PS_ALARM_SLEEP_NS);
-	/* Announced time passed: looking every period until it starts. */
-	CHECK_U64(ps_guard_sleep_ns(&ps, now + 300 * MS, 0, period, false), period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, q, 0, period, true), PS_ALARM_SLEEP_NS);
+	/* Announced time passed (its alarm may have rung): looking every
+	 * period until it starts, alarm or not. */
+	CHECK_U64(ps_guard_sleep_ns(&ps, now + 300 * MS, q, 0, period, false), period);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now + 300 * MS, q, 0, period, true), period);
 	/* None planned: at most the idle sleep. */
 	ps_quiet_until(&ps, UINT64_MAX);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS + period);
+	q = ps_guard_quiet(&ps);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, q, 0, period, false), PS_IDLE_SLEEP_NS + period);
 	/* No deadline at all: the idle sleep, whatever was announced. */
 	atomic_store(&ps.limit_ns, 0);
-	CHECK_U64(ps_guard_sleep_ns(&ps, now, 0, period, false), PS_IDLE_SLEEP_NS);
+	CHECK_U64(ps_guard_sleep_ns(&ps, now, q, 0, period, true), PS_IDLE_SLEEP_NS);
 	atomic_store(&ps.limit_ns, PS_DEFAULT_LIMIT_NS);
 	/* A pause before the time announced wants the guard woken, and
 	 * takes the announcement back; one after it does not; one with
 	 * nothing announced does. */
 	ps_quiet_until(&ps, mono_ns() + 60 * S);
 	CHECK(ps_begin(&ps));
-	CHECK_U64(atomic_load(&ps.quiet_until_ns), 0);
-	/* (A pause in progress: until its deadline.) */
+	/* A guard that reads the announcement as taken back sees the
+	 * pause in the check that follows, and sleeps to its deadline. */
+	q = ps_guard_quiet(&ps);
+	CHECK_U64(q, 0);
 	CHECK(ps_guard_check(&ps, mono_ns(), NULL, NULL, &wait) == 0);
 	CHECK(wait > 0);
-	CHECK(ps_guard_sleep_ns(&ps, mono_ns(), wait, period, true) <= period);
+	CHECK(ps_guard_sleep_ns(&ps, mono_ns(), q, wait, period, true) <= period);
 	ps_paused(&ps);
 	CHECK(ps_claim_unpause(&ps) == PS_CLAIM_OURS);
 	ps_unpause_done(&ps, true);
@@ -253,6 +263,96 @@ static void test_guard_sleeps_until_the_next_pause(void)
 	ps_begin_failed(&ps);
 	CHECK(ps_begin(&ps));
 	ps_begin_failed(&ps);
+}
+
+/* How long the real guard takes to end a pause that began now and is
+ * held, -1 if not within 15 s. */
+static double guard_ends_held_pause(struct up_target *t)
+{
+	struct up_image_pause_counts pc;
+	struct timespec a;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (up_target_pause(t) != 0)
+		return -1;
+	while (seconds_since(&a) < 15) {
+		up_target_image_pause_counts(t, &pc);
+		if (pc.guard_releases)
+			return seconds_since(&a);
+		nanosleep(&(struct timespec){ .tv_nsec = 1000 * 1000 }, NULL);
+	}
+	return -1;
+}
+
+/* A late sampler: its alarm rang while it was held up (the guard then
+ * sees nothing announced and sleeps on), and its next announcement is an
+ * instant already past, near the old alarm. The alarm must be set again,
+ * or the pause that follows, on time and so waking nobody, is unwatched
+ * until the guard's sleep runs out (10 s) instead of its limit (50 ms). */
+static void test_guard_after_a_late_announcement(void)
+{
+	struct up_target *t = guest();
+	uint64_t t0;
+	double took;
+
+	REQUIRE(up_crash_guard_install(t) == 0);
+	up_target_set_max_pause(t, 50 * MS);
+	nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	t0 = mono_ns();
+	target_quiet_until(t, t0);              /* its alarm: t0 + 50 ms */
+	CHECK(up_target_pause(t) == 0);
+	CHECK(up_target_unpause(t) == 0);
+	nanosleep(&(struct timespec){ .tv_nsec = 120 * 1000 * 1000 }, NULL);
+	target_quiet_until(t, t0 + 10 * MS);    /* read before the delay */
+	took = guard_ends_held_pause(t);
+	if (took < 0 || took >= 0.5)
+		fprintf(stderr, "  the guard ended the pause after %.3f s\n", took);
+	CHECK(took >= 0 && took < 2);
+	CHECK(up_target_unpause(t) == 0);
+	up_target_close(t);
+}
+
+/* A guard without its alarm clock (a profiler out of descriptors) still
+ * ends a pause announced and begun on time at its limit: it looks every
+ * period when nothing is announced, as announcements wake nobody then. */
+static void test_guard_without_its_alarm(void)
+{
+	char script[128];
+	const char *real = getenv("UNIPROF_GUARD");
+	struct up_target *t;
+	double took;
+	FILE *f;
+
+	snprintf(script, sizeof(script), "/tmp/uniprof-guard-noalarm-%d", (int)getpid());
+	REQUIRE(real && (f = fopen(script, "w")));
+	/* Its socket, state and domain only: no alarm descriptor. */
+	fprintf(f, "#!/bin/sh\nexec '%s' \"$1\" \"$2\" \"$3\"\n", real);
+	fclose(f);
+	REQUIRE(chmod(script, 0700) == 0);
+	setenv("UNIPROF_GUARD", script, 1);
+	t = guest();
+	REQUIRE(up_crash_guard_install(t) == 0);
+	setenv("UNIPROF_GUARD", real, 1);
+	up_target_set_max_pause(t, 50 * MS);
+	nanosleep(&(struct timespec){ .tv_nsec = 100 * 1000 * 1000 }, NULL);
+	/* A sample, then the gap before the next announcement, in which
+	 * the guard looks (a period after the time announced) and finds
+	 * nothing announced; then the next sample, on time. */
+	target_quiet_until(t, mono_ns());
+	CHECK(up_target_pause(t) == 0);
+	CHECK(up_target_unpause(t) == 0);
+	nanosleep(&(struct timespec){ .tv_nsec = 40 * 1000 * 1000 }, NULL);
+	target_quiet_until(t, mono_ns() + 5 * MS);
+	nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+	took = guard_ends_held_pause(t);
+	if (took < 0 || took >= 0.3)
+		fprintf(stderr, "  the guard ended the pause after %.3f s\n", took);
+	/* Its limit is 50 ms; sleeping a second on nothing announced, the
+	 * guard would take most of it. */
+	CHECK(took >= 0 && took < 0.6);
+	CHECK(up_target_unpause(t) == 0);
+	up_target_close(t);
+	unlink(script);
 }
 
 /* The real guard, asleep until a pause announced a minute ahead, is woken
@@ -469,6 +569,8 @@ int main(void)
 	RUN(test_guard_waits_for_the_pause_to_land);
 	RUN(test_guard_sleeps_until_the_next_pause);
 	RUN(test_guard_woken_by_an_early_pause);
+	RUN(test_guard_after_a_late_announcement);
+	RUN(test_guard_without_its_alarm);
 	RUN(test_guard_sleeps_through_samples);
 	RUN(test_failed_last_unpause_keeps_the_guard);
 	RUN(test_two_guards_in_one_process);

@@ -79,8 +79,6 @@ static void early_cb(const struct up_profile *p,
 	(void)p;
 }
 
-/* The early callback: once, between samples (the domain running), with
- * the figures so far; never without its time having come. */
 /* Asked to, a target keeps the frames a run mapped for the next run (the
  * daemon profiles a domain every period): the second run maps nothing,
  * counts only its own use of them, and close unmaps them all. Not asked,
@@ -112,10 +110,12 @@ static void test_frames_kept_across_runs(void)
 	CHECK(up_target_image_mapped(t) == mapped);
 	CHECK(count_of(p, 0) == 20 && count_of(p, 1) == 20);
 	up_sampler_stats_release(&st);
-	/* A run that asks another cache size starts afresh. */
+	/* A run that asks another cache size starts afresh, the old
+	 * cache unmapped. */
 	c.cache_frames = 64;
 	CHECK(up_sample(t, &c, p, NULL, &st) == 0);
 	CHECK_U64(st.mem.maps, (uint64_t)mapped);
+	CHECK(up_target_image_mapped(t) == mapped);
 	up_sampler_stats_release(&st);
 	/* Given up: unmapped at once. */
 	up_target_keep_frames(t, false);
@@ -129,6 +129,8 @@ static void test_frames_kept_across_runs(void)
 	up_target_close(t);
 }
 
+/* The early callback: once, between samples (the domain running), with
+ * the figures so far; never without its time having come. */
 static void test_early_callback(void)
 {
 	struct up_target *t = two_vcpu_guest(true);
