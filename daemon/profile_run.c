@@ -222,6 +222,9 @@ int upd_profile_run(struct upd_symbol_cache *cache, const struct upd_run_params 
 		snprintf(r->error, sizeof(r->error),
 			 "domain %s has shut down or crashed: its vCPUs are stopped, nothing to sample",
 			 p->dom->name);
+		/* Its pages are not held mapped while it waits to go. */
+		if (p->keep && *p->keep)
+			up_target_keep_frames(*p->keep, false);
 		goto out;
 	}
 	if (p->keep && *p->keep) {

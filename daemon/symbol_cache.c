@@ -27,16 +27,17 @@ struct entry {
 	struct entry *next;
 };
 
-/* A kernel file's build-id, remembered with what stat says of the file,
- * so each period's profile of a domain identifies its kernel with one
- * stat instead of opening and reading the ELF file again. */
+/* A kernel file's build-id, remembered with what stat says of the file
+ * (its times include the change time, which no one can set back), so
+ * each period's profile of a domain identifies its kernel with one stat
+ * instead of opening and reading the ELF file again. */
 #define IDENTS 32
 struct ident {
 	char path[256];
 	dev_t dev;
 	ino_t ino;
 	off_t size;
-	struct timespec mtime;
+	struct timespec mtime, ctime;
 	char bid[129];
 };
 
@@ -113,7 +114,20 @@ static bool same_file(const struct ident *i, const char *path, const struct stat
 	return strcmp(i->path, path) == 0 && i->dev == st->st_dev &&
 	       i->ino == st->st_ino && i->size == st->st_size &&
 	       i->mtime.tv_sec == st->st_mtim.tv_sec &&
-	       i->mtime.tv_nsec == st->st_mtim.tv_nsec;
+	       i->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       i->ctime.tv_sec == st->st_ctim.tv_sec &&
+	       i->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* A file changed within the last seconds may change again within the
+ * same tick of its clock, leaving what stat says unchanged (as git's
+ * "racily clean" files): such a file is read every time until it rests. */
+static bool resting(const struct stat *st)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec - st->st_ctim.tv_sec > 2 && now.tv_sec - st->st_mtim.tv_sec > 2;
 }
 
 /* The build-id of kernel (bid, "" if none), read from the file only when
@@ -140,7 +154,7 @@ static void build_id_of(struct upd_symbol_cache *c, const char *kernel,
 	}
 	if (tk_elf_identify(kernel, &id) == 0 && id.build_id[0])
 		snprintf(bid, bidlen, "%s", id.build_id);
-	if (!statted || strlen(kernel) >= sizeof(i->path))
+	if (!statted || strlen(kernel) >= sizeof(i->path) || !resting(&st))
 		return;
 	pthread_mutex_lock(&c->lock);
 	i = &c->idents[c->next_ident++ % IDENTS];
@@ -149,6 +163,7 @@ static void build_id_of(struct upd_symbol_cache *c, const char *kernel,
 	i->ino = st.st_ino;
 	i->size = st.st_size;
 	i->mtime = st.st_mtim;
+	i->ctime = st.st_ctim;
 	snprintf(i->bid, sizeof(i->bid), "%s", bid);
 	pthread_mutex_unlock(&c->lock);
 }

@@ -126,7 +126,8 @@ static void test_slow_load_blocks_no_one(void)
 
 /* Each period identifies the domain's kernel again: from what stat says of
  * the file when it is unchanged, and by reading it again when it was
- * rewritten in place (another build under the same path and inode). */
+ * rewritten in place (another build under the same path and inode, just
+ * after the first was remembered). */
 static const char *b;           /* the build directory */
 
 static void test_kernel_rewritten_in_place(void)
@@ -140,6 +141,8 @@ static void test_kernel_rewritten_in_place(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s' && cp '%s/tests/guest/tg-nofp.elf' '%s'",
 		 d, d, b, k);
 	REQUIRE(system(cmd) == 0);
+	/* Resting (unchanged for over 2 s), so its build-id is remembered. */
+	sleep(3);
 	REQUIRE(upd_symbol_cache_new(&c, 8, UP_UNWINDER_CFI, "/nonexistent", NULL, NULL) == 0);
 	CHECK(upd_symbols_get(c, k, 8, &s, err, sizeof(err)) == 0);
 	if (s) {
