@@ -2,11 +2,13 @@
  * nothing of the profiler (Xen handles, hypercall buffers, mappings) is
  * ever duplicated by fork. Started by up_crash_guard_install with:
  *   uniprof-guard SOCKET_FD STATE_FD DOMID|image [ALARM_FD]
- * STATE_FD is the shared struct pause_state (core/guard/pause_state.h). It
- * watches two things:
- * - the socket: 'q' is an orderly release; 'w' a pause before the quiet
- *   time announced (pause_state.h); EOF means the profiler is gone, and a
- *   domain still paused by it is unpaused (retrying for a while);
+ * STATE_FD is the shared struct pause_state (core/guard/pause_state.h);
+ * ALARM_FD a timerfd the profiler sets for the latest instant the next
+ * pause must be looked at. It watches two things:
+ * - the socket: 'q' is an orderly release; 'w' a pause not announced, or
+ *   before the time announced, or handed back (pause_state.h); EOF means
+ *   the profiler is gone, and a domain still paused by it is unpaused
+ *   (retrying for a while);
  * - the pause in progress: one that outlives its limit is ended here,
  *   exactly once (the state word's compare-and-swap decides whether we or
  *   the profiler make that unpause), even if the profiler is stuck.
@@ -200,8 +202,7 @@ int main(int argc, char **argv)
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc == 1) {
-			/* 'w': a pause came before the quiet time announced;
-			 * looked at above. A quit while the domain is still
+			/* 'w': looked at above. A quit while the domain is still
 			 * paused by us would leave it so: the profiler never
 			 * sends one then. */
 			if (c == 'q' && !ps_held(d.ps))

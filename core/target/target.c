@@ -95,7 +95,6 @@ void *target_take_frames(struct up_target *t, size_t size)
 void target_quiet_until(struct up_target *t, uint64_t ns)
 {
 	uint64_t limit = atomic_load(&t->ps->limit_ns);
-
 	uint64_t at = ns == UINT64_MAX || !limit || ns > UINT64_MAX - limit ? 0 : ns + limit;
 
 	ps_quiet_until(t->ps, ns);
