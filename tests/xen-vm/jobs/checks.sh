@@ -57,6 +57,48 @@ crash_order() {
 	awk '/^  #/ { $1 = ""; $2 = ""; sub(/^ +/, ""); sub(/ at [^ ]+:[0-9]+$/, "")
 		sub(/\+0x[0-9a-f]+$/, ""); if ($0 ~ /^(tg_|hypercall_page|HYPERVISOR_)/) print }' "$1" | tr '\n' ' '
 }
+# workload_chain_whole ORDER ENTRY: ORDER (crash_order's words) is one of
+# the test guest's live stacks, every frame there from its leaf down to
+# ENTRY (tg_entry64, or "tg_boot tg_start" on Arm). The leaf can be any of
+# the work's functions: a sample lands in tg_round between its calls, or in
+# a tg_chain_NN after its callee returned, as well as in the three spinners;
+# a console print's own frames are not the guest's and cannot be checked,
+# so only what lies under them is.
+workload_chain_whole() {
+	printf '%s\n' "$1" | awk -v entry="$2" '
+	BEGIN {
+		chain = "tg_chain_10 tg_chain_09 tg_chain_08 tg_chain_07 tg_chain_06 tg_chain_05 tg_chain_04 tg_chain_03 tg_chain_02 tg_chain_01 tg_round"
+		n = split(chain, c, " ")
+		for (i = 1; i < n; i++) up[c[i]] = c[i + 1]
+		up["tg_chain_step"] = "tg_chain_05"
+		up["tg_hot_35"] = up["tg_hot_15"] = "tg_round"
+		up["tg_round"] = "tg_workload"
+		up["tg_workload"] = "tg_main"
+		m = split(entry, e, " ")
+		prev = "tg_main"
+		for (i = 1; i <= m; i++) { up[prev] = e[i]; prev = e[i] }
+		last = prev
+	}
+	{
+		# An inlined call is listed as "NAME (inlined)": its name counts.
+		gsub(/ \(inlined\)/, "")
+		k = split($0, w, " ")
+		i = 1
+		# What a print from tg_workload runs is not checked, only its caller.
+		while (i <= k && w[i] ~ /^(tg_strlen|tg_vsnprintf|hypercall_page|HYPERVISOR_)/) i++
+		if (i > 1 && w[i] != "tg_workload") exit 1
+		if (i > k || w[i] !~ /^tg_(chain_|hot_|round$|workload$)/) exit 1
+		for (; i < k; i++) {
+			want = up[w[i]]
+			# tg_chain_step is inlined: listed only when DWARF is read.
+			if (w[i] == "tg_chain_06" && w[i + 1] == "tg_chain_step") continue
+			if (w[i + 1] != want) exit 1
+		}
+		if (w[k] != last) exit 1
+		ok = 1
+	}
+	END { exit !ok }'
+}
 # check_crash_stack LABEL PRINT ERRFILE WANT: a --once or core print holds
 # the crash stack WANT (crash_order's words), whole.
 check_crash_stack() {
