@@ -104,13 +104,18 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 		check "$label relaxed: ${ex:-0} stacks exact (the vCPU did not run across its read)" \
 			[ "${ex:-0}" -gt 0 ]
 		# Whole, or cut by the race and marked so: a vCPU that ran
-		# across its walk (beside a busy loop 0.7 % were cut, never
-		# written whole).
+		# across its walk (beside a busy loop 0.7-1.05 % were cut,
+		# never written whole). How often the race is lost follows
+		# the host's load, so the whole share is bounded less the
+		# share the sampler itself counted as lost (its stack moved
+		# under two walks); quiet, that is a few tenths of a point.
 		c=$(stat $OUT/$g-rx.folded complete)
 		cut=$(awk '/^\[unseen\] / { next } { n += $NF; s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[(idle|waiting)\];/, "", s)
 			if (s ~ /^\[truncated\];/) c += $NF } END { if (n) printf "%.2f", 100 * c / n }' $OUT/$g-rx.folded)
-		check "$label relaxed: ${c:-0}% of stacks whole, idle ones too, ${cut:-?}% cut and marked truncated (need >= 99 whole, >= 99.9 together)" \
-			awk -v c="${c:-0}" -v d="${cut:-0}" 'BEGIN { exit !(c >= 99 && c + d >= 99.9) }'
+		lost=$(awk -v a="$ex" -v b="$(json_num $OUT/$g-rx.json verified)" -v d="$(json_num $OUT/$g-rx.json dropped)" \
+			-v u="$(json_num $OUT/$g-rx.json unverified)" 'BEGIN { n = a + b + d + u; if (n) printf "%.2f", 100 * d / n }')
+		check "$label relaxed: ${c:-0}% of stacks whole, idle ones too, ${cut:-?}% cut and marked truncated, ${lost:-?}% lost the race (need >= 99 whole less those, >= 99.9 together)" \
+			awk -v c="${c:-0}" -v d="${cut:-0}" -v l="${lost:-0}" 'BEGIN { exit !(c + l >= 99 && c + d >= 99.9) }'
 		# The stacks neither whole nor marked cut, if any: named.
 		awk -f /uniprof/jobs/profile-check.awk $OUT/$g-rx.folded | sed -n 's/^other [0-9]* /# not whole, not marked: /p' |
 			while read -r l; do tap "$l"; done
