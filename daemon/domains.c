@@ -2,23 +2,36 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <xenstore.h>
 
 #include "toolkit/domain.h"
 #include "domains.h"
 #include "log.h"
 
 #define MAX_DOMAINS 4096
+/* Without xenstore's watches, or while a domain's configuration cannot
+ * be read yet (libxl still creating it), the list is read every second;
+ * with them, only when xenstore says a domain came or went, and every
+ * RESYNC_MS in case a watch event was lost (xenstored restarted). Each
+ * read is a libxl domain list: milliseconds of an idle daemon's CPU in
+ * an emulated dom0, every second. */
+#define RETRY_MS 1000
+#define RESYNC_MS 30000
 
 struct upd_domains {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
 	pthread_t thread;
 	bool stopping;
+	struct xs_handle *xs; /* watching @introduceDomain/@releaseDomain */
+	int stop_pipe[2];     /* wakes the thread out of its poll */
 	struct upd_domain *dom;
 	size_t n;
 };
@@ -48,11 +61,14 @@ static struct upd_domain *find_id(struct upd_domains *d, uint32_t domid)
 
 /* One look at libxl: new domains added (their configuration read once),
  * gone ones removed, shutdown states updated. libxl is called outside
- * the lock, by this thread only. */
+ * the lock, by this thread only. Returns how many domains are listed
+ * whose configuration could not be read (to be read again soon), or -1
+ * when libxl could not list them. */
 static int refresh(struct upd_domains *d)
 {
 	struct tk_domain_state *now;
 	size_t n;
+	int unread = 0;
 
 	if (tk_domain_list(&now, &n) < 0)
 		return -1;
@@ -66,8 +82,12 @@ static int refresh(struct upd_domains *d)
 		if (known)
 			find_id(d, now[i].domid)->shutdown = now[i].shutdown;
 		pthread_mutex_unlock(&d->lock);
-		if (known || tk_domain_by_id(now[i].domid, &x) < 0)
+		if (known)
 			continue;
+		if (tk_domain_by_id(now[i].domid, &x) < 0) {
+			unread++;
+			continue;
+		}
 		nd.domid = x.domid;
 		snprintf(nd.name, sizeof(nd.name), "%s", x.name ? x.name : "");
 		snprintf(nd.type, sizeof(nd.type), "%s", x.type);
@@ -104,39 +124,71 @@ static int refresh(struct upd_domains *d)
 	}
 	pthread_mutex_unlock(&d->lock);
 	free(now);
-	return 0;
+	return unread;
+}
+
+/* Watches xenstore's own events for a domain introduced, and for one
+ * shut down or destroyed (both fire @releaseDomain). Without them (no
+ * xenstored connection) the list is polled every second as before. */
+static void watch_start(struct upd_domains *d)
+{
+	d->xs = xs_open(0);
+	if (d->xs && xs_watch(d->xs, "@introduceDomain", "domains") &&
+	    xs_watch(d->xs, "@releaseDomain", "domains") && xs_fileno(d->xs) >= 0)
+		return;
+	upd_log("cannot watch xenstore for domains coming and going (%s): listing them every second",
+		strerror(errno));
+	if (d->xs)
+		xs_close(d->xs);
+	d->xs = NULL;
+}
+
+/* Sleeps until a watch fires, the stop, or ms pass. Each watch's events
+ * are drained: one list read answers any number of them. */
+static void wait_events(struct upd_domains *d, int ms)
+{
+	struct pollfd p[2] = {
+		{ .fd = d->stop_pipe[0], .events = POLLIN },
+		{ .fd = d->xs ? xs_fileno(d->xs) : -1, .events = POLLIN },
+	};
+	char **ev;
+
+	if (poll(p, 2, ms) > 0 && (p[1].revents & POLLIN))
+		while ((ev = xs_check_watch(d->xs)))
+			free(ev);
 }
 
 static void *follow(void *arg)
 {
 	struct upd_domains *d = arg;
 	bool failing = false;
+	int unread = 0;
 
-	pthread_mutex_lock(&d->lock);
-	while (!d->stopping) {
-		struct timespec until;
-		int rc;
-
-		pthread_mutex_unlock(&d->lock);
-		rc = refresh(d);
-		if (rc < 0 && !failing)
-			upd_log("cannot list domains through libxl; retrying every second");
-		failing = rc < 0;
+	for (;;) {
 		pthread_mutex_lock(&d->lock);
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += 1;
-		while (!d->stopping &&
-		       pthread_cond_timedwait(&d->wake, &d->lock, &until) != ETIMEDOUT)
-			;
+		bool stop = d->stopping;
+		pthread_mutex_unlock(&d->lock);
+		if (stop)
+			break;
+		wait_events(d, d->xs && !failing && !unread ? RESYNC_MS : RETRY_MS);
+		pthread_mutex_lock(&d->lock);
+		stop = d->stopping;
+		pthread_mutex_unlock(&d->lock);
+		if (stop)
+			break;
+		unread = refresh(d);
+		if (unread < 0 && !failing)
+			upd_log("cannot list domains through libxl; retrying every second");
+		failing = unread < 0;
+		if (failing)
+			unread = 0;
 	}
-	pthread_mutex_unlock(&d->lock);
 	return NULL;
 }
 
 int upd_domains_start(struct upd_domains **out)
 {
 	struct upd_domains *d = calloc(1, sizeof(*d));
-	pthread_condattr_t ca;
 
 	*out = NULL;
 	if (!d || !(d->dom = calloc(MAX_DOMAINS, sizeof(*d->dom)))) {
@@ -145,11 +197,20 @@ int upd_domains_start(struct upd_domains **out)
 		return -1;
 	}
 	pthread_mutex_init(&d->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	if (tk_libxl_open() < 0 || refresh(d) < 0) {
+	if (pipe2(d->stop_pipe, O_CLOEXEC) < 0) {
+		upd_log("cannot make a pipe: %s", strerror(errno));
+		d->stop_pipe[0] = d->stop_pipe[1] = -1;
+		upd_domains_stop(d);
+		return -1;
+	}
+	if (tk_libxl_open() < 0) {
+		upd_log("cannot list domains through libxl: run as root in dom0 with xenstored running");
+		upd_domains_stop(d);
+		return -1;
+	}
+	/* Watched before the first list, so no domain falls between. */
+	watch_start(d);
+	if (refresh(d) < 0) {
 		upd_log("cannot list domains through libxl: run as root in dom0 with xenstored running");
 		upd_domains_stop(d);
 		return -1;
@@ -169,14 +230,20 @@ void upd_domains_stop(struct upd_domains *d)
 		return;
 	pthread_mutex_lock(&d->lock);
 	d->stopping = true;
-	pthread_cond_broadcast(&d->wake);
 	pthread_mutex_unlock(&d->lock);
+	if (d->stop_pipe[1] >= 0 && write(d->stop_pipe[1], "s", 1) < 0)
+		upd_log("cannot wake the domain list thread: %s", strerror(errno));
 	if (d->thread)
 		pthread_join(d->thread, NULL);
 	for (size_t i = 0; i < d->n; i++)
 		upd_domain_free(&d->dom[i]);
 	free(d->dom);
-	pthread_cond_destroy(&d->wake);
+	if (d->xs)
+		xs_close(d->xs);
+	if (d->stop_pipe[0] >= 0) {
+		close(d->stop_pipe[0]);
+		close(d->stop_pipe[1]);
+	}
 	pthread_mutex_destroy(&d->lock);
 	tk_libxl_close();
 	free(d);

@@ -1,5 +1,7 @@
-/* The host's guest domains as the daemon follows them: a list refreshed
- * from libxl every second by a thread of its own (domains come and go),
+/* The host's guest domains as the daemon follows them: a list read from
+ * libxl by a thread of its own when xenstore says a domain came or went
+ * (every second without xenstore's watches, or while a new domain's
+ * configuration is not yet readable; every 30 s in any case),
  * and per domain one pull slot, so a second pull profile of a domain
  * already being profiled is refused (HTTP 429) instead of doubling its
  * pauses. Only this module talks to libxl. */

@@ -16,8 +16,8 @@ UPD_SOURCES = \
 daemon_uniprofd_SOURCES = daemon/uniprofd.c $(UPD_SOURCES)
 UPD_CPPFLAGS = $(AM_CPPFLAGS)
 UPD_CFLAGS = $(AM_CFLAGS) -pthread $(MHD_CFLAGS) $(CURL_CFLAGS) $(YAJL_CFLAGS) \
-	$(XENLIGHT_CFLAGS)
-UPD_LIBS = $(TOOLKIT_LIBS) $(MHD_LIBS) $(CURL_LIBS) -lpthread
+	$(XENLIGHT_CFLAGS) $(XENSTORE_CFLAGS)
+UPD_LIBS = $(TOOLKIT_LIBS) $(MHD_LIBS) $(CURL_LIBS) $(XENSTORE_LIBS) -lpthread
 daemon_uniprofd_CPPFLAGS = $(UPD_CPPFLAGS)
 daemon_uniprofd_CFLAGS = $(UPD_CFLAGS)
 daemon_uniprofd_LDADD = $(UPD_LIBS)
