@@ -142,7 +142,8 @@ int symtab_add(struct up_symtab *s, uint64_t addr, uint64_t size,
 	}
 	if (full > SYMTAB_MAX_NAME)
 		s->long_names++;
-	if (grow_array(&s->entries, &s->cap, s->count + 1, sizeof(*s->entries), 1024) < 0)
+	if (grow_array_populated(&s->entries, &s->cap, s->count + 1,
+				 sizeof(*s->entries), 1024, &s->populated) < 0)
 		return UP_ENOMEM;
 	e = &s->entries[s->count];
 	if (lent) {
@@ -238,6 +239,7 @@ static int arena_in_address_order(struct up_symtab *s)
 
 	if (!names)
 		return up_fail(UP_ENOMEM, "out of memory");
+	populate_filled_whole(names, room);
 	for (size_t i = 0; i < s->count; i++) {
 		struct sym_entry *e = &s->entries[i];
 		const char *name = entry_name(s, e);
@@ -364,7 +366,7 @@ int symtab_finish(struct up_symtab *s)
 	}
 	s->syms = (struct up_symbol *)(void *)s->entries;
 	s->entries = NULL;
-	s->cap = 0;
+	s->cap = s->populated = 0;
 	return 0;
 }
 

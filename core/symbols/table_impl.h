@@ -26,6 +26,7 @@ struct sym_entry {
 struct up_symtab {
 	struct sym_entry *entries;
 	size_t count, cap;
+	size_t populated;          /* entries made present (populate_ahead) */
 	char *names;
 	size_t names_len, names_cap;
 	/* A loader's own strings its names are read from until symtab_finish

@@ -67,7 +67,8 @@ static int push_row(struct builder *b, const struct cfi_row *r)
 		b->rows_capped = true;
 		return 0;
 	}
-	if (grow_array(&t->rows, &t->cap, t->count + 1, sizeof(*t->rows), 1024) < 0)
+	if (grow_array_populated(&t->rows, &t->cap, t->count + 1, sizeof(*t->rows),
+				 1024, &t->present) < 0)
 		return UP_ENOMEM;
 	t->rows[t->count++] = *r;
 	return 0;

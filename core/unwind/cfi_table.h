@@ -70,6 +70,7 @@ struct up_cfi_table {
 	size_t blocks;
 	/* For compiling more files into it: */
 	size_t cap;                /* rows allocated */
+	size_t present;            /* rows made present (grow_array_populated) */
 	uint64_t work_left;        /* libdw's budget, for all files */
 	const struct arch *arch;   /* the files': their DWARF numbers */
 };

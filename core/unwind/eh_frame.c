@@ -400,14 +400,16 @@ static const struct cie_info *find_cie(const struct cie_info *cies, size_t n,
 
 /* Every CIE on the chain, parsed once (in offset order), and where the
  * chain ends; FDEs then find theirs by binary search, so a section of many
- * FDEs sharing one long CIE costs its length once. */
+ * FDEs sharing one long CIE costs its length once. The FDEs are counted,
+ * so that their list is allocated once at its size. */
 static int list_cies(const uint8_t *sec, size_t len, bool is_eh,
-		     struct cie_info **out, size_t *count, struct fde_list *l)
+		     struct cie_info **out, size_t *count, size_t *fdes,
+		     struct fde_list *l)
 {
 	size_t off = 0, cap = 0;
 
 	*out = NULL;
-	*count = 0;
+	*count = *fdes = 0;
 	for (;;) {
 		struct entry e = next_entry(sec, len, off, is_eh);
 
@@ -423,7 +425,8 @@ static int list_cies(const uint8_t *sec, size_t len, bool is_eh,
 				return UP_ENOMEM;
 			}
 			(*out)[(*count)++] = parse_cie(e.body, off);
-		}
+		} else
+			(*fdes)++;
 		off = e.next;
 	}
 	l->end = off;
@@ -519,11 +522,16 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 		       bool is_eh, struct fde_list *out)
 {
 	struct cie_info *cies;
-	size_t ncies, off = 0, cap = 0;
+	size_t ncies, nfdes, off = 0, cap = 0, present = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (list_cies(sec, len, is_eh, &cies, &ncies, out) < 0)
+	if (list_cies(sec, len, is_eh, &cies, &ncies, &nfdes, out) < 0)
 		return UP_ENOMEM;
+	if (grow_array(&out->fdes, &cap, nfdes < EH_MAX_FDES ? nfdes : EH_MAX_FDES,
+		       sizeof(*out->fdes), 256) < 0) {
+		free(cies);
+		return UP_ENOMEM;
+	}
 	while (off < out->end) {
 		struct entry e = next_entry(sec, len, off, is_eh);
 		const struct cie_info *ci;
@@ -555,7 +563,8 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 			break;
 		}
 		if (got > 0 &&
-		    grow_array(&out->fdes, &cap, out->count + 1, sizeof(*out->fdes), 256) < 0) {
+		    grow_array_populated(&out->fdes, &cap, out->count + 1,
+					 sizeof(*out->fdes), 256, &present) < 0) {
 			free(cies);
 			fde_list_release(out);
 			return UP_ENOMEM;

@@ -19,4 +19,29 @@ void fit_array(void *arrayp, size_t *cap, size_t n, size_t size);
  * 2 MiB rather than per 4 KiB page. Only advice: nothing if refused. */
 void advise_filled_whole(void *p, size_t n);
 
+/* A large buffer about to be written whole (a table filled to its size):
+ * its pages faulted in by one call rather than one trap each. In a PV
+ * dom0 a first touch is a fault through Xen, 132-159 us a page under
+ * emulation against 47 us populated at once (docs/BENCHMARKS.md); on
+ * hardware it saves less but costs nothing: the pages would be touched
+ * anyway. Only advice: nothing where the kernel lacks it (before 5.14),
+ * and nothing below POPULATE_MIN_BYTES. */
+#define POPULATE_MIN_BYTES (128u << 10)
+void populate_filled_whole(void *p, size_t n);
+
+/* The same for an array filled an element at a time, of which only some
+ * may be used (a table reserved for every symbol of a file, filled with
+ * its functions): elements [0, need) of base (cap elements of size
+ * bytes) made present, [0, *done) being so already, a POPULATE_MIN_BYTES
+ * chunk at a time. Nothing for an array smaller than one chunk. */
+void populate_ahead(void *base, size_t size, size_t cap, size_t need,
+		    size_t *done);
+
+/* grow_array for an array filled an element at a time to a large size
+ * (a table of every function or FDE): [0, need) made present with
+ * populate_ahead, *done tracking it; a larger array is populated before
+ * the old one is copied into it. */
+int grow_array_populated(void *arrayp, size_t *cap, size_t need, size_t size,
+			 size_t first, size_t *done);
+
 #endif

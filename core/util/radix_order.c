@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "util/radix_order.h"
 
 static uint64_t key_of(const void *base, size_t stride, uint32_t i)
@@ -33,6 +34,9 @@ uint32_t *radix_order_u64(const void *base, size_t n, size_t stride)
 		free(counts);
 		return NULL;
 	}
+	/* Both written whole (b by the first pass the keys do not skip). */
+	populate_filled_whole(a, n * sizeof(*a));
+	populate_filled_whole(b, n * sizeof(*b));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = key_of(base, stride, (uint32_t)i);
 

@@ -38,6 +38,7 @@ UNIT_TESTS = \
 	tests/unit/test_out_buf \
 	tests/unit/test_text_memo \
 	tests/unit/test_radix_order \
+	tests/unit/test_grow \
 	tests/unit/test_file_map \
 	tests/toolkit/test_run_checks \
 	tests/toolkit/test_summary \
