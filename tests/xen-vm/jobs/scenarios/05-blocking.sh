@@ -104,18 +104,28 @@ for t in pv:nofp pv:fp pvh:nofp pvh:fp; do
 		check "$label relaxed: ${ex:-0} stacks exact (the vCPU did not run across its read)" \
 			[ "${ex:-0}" -gt 0 ]
 		# Whole, or cut by the race and marked so: a vCPU that ran
-		# across its walk (beside a busy loop 0.7-1.05 % were cut,
-		# never written whole). How often the race is lost follows
-		# the host's load, so the whole share is bounded less the
-		# share the sampler itself counted as lost (its stack moved
-		# under two walks); quiet, that is a few tenths of a point.
+		# across its walk (beside a busy loop 0.7-1.6 % were cut, never
+		# written whole). How often the race is lost follows the
+		# host's load, so the whole share is bounded less the stacks
+		# cut the way a stack moving under its walk cuts it (the
+		# JSON's truncated_by: cut to the IP, or a frame chain broken
+		# twice; a few tenths of a point on a quiet host): any other
+		# cut still counts against it. And the race takes at most a
+		# quarter of the busy stacks (1.6 % of 31 % busy beside a
+		# busy loop).
 		c=$(stat $OUT/$g-rx.folded complete)
 		cut=$(awk '/^\[unseen\] / { next } { n += $NF; s = $0; sub(/ [0-9]+$/, "", s); sub(/^\[(idle|waiting)\];/, "", s)
 			if (s ~ /^\[truncated\];/) c += $NF } END { if (n) printf "%.2f", 100 * c / n }' $OUT/$g-rx.folded)
-		lost=$(awk -v a="$ex" -v b="$(json_num $OUT/$g-rx.json verified)" -v d="$(json_num $OUT/$g-rx.json dropped)" \
-			-v u="$(json_num $OUT/$g-rx.json unverified)" 'BEGIN { n = a + b + d + u; if (n) printf "%.2f", 100 * d / n }')
-		check "$label relaxed: ${c:-0}% of stacks whole, idle ones too, ${cut:-?}% cut and marked truncated, ${lost:-?}% lost the race (need >= 99 whole less those, >= 99.9 together)" \
-			awk -v c="${c:-0}" -v d="${cut:-0}" -v l="${lost:-0}" 'BEGIN { exit !(c + l >= 99 && c + d >= 99.9) }'
+		lost=$(awk -v n="$(json_num $OUT/$g-rx.json stacks)" '
+			/"truncated_by"/ { on = 1; next }
+			on && /}/ { on = 0 }
+			on && /"(frame pointer loop|frame pointer out of stack bounds|misaligned frame pointer|stack not readable|unwind rule points down the stack|return address outside the kernel.s code|stack moved while walked \(relaxed\))"/ {
+				v = $NF; sub(/,/, "", v); r += v }
+			END { if (n) printf "%.2f", 100 * r / n }' $OUT/$g-rx.json)
+		busy=$(json_num $OUT/$g-rx.json busy_pct)
+		check "$label relaxed: ${c:-0}% of stacks whole, idle ones too, ${cut:-?}% cut and marked truncated, ${lost:-?}% by the race (need >= 99 whole less those, >= 99.9 together, the race <= a quarter of ${busy:-?}% busy)" \
+			awk -v c="${c:-0}" -v d="${cut:-0}" -v l="${lost:-0}" -v b="${busy:-0}" \
+			'BEGIN { exit !(c + l >= 99 && c + d >= 99.9 && l <= b / 4) }'
 		# The stacks neither whole nor marked cut, if any: named.
 		awk -f /uniprof/jobs/profile-check.awk $OUT/$g-rx.folded | sed -n 's/^other [0-9]* /# not whole, not marked: /p' |
 			while read -r l; do tap "$l"; done
