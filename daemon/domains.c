@@ -144,18 +144,32 @@ static void watch_start(struct upd_domains *d)
 }
 
 /* Sleeps until a watch fires, the stop, or ms pass. Each watch's events
- * are drained: one list read answers any number of them. */
+ * are drained: one list read answers any number of them. A watch whose
+ * descriptor wakes the thread with no event to read (its connection to
+ * xenstored lost) is given up for the poll a second, rather than waking
+ * it for ever. */
 static void wait_events(struct upd_domains *d, int ms)
 {
 	struct pollfd p[2] = {
 		{ .fd = d->stop_pipe[0], .events = POLLIN },
 		{ .fd = d->xs ? xs_fileno(d->xs) : -1, .events = POLLIN },
 	};
+	unsigned events = 0;
 	char **ev;
 
-	if (poll(p, 2, ms) > 0 && (p[1].revents & POLLIN))
-		while ((ev = xs_check_watch(d->xs)))
-			free(ev);
+	if (poll(p, 2, ms) <= 0 || !p[1].revents)
+		return;
+	errno = 0;
+	while ((ev = xs_check_watch(d->xs))) {
+		free(ev);
+		events++;
+	}
+	if (events || (errno == EAGAIN && !(p[1].revents & (POLLERR | POLLHUP | POLLNVAL))))
+		return;
+	upd_log("lost xenstore's watch for domains coming and going (%s): listing them every second",
+		errno ? strerror(errno) : "no event to read");
+	xs_close(d->xs);
+	d->xs = NULL;
 }
 
 static void *follow(void *arg)
