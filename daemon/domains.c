@@ -172,23 +172,25 @@ static void wait_events(struct upd_domains *d, int ms)
 	d->xs = NULL;
 }
 
+static bool stopping(struct upd_domains *d)
+{
+	bool stop;
+
+	pthread_mutex_lock(&d->lock);
+	stop = d->stopping;
+	pthread_mutex_unlock(&d->lock);
+	return stop;
+}
+
 static void *follow(void *arg)
 {
 	struct upd_domains *d = arg;
 	bool failing = false;
 	int unread = 0;
 
-	for (;;) {
-		pthread_mutex_lock(&d->lock);
-		bool stop = d->stopping;
-		pthread_mutex_unlock(&d->lock);
-		if (stop)
-			break;
+	while (!stopping(d)) {
 		wait_events(d, d->xs && !failing && !unread ? RESYNC_MS : RETRY_MS);
-		pthread_mutex_lock(&d->lock);
-		stop = d->stopping;
-		pthread_mutex_unlock(&d->lock);
-		if (stop)
+		if (stopping(d))
 			break;
 		unread = refresh(d);
 		if (unread < 0 && !failing)
@@ -203,6 +205,7 @@ static void *follow(void *arg)
 int upd_domains_start(struct upd_domains **out)
 {
 	struct upd_domains *d = calloc(1, sizeof(*d));
+	int rc;
 
 	*out = NULL;
 	if (!d || !(d->dom = calloc(MAX_DOMAINS, sizeof(*d->dom)))) {
@@ -217,14 +220,13 @@ int upd_domains_start(struct upd_domains **out)
 		upd_domains_stop(d);
 		return -1;
 	}
-	if (tk_libxl_open() < 0) {
-		upd_log("cannot list domains through libxl: run as root in dom0 with xenstored running");
-		upd_domains_stop(d);
-		return -1;
+	rc = tk_libxl_open();
+	if (rc == 0) {
+		/* Watched before the first list, so no domain falls between. */
+		watch_start(d);
+		rc = refresh(d);
 	}
-	/* Watched before the first list, so no domain falls between. */
-	watch_start(d);
-	if (refresh(d) < 0) {
+	if (rc < 0) {
 		upd_log("cannot list domains through libxl: run as root in dom0 with xenstored running");
 		upd_domains_stop(d);
 		return -1;
