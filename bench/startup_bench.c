@@ -99,9 +99,9 @@ int main(int argc, char **argv)
 		char *used = NULL;
 		uint64_t t0, t1, t2, t3;
 		long f[4];
+		long long tr0, tr1;
 
-		long long tr0 = trap_count(traps);
-
+		tr0 = trap_count(traps);
 		f[0] = minor_faults();
 		t0 = mono_ns();
 
@@ -118,12 +118,13 @@ int main(int argc, char **argv)
 		tk_image_cache_drop();
 		t3 = mono_ns();
 		f[3] = minor_faults();
+		tr1 = trap_count(traps);
 		if (r == 0) {
 			for (int p = SYMBOLS; p < TOTAL; p++)
 				first_faults[p] = f[p + 1] - f[p];
 			first_faults[TOTAL] = f[3] - f[0];
-			if (tr0 >= 0 && trap_count(traps) >= 0)
-				first_traps = trap_count(traps) - tr0;
+			if (tr0 >= 0 && tr1 >= 0)
+				first_traps = tr1 - tr0;
 		}
 		took[SYMBOLS][r] = t1 - t0;
 		took[UNWIND][r] = t2 - t1;
