@@ -132,6 +132,7 @@ struct cie_info {
 	bool has_z;
 	bool usable;            /* we can decode its FDEs */
 	bool refused;           /* names what libdw must not see (caps) */
+	bool used;              /* by a listed FDE */
 	struct cfa_scan scan;   /* of its initial instructions */
 };
 
@@ -380,8 +381,7 @@ static struct entry next_entry(const uint8_t *sec, size_t len, size_t off,
 	return e;
 }
 
-static const struct cie_info *find_cie(const struct cie_info *cies, size_t n,
-				       uint64_t off)
+static struct cie_info *find_cie(struct cie_info *cies, size_t n, uint64_t off)
 {
 	size_t lo = 0, hi = n;
 
@@ -398,10 +398,12 @@ static const struct cie_info *find_cie(const struct cie_info *cies, size_t n,
 	return NULL;
 }
 
-/* Every CIE on the chain, parsed once (in offset order), and where the
- * chain ends; FDEs then find theirs by binary search, so a section of many
- * FDEs sharing one long CIE costs its length once. The FDEs are counted,
- * so that their list is allocated once at its size. */
+/* A .debug_frame's CIEs, whose FDEs may point forward: every CIE on the
+ * chain parsed once (in offset order), and where the chain ends; FDEs then
+ * find theirs by binary search, so a section of many FDEs sharing one long
+ * CIE costs its length once. The FDEs are counted, so that their list is
+ * allocated once at its size. (An .eh_frame's point back only: its CIEs
+ * are parsed as the one walk meets them.) */
 static int list_cies(const uint8_t *sec, size_t len, bool is_eh,
 		     struct cie_info **out, size_t *count, size_t *fdes,
 		     struct fde_list *l)
@@ -422,6 +424,7 @@ static int list_cies(const uint8_t *sec, size_t len, bool is_eh,
 		if (e.kind == ENTRY_CIE) {
 			if (grow_array(out, &cap, *count + 1, sizeof(**out), 64) < 0) {
 				free(*out);
+				*out = NULL;
 				return UP_ENOMEM;
 			}
 			(*out)[(*count)++] = parse_cie(e.body, off);
@@ -518,39 +521,63 @@ static void drop_overlaps(struct fde_list *l)
 	l->count = n;
 }
 
+/* The smallest FDE: its length, CIE pointer and two one-byte addresses. */
+#define FDE_MIN_BYTES 10
+
 int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 		       bool is_eh, struct fde_list *out)
 {
-	struct cie_info *cies;
-	size_t ncies, nfdes, off = 0, cap = 0, present = 0;
+	struct cie_info *cies = NULL;
+	size_t ncies = 0, ciecap = 0, nfdes, off = 0, cap = 0, present = 0;
+	size_t met = 0;                 /* FDEs on the chain, listed or not */
+	int rc = UP_ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	if (list_cies(sec, len, is_eh, &cies, &ncies, &nfdes, out) < 0)
-		return UP_ENOMEM;
-	if (grow_array(&out->fdes, &cap, nfdes < EH_MAX_FDES ? nfdes : EH_MAX_FDES,
-		       sizeof(*out->fdes), 256) < 0) {
-		free(cies);
+	if (is_eh) {
+		/* One walk: the chain is vetted as it is listed. The list is
+		 * reserved for as many FDEs as the section can hold and only
+		 * its filled part made present, so it never moves. */
+		nfdes = len / FDE_MIN_BYTES + 1;
+		out->end = len;
+	} else if (list_cies(sec, len, is_eh, &cies, &ncies, &nfdes, out) < 0) {
 		return UP_ENOMEM;
 	}
+	if (grow_array(&out->fdes, &cap, nfdes < EH_MAX_FDES ? nfdes : EH_MAX_FDES,
+		       sizeof(*out->fdes), 256) < 0)
+		goto out;
 	while (off < out->end) {
 		struct entry e = next_entry(sec, len, off, is_eh);
-		const struct cie_info *ci;
+		struct cie_info *ci;
 		struct fde_ref f;
 		uint64_t cie_off;
 		int got;
 
-		if (e.kind != ENTRY_FDE) {      /* CIEs are listed already */
+		if (e.kind == ENTRY_END)        /* .eh_frame's walk only */
+			break;
+		if (e.kind == ENTRY_BAD) {
+			stop(out, off, e.why);
+			break;
+		}
+		if (e.kind == ENTRY_CIE) {      /* .debug_frame's are listed */
+			if (is_eh) {
+				if (grow_array(&cies, &ciecap, ncies + 1, sizeof(*cies), 64) < 0)
+					goto out;
+				cies[ncies++] = parse_cie(e.body, off);
+			}
 			off = e.next;
 			continue;
 		}
-		/* .eh_frame: CIE pointer relative to this field;
+		met++;
+		/* .eh_frame: CIE pointer relative to this field, back only;
 		 * .debug_frame: section offset. */
 		cie_off = is_eh ? e.id_pos - e.id : e.id;
 		if ((is_eh && e.id > e.id_pos) || cie_off >= len) {
 			stop(out, off, "CIE pointer out of the section");
 			break;
 		}
-		ci = find_cie(cies, ncies, cie_off);
+		/* Most FDEs follow their CIE: the last one met, no search. */
+		ci = ncies && cies[ncies - 1].offset == cie_off ? &cies[ncies - 1] :
+		     find_cie(cies, ncies, cie_off);
 		if (!ci) {
 			stop(out, off, "CIE pointer does not lead to a CIE");
 			break;
@@ -564,18 +591,16 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 		}
 		if (got > 0 &&
 		    grow_array_populated(&out->fdes, &cap, out->count + 1,
-					 sizeof(*out->fdes), 256, &present) < 0) {
-			free(cies);
-			fde_list_release(out);
-			return UP_ENOMEM;
-		}
-		if (got > 0)
+					 sizeof(*out->fdes), 256, &present) < 0)
+			goto out;
+		if (got > 0) {
 			out->fdes[out->count++] = f;
+			ci->used = true;
+		}
 		off = e.next;
 	}
-	if (out->truncated || out->capped)
+	if (is_eh || out->truncated || out->capped)
 		out->end = off;         /* what follows was not vetted */
-	free(cies);
 	/* A linker writes them in address order: checked, not sorted again. */
 	for (size_t i = 1; i < out->count; i++) {
 		if (fde_cmp(&out->fdes[i - 1], &out->fdes[i]) > 0) {
@@ -584,7 +609,17 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 		}
 	}
 	drop_overlaps(out);
-	return 0;
+	/* Every FDE listed and every CIE one's: sanitizing has nothing to
+	 * hide (the usual section, one the linker wrote). */
+	out->all_listed = met == out->count;
+	for (size_t i = 0; i < ncies && out->all_listed; i++)
+		out->all_listed = cies[i].used;
+	rc = 0;
+out:
+	if (rc < 0)
+		fde_list_release(out);
+	free(cies);
+	return rc;
 }
 
 int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh,
@@ -592,10 +627,12 @@ int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh,
 {
 	/* One bit per byte of the section: the entries kept start there
 	 * (every listed offset is within it). */
-	uint8_t *keep = calloc(len / 8 + 1, 1);
+	uint8_t *keep;
 	size_t off = 0;
 
-	if (!keep)
+	if (l->all_listed)
+		goto terminate;
+	if (!(keep = calloc(len / 8 + 1, 1)))
 		return UP_ENOMEM;
 	for (size_t i = 0; i < l->count; i++) {
 		uint64_t f = l->fdes[i].fde_offset, c = l->fdes[i].cie_offset;
@@ -619,9 +656,10 @@ int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh,
 		}
 		off = e.next;
 	}
+	free(keep);
+terminate:
 	if (l->end < len && len - l->end >= 4)
 		memset(sec + l->end, 0, 4);     /* a terminator: nothing after */
-	free(keep);
 	return 0;
 }
 

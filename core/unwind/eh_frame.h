@@ -59,6 +59,8 @@ struct fde_list {
 	bool capped;            /* stopped at EH_MAX_FDES */
 	size_t end;             /* entries before this offset were vetted */
 	bool truncated;         /* the parse stopped at a malformed entry */
+	bool all_listed;        /* every entry before end is a listed FDE or
+				 * a CIE of one: nothing for sanitize to hide */
 	char error[160];        /* why, when truncated */
 };
 

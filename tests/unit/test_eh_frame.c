@@ -199,6 +199,62 @@ static void test_malformed(void)
 	fde_list_release(&l);
 }
 
+/* The walk sanitize makes is skipped only where it would change nothing:
+ * every FDE listed, every CIE one of theirs. */
+static void test_sanitize_skip(void)
+{
+	uint8_t b[256], c[256];
+	size_t n = build(b, "zR"), fde = 4 + ((uint32_t)b[0] | (uint32_t)b[1] << 8);
+	struct fde_list l;
+
+	CHECK(eh_frame_list_fdes(b, n, 0, true, &l) == 0);
+	CHECK(l.count == 1 && l.all_listed);
+	memcpy(c, b, n);
+	CHECK(eh_frame_sanitize(c, n, true, &l) == 0);
+	CHECK(memcmp(b, c, n) == 0);
+	fde_list_release(&l);
+	/* An FDE of no range is not listed: it and its CIE are hidden. */
+	memcpy(c, b, n);
+	memset(c + fde + 12, 0, 4);
+	CHECK(eh_frame_list_fdes(c, n, 0, true, &l) == 0);
+	CHECK(l.count == 0 && !l.all_listed);
+	CHECK(eh_frame_sanitize(c, n, true, &l) == 0);
+	CHECK(c[4] == 0 && c[8] == 0);          /* the CIE: version 0 */
+	CHECK(c[fde + 4] == 0 && c[fde + 8] == 0);  /* the FDE: a CIE, version 0 */
+	fde_list_release(&l);
+	/* A CIE we cannot decode: its FDE skipped, both hidden. */
+	n = build(b, "zX");
+	CHECK(eh_frame_list_fdes(b, n, 0, true, &l) == 0);
+	CHECK(l.count == 0 && l.skipped == 1 && !l.all_listed);
+	fde_list_release(&l);
+	/* .debug_frame, listed in two walks, the same way. */
+	{
+		uint8_t d[64] = { 0 };
+		size_t m = 0;
+		uint32_t v;
+
+#define PUT32(x) do { v = (x); memcpy(d + m, &v, 4); m += 4; } while (0)
+		PUT32(12);              /* CIE: length */
+		PUT32(0xffffffffu);     /* id */
+		d[m++] = 1;             /* version */
+		d[m++] = 0;             /* no augmentation */
+		d[m++] = 1;             /* code align */
+		d[m++] = 0x78;          /* data align -8 */
+		d[m++] = 16;            /* RA register */
+		d[m++] = 0; d[m++] = 0; d[m++] = 0;
+		PUT32(20);              /* FDE: length */
+		PUT32(0);               /* its CIE at 0 */
+		PUT32(0x2000); PUT32(0);        /* pc_begin, 8 bytes */
+		PUT32(0x10); PUT32(0);          /* range, 8 bytes */
+#undef PUT32
+		CHECK(eh_frame_list_fdes(d, m, 0, false, &l) == 0);
+		CHECK(l.count == 1 && l.all_listed && !l.truncated);
+		if (l.count == 1)
+			CHECK_U64(l.fdes[0].pc_end, 0x2010);
+		fde_list_release(&l);
+	}
+}
+
 static void test_garbage(void)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
@@ -231,6 +287,7 @@ int main(void)
 	RUN(test_guest_fdes);
 	RUN(test_synthetic);
 	RUN(test_malformed);
+	RUN(test_sanitize_skip);
 	RUN(test_garbage);
 	TEST_MAIN_END();
 }
