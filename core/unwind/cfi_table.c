@@ -165,13 +165,6 @@ static void classify(const struct arch *a, Dwarf_Frame *f, int ra_reg,
 	r->kind = CFI_ROW_NORMAL;
 }
 
-/* What libdw would spend on this FDE's rows: two 32-bit figures, whose
- * product is taken in 64 bits (in 32 it would wrap past the caps). */
-static uint64_t fde_work(const struct fde_ref *f)
-{
-	return (uint64_t)f->rows * f->work;
-}
-
 /* The start of the first covered row in (a, end), or end: rows are
  * sorted and do not overlap. */
 static uint64_t covered_from(const struct up_cfi_table *done, uint64_t a,
@@ -211,8 +204,8 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 
 	for (size_t i = 0; i < fdes->count && rc == 0 && !b->rows_capped; i++) {
 		const struct fde_ref *fde = &fdes->fdes[i];
-		uint64_t a = fde->pc_begin, end = fde->pc_end, work = fde_work(fde);
-		uint64_t rows_left = fde->rows;
+		uint64_t a = fde->pc_begin, end = fde_end(fde), work = fde_cost(fde);
+		uint64_t rows_left;
 
 		/* Ranges already covered (by .eh_frame, or by an earlier file)
 		 * are not redone, and an FDE running into one stops there. */
@@ -236,7 +229,7 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 		bool fp_based = false;
 
 		b->t->info.fdes++;
-		if (cfi_table_share_plain_rules && fde->plain && plain.known &&
+		if (cfi_table_share_plain_rules && fde_plain(fde) && plain.known &&
 		    plain.cie == fde->cie_offset &&
 		    a < end && end - a <= UINT32_MAX) {
 			struct cfi_row r = plain.r;
@@ -251,6 +244,7 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			rc = push_row(b, &r);
 			continue;
 		}
+		rows_left = fde_rows_bound(fde);
 		while (a < end && rc == 0 && rows_left-- > 0) {
 			Dwarf_Frame *f;
 			Dwarf_Addr s, e;
@@ -272,7 +266,7 @@ static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fde
 			classify(b->t->arch, f, ra, sig, &r);
 			free(f);
 			/* libdw's one row over the whole of a plain FDE. */
-			if (fde->plain && a == fde->pc_begin && e == fde->pc_end) {
+			if (fde_plain(fde) && a == fde->pc_begin && e == fde_end(fde)) {
 				plain = (struct plain_rule){ true, fde->cie_offset, r };
 				plain.r.start = 0;
 				plain.r.len = 0;

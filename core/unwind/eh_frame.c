@@ -436,11 +436,6 @@ static int list_cies(const uint8_t *sec, size_t len, bool is_eh,
 	return 0;
 }
 
-static uint32_t sat32(uint64_t v)
-{
-	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-}
-
 /* One FDE: its range and its program's scan (added to its CIE's). 1 when
  * listed, 0 when skipped or refused (counted), -1 when malformed. */
 static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
@@ -450,6 +445,7 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 	struct cursor c = e->body;
 	struct cfa_scan s = ci->scan;
 	uint64_t field = sec_addr + (uint64_t)(c.p - sec);
+	uint64_t pc_len, rows, work, cost;
 	bool ok1, ok2;
 
 	if (!ci->usable) {
@@ -457,12 +453,12 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 		return 0;
 	}
 	f->pc_begin = encoded(&c, ci->fde_enc, field, &ok1);
-	f->pc_end = encoded(&c, ci->fde_enc & 0x0f, 0, &ok2);
+	pc_len = encoded(&c, ci->fde_enc & 0x0f, 0, &ok2);
 	if (c.bad) {
 		stop(l, off, "truncated FDE");
 		return -1;
 	}
-	if (!ok1 || !ok2 || f->pc_begin + f->pc_end < f->pc_begin) {
+	if (!ok1 || !ok2 || f->pc_begin + pc_len < f->pc_begin) {
 		l->skipped++;
 		return 0;
 	}
@@ -492,17 +488,41 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 		}
 		return 0;
 	}
-	f->pc_end += f->pc_begin;
+	if (pc_len > UINT32_MAX) {
+		l->skipped++;           /* no row holds it: see fde_ref */
+		return 0;
+	}
 	if (off > UINT32_MAX || ci->offset > UINT32_MAX) {
 		stop(l, off, "section past 4 GiB");
 		return -1;
 	}
+	f->len = (uint32_t)pc_len;
 	f->fde_offset = (uint32_t)off;
 	f->cie_offset = (uint32_t)ci->offset;
-	f->rows = sat32(s.rows + 1);
-	f->work = sat32(s.bytes + s.remembers * (s.max_reg + 1));
-	f->plain = s.ops == ci->scan.ops && f->rows == 1;
-	return f->pc_end > f->pc_begin;
+	rows = s.rows + 1;
+	work = s.bytes + s.remembers * (s.max_reg + 1);
+	/* Each factor is under 2^61 (a section's bytes, its ops): the
+	 * product saturates rather than wraps. */
+	cost = rows && work > FDE_COST_MAX / rows ? FDE_COST_MAX : rows * work;
+	f->cost = (uint32_t)(cost > FDE_COST_MAX ? FDE_COST_MAX : cost) |
+		  (s.ops == ci->scan.ops && rows == 1 ? FDE_PLAIN : 0);
+	return f->len > 0;
+}
+
+uint64_t fde_rows_bound(const struct fde_ref *f)
+{
+	/* floor(sqrt(cost)), a bit of the root at a time. */
+	uint32_t c = (uint32_t)fde_cost(f), r = 0;
+
+	for (uint32_t bit = 1u << 30; bit; bit >>= 2) {
+		if (c >= r + bit) {
+			c -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+	}
+	return (uint64_t)r + 1;
 }
 
 /* Drop FDEs overlapping an earlier one (by address, then section order):
@@ -512,7 +532,7 @@ static void drop_overlaps(struct fde_list *l)
 	size_t n = 0;
 
 	for (size_t i = 0; i < l->count; i++) {
-		if (n && l->fdes[i].pc_begin < l->fdes[n - 1].pc_end) {
+		if (n && l->fdes[i].pc_begin < fde_end(&l->fdes[n - 1])) {
 			l->overlapping++;
 			continue;
 		}
@@ -676,7 +696,7 @@ const struct fde_ref *fde_list_find(const struct fde_list *l, uint64_t pc)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (l->fdes[mid].pc_end <= pc)
+		if (fde_end(&l->fdes[mid]) <= pc)
 			lo = mid + 1;
 		else if (l->fdes[mid].pc_begin > pc)
 			hi = mid;

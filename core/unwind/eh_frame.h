@@ -33,19 +33,45 @@ struct cfa_scan {
 	bool bad;               /* an opcode or operand we cannot decode */
 };
 
-/* 40 bytes: a 100,000-function image lists 100,000 of them, fresh pages
- * that cost ~140 us each in a PV dom0. Offsets fit: files are < 2 GiB. */
+/* 24 bytes: a 100,000-function image lists 100,000 of them, fresh pages
+ * that cost ~50 us each in a PV dom0 (most of an unwind table's load
+ * there). Offsets fit: files are < 2 GiB; an FDE's range must fit 32 bits
+ * (one over 4 GiB is skipped: a table row could not hold it anyway). */
 struct fde_ref {
 	uint64_t pc_begin;
-	uint64_t pc_end;
+	uint32_t len;           /* pc_end - pc_begin, > 0 */
 	uint32_t fde_offset;    /* of the FDE in the section */
 	uint32_t cie_offset;    /* of its CIE */
-	uint32_t rows;          /* at most this many rows (saturated) */
-	uint32_t work;          /* bytes libdw interprets to compute one row
-				 * (saturated) */
-	bool plain;             /* its own program is DW_CFA_nops only: one
-				 * row, its CIE's rule, over all its range */
+	uint32_t cost;          /* FDE_PLAIN | what libdw may spend on its rows
+				 * (below) */
 };
+
+/* Its own program is DW_CFA_nops only: one row, its CIE's rule, over all
+ * its range. */
+#define FDE_PLAIN 0x80000000u
+/* The rest of cost: rows x the bytes libdw interprets to compute one row,
+ * saturated here (above every cap on it). */
+#define FDE_COST_MAX 0x7fffffffu
+
+static inline uint64_t fde_end(const struct fde_ref *f)
+{
+	return f->pc_begin + f->len;
+}
+
+static inline uint64_t fde_cost(const struct fde_ref *f)
+{
+	return f->cost & FDE_COST_MAX;
+}
+
+static inline int fde_plain(const struct fde_ref *f)
+{
+	return (f->cost & FDE_PLAIN) != 0;
+}
+
+/* At least as many rows as the FDE has: its cost is rows x work, and its
+ * work counts at least one byte per row boundary (work >= rows - 1), so
+ * rows <= 1 + sqrt(cost). */
+uint64_t fde_rows_bound(const struct fde_ref *f);
 
 struct fde_list {
 	struct fde_ref *fdes;   /* sorted by pc_begin, no two overlapping */

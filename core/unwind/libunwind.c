@@ -331,8 +331,8 @@ static int build(struct up_libunwind *lu, Elf *elf, const char *what)
 	for (size_t i = 0; i < fdes.count; i++) {
 		if (fdes.fdes[i].pc_begin < lu->text_lo)
 			lu->text_lo = fdes.fdes[i].pc_begin;
-		if (fdes.fdes[i].pc_end > lu->text_hi)
-			lu->text_hi = fdes.fdes[i].pc_end;
+		if (fde_end(&fdes.fdes[i]) > lu->text_hi)
+			lu->text_hi = fde_end(&fdes.fdes[i]);
 	}
 	if (!use_eh_frame_hdr(lu, elf, shstrndx)) {
 		lu->table = calloc(fdes.count ? fdes.count : 1, sizeof(*lu->table));

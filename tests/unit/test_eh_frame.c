@@ -141,7 +141,7 @@ static void test_synthetic(void)
 	CHECK(l.count == 1 && !l.truncated);
 	if (l.count == 1) {
 		CHECK_U64(l.fdes[0].pc_begin, 0x1000);
-		CHECK_U64(l.fdes[0].pc_end, 0x1040);
+		CHECK_U64(fde_end(&l.fdes[0]), 0x1040);
 	}
 	CHECK(fde_list_find(&l, 0x103f) != NULL);
 	CHECK(fde_list_find(&l, 0x1040) == NULL);
@@ -250,9 +250,33 @@ static void test_sanitize_skip(void)
 		CHECK(eh_frame_list_fdes(d, m, 0, false, &l) == 0);
 		CHECK(l.count == 1 && l.all_listed && !l.truncated);
 		if (l.count == 1)
-			CHECK_U64(l.fdes[0].pc_end, 0x2010);
+			CHECK_U64(fde_end(&l.fdes[0]), 0x2010);
+		fde_list_release(&l);
+		/* A range of 4 GiB or more: no table row could hold it. */
+		d[36] = 1;
+		CHECK(eh_frame_list_fdes(d, m, 0, false, &l) == 0);
+		CHECK(l.count == 0 && l.skipped == 1 && !l.all_listed);
 		fde_list_release(&l);
 	}
+}
+
+/* The rows an FDE is allowed: never fewer than it has (its work counts a
+ * byte a row at least), and the plain flag apart from its cost. */
+static void test_rows_bound(void)
+{
+	struct fde_ref f = { 0 };
+
+	for (uint64_t rows = 1; rows < 3000; rows += rows < 64 ? 1 : 97) {
+		for (uint64_t work = rows - 1; work < rows + 40; work += 3) {
+			f.cost = (uint32_t)(rows * work);
+			CHECK(fde_rows_bound(&f) >= rows);
+			CHECK(fde_rows_bound(&f) <= rows + 21);
+		}
+	}
+	f.cost = FDE_PLAIN | 7;
+	CHECK(fde_plain(&f) && fde_cost(&f) == 7 && fde_rows_bound(&f) == 3);
+	f.cost = FDE_COST_MAX;
+	CHECK(!fde_plain(&f) && fde_rows_bound(&f) == 46341);
 }
 
 static void test_garbage(void)
@@ -288,6 +312,7 @@ int main(void)
 	RUN(test_synthetic);
 	RUN(test_malformed);
 	RUN(test_sanitize_skip);
+	RUN(test_rows_bound);
 	RUN(test_garbage);
 	TEST_MAIN_END();
 }
