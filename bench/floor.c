@@ -2,7 +2,7 @@
  * Xen's own interfaces and nothing of uniprof's, so `make bench` can put
  * uniprof's figures beside it as ratios taken in the same boot.
  *
- *   uniprof-floor DOMID [-f HZ | -w] [-n SAMPLES] [-k FRAMES] [--style S]
+ *   uniprof-floor DOMID [-f HZ | -w] [-n SAMPLES] [-k FRAMES] [-g US] [--style S]
  *
  * --style floor (default): per sample, one domctl each to pause, read
  *   vCPU 0's context and unpause, through libxencall on buffers allocated
@@ -19,6 +19,10 @@
  *   users compare us with, reproduced so the bench needs no network.
  * --style fused: the floor with pause and context read in one multicall,
  *   and unpause with the domain's state in another (two traps a sample).
+ *
+ * -g US: spin that long after each sample, as a sampler's own work between
+ *   samples: back to back, how long the guest runs between two pauses
+ *   decides what the next pause costs (whether it finds the vCPU running).
  *
  * Prints one line: "window_p50_us=… window_p99_us=… sample_us=… hz=…
  * samples=… frames=…", window being pause to unpause and sample the wall
@@ -305,7 +309,7 @@ static int sample_2017(struct floor *f, uint64_t *last_state)
 static int usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s DOMID [-f HZ | -w] [-n SAMPLES] [-k FRAMES] [--style floor|uniprof2017|fused]\n",
+		"usage: %s DOMID [-f HZ | -w] [-n SAMPLES] [-k FRAMES] [-g US] [--style floor|uniprof2017|fused]\n",
 		argv0);
 	return 2;
 }
@@ -320,17 +324,18 @@ int main(int argc, char **argv)
 	bool warm = false;
 	unsigned long n = 1000;
 	uint64_t *win, period, deadline, t_start, last_state = 0, total;
-	uint64_t cpu_start, cpu;
+	uint64_t cpu_start, cpu, gap_ns = 0;
 	struct sched_param sp = { .sched_priority = 1 };
 	unsigned long done = 0;
 	int opt, rc = 0;
 
-	while ((opt = getopt_long(argc, argv, "f:wn:k:", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:wn:k:g:", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'f': hz = strtod(optarg, NULL); break;
 		case 'w': warm = true; break;
 		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'k': f.frames = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'g': gap_ns = strtoull(optarg, NULL, 0) * 1000; break;
 		case 's':
 			if (!strcmp(optarg, "floor"))
 				f.style = FLOOR;
@@ -410,6 +415,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		win[done++] = mono_ns() - t0;
+		for (uint64_t t1 = mono_ns(); gap_ns && mono_ns() - t1 < gap_ns;)
+			;
 	}
 	total = mono_ns() - t_start;
 	cpu = cpu_ns() - cpu_start;
