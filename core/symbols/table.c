@@ -226,20 +226,22 @@ done:
 	return rc;
 }
 
-/* The kept names copied into a new arena in address order, the rest
- * (aliases merged away) dropped: the passes over the table in address
- * order (the C++ names, a name's lookup, the writers) then read the
- * names in order, where the file's order made each name a cache miss. */
-static int arena_in_address_order(struct up_symtab *s)
+/* What the new arena must hold: the kept names are some of those added,
+ * so they fit in their size. */
+static size_t arena_room(const struct up_symtab *s)
+{
+	return s->names_len + s->lent_used;
+}
+
+/* The kept names copied into a new arena in address order (names, cap
+ * bytes, at least arena_room), the rest (aliases merged away) dropped:
+ * the passes over the table in address order (the C++ names, a name's
+ * lookup, the writers) then read the names in order, where the file's
+ * order made each name a cache miss. */
+static void arena_in_address_order(struct up_symtab *s, char *names, size_t cap)
 {
 	size_t pos = 0;
-	/* The kept names are some of those added: they fit in their size. */
-	size_t room = s->names_len + s->lent_used;
-	char *names = malloc(room ? room : 1);
 
-	if (!names)
-		return up_fail(UP_ENOMEM, "out of memory");
-	populate_filled_whole(names, room);
 	for (size_t i = 0; i < s->count; i++) {
 		struct sym_entry *e = &s->entries[i];
 		const char *name = entry_name(s, e);
@@ -259,8 +261,7 @@ static int arena_in_address_order(struct up_symtab *s)
 	s->names_len = pos;
 	s->lent = NULL;
 	s->lent_len = s->lent_used = 0;
-	s->names_cap = s->names_len ? s->names_len : 1;
-	return 0;
+	s->names_cap = cap;
 }
 
 /* e[i] = the old e[k[i]] for i < n (k's first n distinct), in place: the
@@ -314,9 +315,19 @@ _Static_assert(sizeof(struct sym_entry) == sizeof(struct up_symbol),
 
 int symtab_finish(struct up_symtab *s)
 {
+	/* One buffer, its pages faulted in once, holds first the sort's
+	 * indexes, then the names: in a PV dom0 a fresh page costs ~50 us,
+	 * and the two would be a quarter of a large table's pages. */
+	size_t sort_bytes = 2 * s->count * sizeof(uint32_t), room = arena_room(s);
+	size_t cap = room > sort_bytes ? room : sort_bytes;
+	char *buf = malloc(cap ? cap : 1);
 	size_t n = 0;
 	int rc;
 
+	if (!buf)
+		return up_fail(UP_ENOMEM, "out of memory");
+	cap = cap ? cap : 1;
+	populate_filled_whole(buf, cap);
 	/* One entry per address: the best alias (entry_cmp's first), picked
 	 * in one pass over each run of equal addresses; the kept ones then
 	 * moved to the front in address order. */
@@ -324,14 +335,17 @@ int symtab_finish(struct up_symtab *s)
 		/* In address order by a radix sort (util/radix_order.c):
 		 * linear whatever the image holds, where qsort of the entries
 		 * took most of a large table's load. */
-		uint32_t *k = radix_order_u64(s->entries, s->count,
-					      sizeof(*s->entries));
+		uint32_t *k = radix_order_u64_in(s->entries, s->count,
+						 sizeof(*s->entries),
+						 (uint32_t *)(void *)buf);
 
 		_Static_assert(offsetof(struct sym_entry, addr) == 0,
 			       "the sort's key starts each entry");
 
-		if (!k)
+		if (!k) {
+			free(buf);
 			return up_fail(UP_ENOMEM, "out of memory");
+		}
 		for (size_t i = 0; i < s->count; i++) {
 			const struct sym_entry *e = &s->entries[k[i]];
 
@@ -341,14 +355,13 @@ int symtab_finish(struct up_symtab *s)
 				k[n - 1] = k[i];
 		}
 		rc = move_kept_first(s->entries, s->count, k, n);
-		free(k);
-		if (rc < 0)
+		if (rc < 0) {
+			free(buf);
 			return rc;
+		}
 	}
 	s->count = n;
-	rc = arena_in_address_order(s);
-	if (rc < 0)
-		return rc;
+	arena_in_address_order(s, buf, cap);      /* the indexes are done */
 	if (s->long_names)
 		symtab_warn(s, "%zu names longer than %u bytes: cut there",
 			    s->long_names, SYMTAB_MAX_NAME);

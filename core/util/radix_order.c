@@ -18,25 +18,14 @@ static uint64_t key_of(const void *base, size_t stride, uint32_t i)
 	return k;
 }
 
-uint32_t *radix_order_u64(const void *base, size_t n, size_t stride)
+/* The order into a or b (n each): the one returned. NULL: no memory. */
+static uint32_t *order(const void *base, size_t n, size_t stride, uint32_t *a,
+		       uint32_t *b)
 {
-	uint32_t *a, *b;
-	size_t (*counts)[256];
+	size_t (*counts)[256] = calloc(8, sizeof(*counts));        /* each digit's */
 
-	if (n > UINT32_MAX)
+	if (!counts)
 		return NULL;
-	a = malloc((n ? n : 1) * sizeof(*a));
-	b = malloc((n ? n : 1) * sizeof(*b));
-	counts = calloc(8, sizeof(*counts));        /* each digit's */
-	if (!a || !b || !counts) {
-		free(a);
-		free(b);
-		free(counts);
-		return NULL;
-	}
-	/* Both written whole (b by the first pass the keys do not skip). */
-	populate_filled_whole(a, n * sizeof(*a));
-	populate_filled_whole(b, n * sizeof(*b));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = key_of(base, stride, (uint32_t)i);
 
@@ -63,6 +52,36 @@ uint32_t *radix_order_u64(const void *base, size_t n, size_t stride)
 		b = t;
 	}
 	free(counts);
-	free(b);
 	return a;
+}
+
+uint32_t *radix_order_u64(const void *base, size_t n, size_t stride)
+{
+	uint32_t *a, *b, *k;
+
+	if (n > UINT32_MAX)
+		return NULL;
+	a = malloc((n ? n : 1) * sizeof(*a));
+	b = malloc((n ? n : 1) * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	/* Both written whole (b by the first pass the keys do not skip). */
+	populate_filled_whole(a, n * sizeof(*a));
+	populate_filled_whole(b, n * sizeof(*b));
+	k = order(base, n, stride, a, b);
+	free(k == a ? b : a);
+	if (!k)
+		free(b);
+	return k;
+}
+
+uint32_t *radix_order_u64_in(const void *base, size_t n, size_t stride,
+			     uint32_t *scratch)
+{
+	if (n > UINT32_MAX)
+		return NULL;
+	return order(base, n, stride, scratch, scratch + n);
 }

@@ -13,4 +13,11 @@
  * n is past UINT32_MAX (no error set: callers fall back). */
 uint32_t *radix_order_u64(const void *base, size_t n, size_t stride);
 
+/* The same in the caller's memory: scratch holds 2 * n indexes; the order
+ * is in one half of it, returned (NULL: no memory for the counts, or n
+ * past UINT32_MAX). For a caller that reuses the pages for what comes
+ * next (a symbol table's names), fresh pages being costly in a PV dom0. */
+uint32_t *radix_order_u64_in(const void *base, size_t n, size_t stride,
+			     uint32_t *scratch);
+
 #endif

@@ -52,6 +52,15 @@ static void check_keys(uint64_t (*key)(uint64_t *rng, size_t i), size_t n)
 	order = radix_order_u64(r, n, sizeof(*r));
 	CHECK(order != NULL);
 	CHECK(order && sorted(r, order, n));
+	/* In the caller's memory: the same order, in one half of it. */
+	{
+		uint32_t *scratch = malloc((n ? 2 * n : 1) * sizeof(*scratch));
+		uint32_t *in = scratch ? radix_order_u64_in(r, n, sizeof(*r), scratch) : NULL;
+
+		CHECK(in == scratch || in == scratch + n);
+		CHECK(in && order && (n == 0 || memcmp(in, order, n * sizeof(*in)) == 0));
+		free(scratch);
+	}
 	free(order);
 	free(r);
 }
