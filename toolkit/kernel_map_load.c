@@ -61,7 +61,8 @@ int tk_kernel_map_load(const char *kernel, const char *symbols_file,
 	/* Without an image, the symbols still name the hypercall page. */
 	if (!used && symtab)
 		for (size_t i = 0; i < up_symtab_count(symtab); i++)
-			if (strcmp(up_symtab_symbol(symtab, i)->name, "hypercall_page") == 0) {
+			if (up_symtab_symbol(symtab, i)->name[0] == 'h' &&
+			    strcmp(up_symtab_symbol(symtab, i)->name, "hypercall_page") == 0) {
 				up_kernel_map_set_hypercall_page(k, up_symtab_symbol(symtab, i)->addr);
 				break;
 			}
