@@ -43,6 +43,7 @@ struct builder {
 	size_t sorted;     /* rows [0, sorted) are sorted: earlier sections */
 	bool rows_capped;
 	const uint8_t *img;        /* our private copy of the image */
+	const uint8_t *orig;       /* the image it is a copy of */
 	size_t img_len;
 };
 
@@ -197,91 +198,161 @@ struct plain_rule {
 bool cfi_table_share_plain_rules = true;
 
 /* Rows for every FDE range of one section's CFI. */
+/* One FDE's rows. */
+static int compile_fde(struct builder *b, Dwarf_CFI *cfi,
+		       const struct fde_ref *fde, struct plain_rule *plain)
+{
+	uint64_t a = fde->pc_begin, end = fde_end(fde), work = fde_cost(fde);
+	uint64_t rows_left;
+	bool fp_based = false;
+	int rc = 0;
+
+	/* Ranges already covered (by .eh_frame, or by an earlier file) are
+	 * not redone, and an FDE running into one stops there. */
+	struct up_cfi_table done = { .rows = b->t->rows, .count = b->sorted };
+
+	if (done.count && cfi_table_find(&done, a))
+		return 0;
+	end = covered_from(&done, a, end);
+	if (work > CFI_MAX_FDE_WORK || work > b->t->work_left) {
+		struct cfi_row r = { .start = a, .kind = b->unsupported };
+
+		b->t->info.costly_fdes++;
+		if (end - a > UINT32_MAX)
+			return 0;
+		r.len = (uint32_t)(end - a);
+		b->t->info.unsupported++;
+		return push_row(b, &r);
+	}
+	b->t->work_left -= work;
+	b->t->info.fdes++;
+	if (cfi_table_share_plain_rules && fde_plain(fde) && plain->known &&
+	    plain->cie == fde->cie_offset && a < end && end - a <= UINT32_MAX) {
+		struct cfi_row r = plain->r;
+
+		r.start = a;
+		r.len = (uint32_t)(end - a);
+		if (r.kind == CFI_ROW_UNSUPPORTED) {
+			r.kind = b->unsupported;
+			b->t->info.unsupported++;
+		}
+		b->t->info.fp_fdes += r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
+		return push_row(b, &r);
+	}
+	rows_left = fde_rows_bound(fde);
+	while (a < end && rc == 0 && rows_left-- > 0) {
+		Dwarf_Frame *f;
+		Dwarf_Addr s, e;
+		bool sig = false;
+		struct cfi_row r = { 0 };
+		int ra;
+
+		if (dwarf_cfi_addrframe(cfi, a, &f) != 0)
+			break;
+		ra = dwarf_frame_info(f, &s, &e, &sig);
+		if (e > end)
+			e = end;
+		if (e <= a || e - a > UINT32_MAX) {
+			free(f);
+			break;
+		}
+		r.start = a;
+		r.len = (uint32_t)(e - a);
+		classify(b->t->arch, f, ra, sig, &r);
+		free(f);
+		/* libdw's one row over the whole of a plain FDE. */
+		if (fde_plain(fde) && a == fde->pc_begin && e == fde_end(fde)) {
+			*plain = (struct plain_rule){ true, fde->cie_offset, r };
+			plain->r.start = 0;
+			plain->r.len = 0;
+		}
+		if (r.kind == CFI_ROW_UNSUPPORTED) {
+			r.kind = b->unsupported;
+			b->t->info.unsupported++;
+		}
+		fp_based |= r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
+		rc = push_row(b, &r);
+		a = e;
+	}
+	b->t->info.fp_fdes += fp_based;
+	return rc;
+}
+
+/* Rows for every FDE range of one section's CFI. */
 static int compile(struct builder *b, Dwarf_CFI *cfi, const struct fde_list *fdes)
 {
 	struct plain_rule plain = { .known = false };
 	int rc = 0;
 
-	for (size_t i = 0; i < fdes->count && rc == 0 && !b->rows_capped; i++) {
-		const struct fde_ref *fde = &fdes->fdes[i];
-		uint64_t a = fde->pc_begin, end = fde_end(fde), work = fde_cost(fde);
-		uint64_t rows_left;
-
-		/* Ranges already covered (by .eh_frame, or by an earlier file)
-		 * are not redone, and an FDE running into one stops there. */
-		struct up_cfi_table done = { .rows = b->t->rows, .count = b->sorted };
-
-		if (done.count && cfi_table_find(&done, a))
-			continue;
-		end = covered_from(&done, a, end);
-		if (work > CFI_MAX_FDE_WORK || work > b->t->work_left) {
-			struct cfi_row r = { .start = a, .kind = b->unsupported };
-
-			b->t->info.costly_fdes++;
-			if (end - a <= UINT32_MAX) {
-				r.len = (uint32_t)(end - a);
-				b->t->info.unsupported++;
-				rc = push_row(b, &r);
-			}
-			continue;
-		}
-		b->t->work_left -= work;
-		bool fp_based = false;
-
-		b->t->info.fdes++;
-		if (cfi_table_share_plain_rules && fde_plain(fde) && plain.known &&
-		    plain.cie == fde->cie_offset &&
-		    a < end && end - a <= UINT32_MAX) {
-			struct cfi_row r = plain.r;
-
-			r.start = a;
-			r.len = (uint32_t)(end - a);
-			if (r.kind == CFI_ROW_UNSUPPORTED) {
-				r.kind = b->unsupported;
-				b->t->info.unsupported++;
-			}
-			b->t->info.fp_fdes += r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
-			rc = push_row(b, &r);
-			continue;
-		}
-		rows_left = fde_rows_bound(fde);
-		while (a < end && rc == 0 && rows_left-- > 0) {
-			Dwarf_Frame *f;
-			Dwarf_Addr s, e;
-			bool sig = false;
-			struct cfi_row r = { 0 };
-			int ra;
-
-			if (dwarf_cfi_addrframe(cfi, a, &f) != 0)
-				break;
-			ra = dwarf_frame_info(f, &s, &e, &sig);
-			if (e > end)
-				e = end;
-			if (e <= a || e - a > UINT32_MAX) {
-				free(f);
-				break;
-			}
-			r.start = a;
-			r.len = (uint32_t)(e - a);
-			classify(b->t->arch, f, ra, sig, &r);
-			free(f);
-			/* libdw's one row over the whole of a plain FDE. */
-			if (fde_plain(fde) && a == fde->pc_begin && e == fde_end(fde)) {
-				plain = (struct plain_rule){ true, fde->cie_offset, r };
-				plain.r.start = 0;
-				plain.r.len = 0;
-			}
-			if (r.kind == CFI_ROW_UNSUPPORTED) {
-				r.kind = b->unsupported;
-				b->t->info.unsupported++;
-			}
-			fp_based |= r.kind == CFI_ROW_NORMAL && r.cfa_reg == CFI_CFA_FP;
-			rc = push_row(b, &r);
-			a = e;
-		}
-		b->t->info.fp_fdes += fp_based;
-	}
+	for (size_t i = 0; i < fdes->count && rc == 0 && !b->rows_capped; i++)
+		rc = compile_fde(b, cfi, &fdes->fdes[i], &plain);
 	return rc;
+}
+
+/* An .eh_frame compiled as its one walk vets it (eh_frame_stream_fdes),
+ * while its FDEs come in address order: no list of them, whose fresh
+ * pages were most of a large image's unwind table load in a PV dom0. */
+struct stream {
+	struct builder *b;
+	Dwarf_CFI *cfi;
+	struct plain_rule plain;
+	bool any;
+	uint64_t begin, end;       /* the last FDE taken */
+};
+
+bool cfi_table_stream = true;
+
+static int stream_take(void *arg, const struct fde_ref *f)
+{
+	struct stream *st = arg;
+	int rc;
+
+	/* Out of order: the list's sort is needed. Overlapping the one
+	 * before: dropped, as the list's drop_overlaps would. */
+	if (st->any && f->pc_begin < st->begin)
+		return FDE_STOP;
+	if (st->any && f->pc_begin < st->end)
+		return FDE_OVERLAPS;
+	st->any = true;
+	st->begin = f->pc_begin;
+	st->end = fde_end(f);
+	if (st->b->rows_capped)
+		return FDE_TAKEN;
+	rc = compile_fde(st->b, st->cfi, f, &st->plain);
+	return rc < 0 ? rc : FDE_TAKEN;
+}
+
+/* What a section's streaming changed, to undo when it stops. */
+struct stream_undo {
+	size_t count;
+	struct cfi_row last;       /* a row of before may have grown */
+	struct up_cfi_info info;
+	uint64_t work_left;
+	bool rows_capped;
+};
+
+static void stream_undo_save(const struct builder *b, struct stream_undo *u)
+{
+	const struct up_cfi_table *t = b->t;
+
+	u->count = t->count;
+	if (t->count)
+		u->last = t->rows[t->count - 1];
+	u->info = t->info;
+	u->work_left = t->work_left;
+	u->rows_capped = b->rows_capped;
+}
+
+static void stream_undo(struct builder *b, const struct stream_undo *u)
+{
+	struct up_cfi_table *t = b->t;
+
+	t->count = u->count;
+	if (t->count)
+		t->rows[t->count - 1] = u->last;
+	t->info = u->info;
+	t->work_left = u->work_left;
+	b->rows_capped = u->rows_capped;
 }
 
 static int row_cmp(const void *x, const void *y)
@@ -361,8 +432,9 @@ static void hide_eh_frame_hdr(Elf *elf)
 }
 
 static int add_section(struct builder *b, Elf *elf, const char *name,
-		       bool is_eh, Dwarf_CFI *cfi)
+		       bool is_eh, Dwarf_CFI **cfip)
 {
+	Dwarf_CFI *cfi = *cfip;
 	GElf_Shdr shdr;
 	Elf_Scn *scn = section(elf, name, &shdr);
 	Elf_Data *data;
@@ -386,6 +458,27 @@ static int add_section(struct builder *b, Elf *elf, const char *name,
 		warn(b, "%s: section not read in place: not compiled", name);
 		return 0;
 	}
+	if (is_eh && cfi_table_stream) {
+		struct stream st = { .b = b, .cfi = cfi };
+		struct stream_undo u;
+
+		stream_undo_save(b, &u);
+		rc = eh_frame_stream_fdes(data->d_buf, data->d_size, shdr.sh_addr,
+					  &fdes, stream_take, &st);
+		if (rc <= 0)
+			goto compiled;
+		/* Not in address order: undone, the section's bytes as they
+		 * were, a libdw that has read none of them, and listed. */
+		stream_undo(b, &u);
+		memcpy(data->d_buf, b->orig + ((const uint8_t *)data->d_buf - b->img),
+		       data->d_size);
+		dwarf_cfi_end(cfi);
+		*cfip = cfi = dwarf_getcfi_elf(elf);
+		if (!cfi) {
+			warn(b, "%s: libdw could not read it again: not compiled", name);
+			return 0;
+		}
+	}
 	rc = eh_frame_list_fdes(data->d_buf, data->d_size, shdr.sh_addr, is_eh, &fdes);
 	if (rc == 0)
 		rc = eh_frame_sanitize(data->d_buf, data->d_size, is_eh, &fdes);
@@ -393,6 +486,8 @@ static int add_section(struct builder *b, Elf *elf, const char *name,
 		fde_list_release(&fdes);
 		return rc;
 	}
+	rc = compile(b, cfi, &fdes);
+compiled:
 	b->t->info.skipped_fdes += fdes.skipped;
 	b->t->info.refused_fdes += fdes.refused;
 	b->t->info.overlapping_fdes += fdes.overlapping;
@@ -407,7 +502,6 @@ static int add_section(struct builder *b, Elf *elf, const char *name,
 	if (fdes.capped)
 		warn(b, "%s: more than %u FDEs, the rest ignored", name,
 		     EH_MAX_FDES);
-	rc = compile(b, cfi, &fdes);
 	fde_list_release(&fdes);
 	/* Sorted whatever happened: a table that failed to grow in a second
 	 * file is still in use with the rows it has. */
@@ -446,6 +540,7 @@ static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 	if (rc < 0)
 		return rc;
 	b.img = (const uint8_t *)copy.bytes;
+	b.orig = buf;
 	b.img_len = len;
 	elf = elf_memory(copy.bytes, len);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh_hdr)) {
@@ -473,11 +568,14 @@ static int add_image(struct up_cfi_table *t, const void *buf, size_t len,
 		elf_copy_whole(&copy, buf);
 	hide_eh_frame_hdr(elf);
 	eh = dwarf_getcfi_elf(elf);
-	rc = add_section(&b, elf, ".eh_frame", true, eh);
+	rc = add_section(&b, elf, ".eh_frame", true, &eh);
 	if (rc == 0 && section(elf, ".debug_frame", &debug_frame)) {
 		dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
-		if (dw)
-			rc = add_section(&b, elf, ".debug_frame", false, dwarf_getcfi(dw));
+		if (dw) {
+			Dwarf_CFI *df = dwarf_getcfi(dw);  /* dw's own */
+
+			rc = add_section(&b, elf, ".debug_frame", false, &df);
+		}
 	}
 	if (b.rows_capped)
 		warn(&b, "more than %u CFI rows, the rest not compiled", CFI_MAX_ROWS);

@@ -83,6 +83,10 @@ void cfi_table_index(struct up_cfi_table *t);
  * plain FDE of its CIE (true), or is evaluated by libdw itself: a
  * variable so that the fuzzer and tests can compare the two. */
 extern bool cfi_table_share_plain_rules;
+/* Whether an .eh_frame in address order is compiled as its one walk vets
+ * it (else listed first, as any other): for the tests and fuzzers to
+ * compare the two. */
+extern bool cfi_table_stream;
 
 /* The row holding pc, or NULL. Inline: the walk calls it once a frame
  * inside the paused window, and the table's fields then stay in registers. */

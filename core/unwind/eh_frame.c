@@ -544,27 +544,36 @@ static void drop_overlaps(struct fde_list *l)
 /* The smallest FDE: its length, CIE pointer and two one-byte addresses. */
 #define FDE_MIN_BYTES 10
 
-int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
-		       bool is_eh, struct fde_list *out)
+/* Hide one entry from libdw: it becomes a CIE of an unknown version,
+ * which libdw skips. */
+static void hide(uint8_t *sec, const struct entry *e, bool is_eh)
 {
-	struct cie_info *cies = NULL;
-	size_t ncies = 0, ciecap = 0, nfdes, off = 0, cap = 0, present = 0;
-	size_t met = 0;                 /* FDEs on the chain, listed or not */
-	int rc = UP_ENOMEM;
+	if (e->body.end > e->body.p) {
+		uint8_t *id = sec + e->id_pos;
 
-	memset(out, 0, sizeof(*out));
-	if (is_eh) {
-		/* One walk: the chain is vetted as it is listed. The list is
-		 * reserved for as many FDEs as the section can hold and only
-		 * its filled part made present, so it never moves. */
-		nfdes = len / FDE_MIN_BYTES + 1;
-		out->end = len;
-	} else if (list_cies(sec, len, is_eh, &cies, &ncies, &nfdes, out) < 0) {
-		return UP_ENOMEM;
+		memset(id, is_eh ? 0 : 0xff, e->id_size);
+		id[e->id_size] = 0;
 	}
-	if (grow_array(&out->fdes, &cap, nfdes < EH_MAX_FDES ? nfdes : EH_MAX_FDES,
-		       sizeof(*out->fdes), 256) < 0)
-		goto out;
+}
+
+/* One walk over the chain, each FDE it can list handed to take (in
+ * section order), which says FDE_TAKEN (counted in out), FDE_OVERLAPS
+ * (counted, dropped) or FDE_STOP, or fails (< 0). *cies: the CIEs listed
+ * first (.debug_frame), or those the walk parses as it meets them
+ * (.eh_frame: its FDEs point back only); the caller frees them. With
+ * hide_in (the section, writable), every entry not taken is hidden from
+ * libdw as it is met: a CIE only when its FDEs cannot be (undecodable,
+ * refused), as those are then skipped. out->end: where it stopped.
+ * *met: the FDEs walked. 0, FDE_STOP, or < 0. */
+static int walk(const uint8_t *sec, uint8_t *hide_in, size_t len,
+		uint64_t sec_addr, bool is_eh, struct cie_info **cies,
+		size_t *ncies, struct fde_list *out, size_t *met,
+		int (*take)(void *arg, const struct fde_ref *f), void *arg)
+{
+	size_t off = 0, ciecap = *ncies;
+	int rc = FDE_TAKEN;
+
+	*met = 0;
 	while (off < out->end) {
 		struct entry e = next_entry(sec, len, off, is_eh);
 		struct cie_info *ci;
@@ -580,14 +589,17 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 		}
 		if (e.kind == ENTRY_CIE) {      /* .debug_frame's are listed */
 			if (is_eh) {
-				if (grow_array(&cies, &ciecap, ncies + 1, sizeof(*cies), 64) < 0)
-					goto out;
-				cies[ncies++] = parse_cie(e.body, off);
+				if (grow_array(cies, &ciecap, *ncies + 1, sizeof(**cies), 64) < 0)
+					return UP_ENOMEM;
+				ci = &(*cies)[(*ncies)++];
+				*ci = parse_cie(e.body, off);
+				if (hide_in && (!ci->usable || ci->refused))
+					hide(hide_in, &e, is_eh);
 			}
 			off = e.next;
 			continue;
 		}
-		met++;
+		(*met)++;
 		/* .eh_frame: CIE pointer relative to this field, back only;
 		 * .debug_frame: section offset. */
 		cie_off = is_eh ? e.id_pos - e.id : e.id;
@@ -596,8 +608,8 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 			break;
 		}
 		/* Most FDEs follow their CIE: the last one met, no search. */
-		ci = ncies && cies[ncies - 1].offset == cie_off ? &cies[ncies - 1] :
-		     find_cie(cies, ncies, cie_off);
+		ci = *ncies && (*cies)[*ncies - 1].offset == cie_off ?
+		     &(*cies)[*ncies - 1] : find_cie(*cies, *ncies, cie_off);
 		if (!ci) {
 			stop(out, off, "CIE pointer does not lead to a CIE");
 			break;
@@ -609,18 +621,67 @@ int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 			out->capped = true;
 			break;
 		}
-		if (got > 0 &&
-		    grow_array_populated(&out->fdes, &cap, out->count + 1,
-					 sizeof(*out->fdes), 256, &present) < 0)
-			goto out;
 		if (got > 0) {
-			out->fdes[out->count++] = f;
+			rc = take(arg, &f);
+			if (rc < 0 || rc == FDE_STOP)
+				return rc;
+		}
+		if (got > 0 && rc == FDE_TAKEN) {
+			out->count++;
 			ci->used = true;
+		} else {
+			out->overlapping += got > 0;
+			if (hide_in)
+				hide(hide_in, &e, is_eh);
 		}
 		off = e.next;
 	}
-	if (is_eh || out->truncated || out->capped)
-		out->end = off;         /* what follows was not vetted */
+	out->end = off;         /* what follows was not vetted */
+	return 0;
+}
+
+struct lister {
+	struct fde_list *out;
+	size_t cap, present;
+};
+
+static int list_take(void *arg, const struct fde_ref *f)
+{
+	struct lister *ls = arg;
+	struct fde_list *l = ls->out;
+
+	if (grow_array_populated(&l->fdes, &ls->cap, l->count + 1,
+				 sizeof(*l->fdes), 256, &ls->present) < 0)
+		return UP_ENOMEM;
+	l->fdes[l->count] = *f;
+	return FDE_TAKEN;
+}
+
+int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
+		       bool is_eh, struct fde_list *out)
+{
+	struct lister ls = { .out = out };
+	struct cie_info *cies = NULL;
+	size_t ncies = 0, nfdes, met;
+	int rc = UP_ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	if (is_eh) {
+		/* The list is reserved for as many FDEs as the section can
+		 * hold and only its filled part made present: it never
+		 * moves. */
+		nfdes = len / FDE_MIN_BYTES + 1;
+		out->end = len;
+	} else if (list_cies(sec, len, is_eh, &cies, &ncies, &nfdes, out) < 0) {
+		return UP_ENOMEM;
+	}
+	if (grow_array(&out->fdes, &ls.cap, nfdes < EH_MAX_FDES ? nfdes : EH_MAX_FDES,
+		       sizeof(*out->fdes), 256) < 0)
+		goto out;
+	rc = walk(sec, NULL, len, sec_addr, is_eh, &cies, &ncies, out, &met,
+		  list_take, &ls);
+	if (rc < 0)
+		goto out;
 	/* A linker writes them in address order: checked, not sorted again. */
 	for (size_t i = 1; i < out->count; i++) {
 		if (fde_cmp(&out->fdes[i - 1], &out->fdes[i]) > 0) {
@@ -640,6 +701,23 @@ out:
 		fde_list_release(out);
 	free(cies);
 	return rc;
+}
+
+int eh_frame_stream_fdes(uint8_t *sec, size_t len, uint64_t sec_addr,
+			 struct fde_list *out,
+			 int (*take)(void *arg, const struct fde_ref *f), void *arg)
+{
+	struct cie_info *cies = NULL;
+	size_t ncies = 0, met;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->end = len;
+	rc = walk(sec, sec, len, sec_addr, true, &cies, &ncies, out, &met, take, arg);
+	free(cies);
+	if (rc == 0 && out->end < len && len - out->end >= 4)
+		memset(sec + out->end, 0, 4);   /* a terminator: nothing after */
+	return rc == FDE_STOP ? 1 : rc;
 }
 
 int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh,
@@ -667,13 +745,8 @@ int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh,
 
 		if (e.kind != ENTRY_CIE && e.kind != ENTRY_FDE)
 			break;
-		if (!(keep[off / 8] & (1u << (off % 8))) && e.body.end > e.body.p) {
-			/* A CIE of an unknown version: libdw skips it. */
-			uint8_t *id = sec + e.id_pos;
-
-			memset(id, is_eh ? 0 : 0xff, e.id_size);
-			id[e.id_size] = 0;
-		}
+		if (!(keep[off / 8] & (1u << (off % 8))))
+			hide(sec, &e, is_eh);
 		off = e.next;
 	}
 	free(keep);

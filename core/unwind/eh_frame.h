@@ -97,6 +97,23 @@ struct fde_list {
 int eh_frame_list_fdes(const uint8_t *sec, size_t len, uint64_t sec_addr,
 		       bool is_eh_frame, struct fde_list *out);
 
+/* What a taker of eh_frame_stream_fdes says of each FDE. */
+enum { FDE_TAKEN, FDE_OVERLAPS, FDE_STOP };
+
+/* An .eh_frame's FDEs handed to take one at a time, in section order, as
+ * one walk vets them, with no list: for a reader that can use them in
+ * that order (the CFI table compiler, when the linker wrote them in
+ * address order). Every entry not taken is hidden from libdw as the walk
+ * meets it (see eh_frame_sanitize), so libdw, asked for an address of an
+ * FDE taken, reads only vetted entries before it; the terminator follows
+ * at the end. take says FDE_TAKEN, FDE_OVERLAPS (dropped, counted and
+ * hidden) or FDE_STOP (the walk stops: 1 returned, the section partly
+ * hidden). out: the list's counters (fdes NULL, count those taken).
+ * 0, 1, or a negative UP_E* (allocation, or take's). */
+int eh_frame_stream_fdes(uint8_t *sec, size_t len, uint64_t sec_addr,
+			 struct fde_list *out,
+			 int (*take)(void *arg, const struct fde_ref *f), void *arg);
+
 void fde_list_release(struct fde_list *l);
 
 /* Make a private copy of the section safe to hand to libdw for the FDEs

@@ -4,6 +4,7 @@
  * unsupported rules, CFAs that do not go up, out of bounds, unreadable
  * stacks, depth overflow. */
 #include "unwind/cfi_table.h"
+#include "unwind/eh_frame.h"
 #include "util/elf_copy.h"
 #include "guest.h"
 #include "test.h"
@@ -140,8 +141,10 @@ static void test_table_truncated_parts(void)
 		ra = cut_table(cut, size, &a);
 		elf_copy_limits = (struct elf_copy_limits){ 0, true };
 		cfi_table_share_plain_rules = n % 2;
+		cfi_table_stream = n % 3 != 0;
 		rb = cut_table(cut, size, &b);
 		cfi_table_share_plain_rules = true;
+		cfi_table_stream = true;
 		CHECK(ra == rb);
 		if (a && b)
 			CHECK(a->count == b->count &&
@@ -151,6 +154,114 @@ static void test_table_truncated_parts(void)
 		free(cut);
 	}
 	elf_copy_limits = saved;
+	free(img);
+}
+
+/* The .eh_frame of an ELF64 little-endian image, by its headers: file
+ * offset, size, address. */
+static bool eh_frame_of(const uint8_t *img, size_t len, size_t *off, size_t *size,
+			uint64_t *addr)
+{
+	uint64_t shoff;
+	uint16_t shentsize, shnum, shstrndx;
+	size_t stroff;
+
+	if (len < 64)
+		return false;
+	memcpy(&shoff, img + 0x28, 8);
+	memcpy(&shentsize, img + 0x3a, 2);
+	memcpy(&shnum, img + 0x3c, 2);
+	memcpy(&shstrndx, img + 0x3e, 2);
+	if (shentsize != 64 || shstrndx >= shnum || shoff > len ||
+	    (size_t)shnum * 64 > len - shoff)
+		return false;
+	memcpy(&stroff, img + shoff + (size_t)shstrndx * 64 + 0x18, 8);
+	for (unsigned i = 0; i < shnum; i++) {
+		const uint8_t *sh = img + shoff + (size_t)i * 64;
+		uint32_t name;
+		uint64_t o, n;
+
+		memcpy(&name, sh, 4);
+		memcpy(addr, sh + 0x10, 8);
+		memcpy(&o, sh + 0x18, 8);
+		memcpy(&n, sh + 0x20, 8);
+		if (stroff + name + 10 <= len &&
+		    memcmp(img + stroff + name, ".eh_frame", 10) == 0 &&
+		    o <= len && n <= len - o) {
+			*off = (size_t)o;
+			*size = (size_t)n;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Two tables of one image, the .eh_frame compiled as its one walk vets
+ * it and from its list: the same rows, figures and warnings. */
+static void same_streamed_or_listed(const uint8_t *img, size_t len)
+{
+	struct up_cfi_table *a = NULL, *b = NULL;
+	int ra, rb;
+
+	cfi_table_stream = true;
+	ra = cut_table(img, len, &a);
+	cfi_table_stream = false;
+	rb = cut_table(img, len, &b);
+	cfi_table_stream = true;
+	CHECK(ra == rb);
+	if (a && b)
+		CHECK(a->count == b->count &&
+		      memcmp(a->rows, b->rows, a->count * sizeof(*a->rows)) == 0 &&
+		      a->info.fdes == b->info.fdes &&
+		      a->info.unsupported == b->info.unsupported &&
+		      a->info.skipped_fdes == b->info.skipped_fdes &&
+		      a->info.overlapping_fdes == b->info.overlapping_fdes &&
+		      strcmp(a->info.warning, b->info.warning) == 0);
+	up_cfi_table_free(a);
+	up_cfi_table_free(b);
+}
+
+/* The test guest's .eh_frame as the linker wrote it (in address order:
+ * streamed), with an FDE moved before the others (the stream stops,
+ * undoes and lists), and with one moved into the one before it
+ * (overlapping: dropped either way). */
+static void test_table_streamed_or_listed(void)
+{
+	uint8_t *img;
+	size_t len, off, size;
+	uint64_t addr;
+	struct fde_list l;
+
+	REQUIRE(up_file_read(guest_nofp, &img, &len) == 0);
+	REQUIRE(eh_frame_of(img, len, &off, &size, &addr));
+	REQUIRE(eh_frame_list_fdes(img + off, size, addr, true, &l) == 0);
+	REQUIRE(l.count >= 3);
+	same_streamed_or_listed(img, len);
+	{
+		/* The third FDE in address order: its pc_begin, pcrel sdata4
+		 * after its length and CIE pointer. */
+		uint8_t *field = img + off + l.fdes[2].fde_offset + 8;
+		int32_t was, v;
+		int64_t to_first = (int64_t)l.fdes[0].pc_begin - (int64_t)l.fdes[2].pc_begin;
+		int64_t to_inside = (int64_t)l.fdes[1].pc_begin + 1 - (int64_t)l.fdes[2].pc_begin;
+
+		memcpy(&was, field, 4);
+		v = (int32_t)(was + to_first - 0x100);
+		memcpy(field, &v, 4);
+		same_streamed_or_listed(img, len);
+		v = (int32_t)(was + to_inside);
+		memcpy(field, &v, 4);
+		same_streamed_or_listed(img, len);
+		{
+			struct up_cfi_table *t = NULL;
+
+			REQUIRE(cut_table(img, len, &t) == 0);
+			CHECK(t->info.overlapping_fdes >= 1);
+			up_cfi_table_free(t);
+		}
+		memcpy(field, &was, 4);
+	}
+	fde_list_release(&l);
 	free(img);
 }
 
@@ -319,6 +430,7 @@ int main(void)
 	RUN(test_table_from_guest);
 	RUN(test_table_padded);
 	RUN(test_table_truncated_parts);
+	RUN(test_table_streamed_or_listed);
 	RUN(test_good_chain);
 	RUN(test_no_info_and_fallback);
 	RUN(test_unsupported);
