@@ -20,6 +20,10 @@
  * --style fused: the floor with pause and context read in one multicall,
  *   and unpause with the domain's state in another (two traps a sample).
  *
+ * --state in|after|none (fused only): the domain's state read in the
+ *   unpausing multicall (in, the default: after the unpause entry, but
+ *   inside the window measured), by a domctl of its own after the window
+ *   (after), or not at all (none).
  * -g US: spin that long after each sample, as a sampler's own work between
  *   samples: back to back, how long the guest runs between two pauses
  *   decides what the next pause costs (whether it finds the vCPU running).
@@ -241,7 +245,9 @@ static void mc_domctl(struct floor *f, multicall_entry_t *e,
 	e->result = NOT_RUN;
 }
 
-static int sample_fused(struct floor *f)
+enum state_read { STATE_IN, STATE_AFTER, STATE_NONE };
+
+static int sample_fused(struct floor *f, enum state_read state)
 {
 	int rc;
 
@@ -260,7 +266,8 @@ static int sample_fused(struct floor *f)
 	mc_domctl(f, &f->mc[0], f->dc, XEN_DOMCTL_unpausedomain);
 	mc_domctl(f, &f->mc[1], f->dc2, XEN_DOMCTL_getdomaininfo);
 	f->dc2->u.getdomaininfo.domain = (domid_t)f->domid;
-	xencall2(f->xcall, __HYPERVISOR_multicall, (uint64_t)(uintptr_t)f->mc, 2);
+	xencall2(f->xcall, __HYPERVISOR_multicall, (uint64_t)(uintptr_t)f->mc,
+		 state == STATE_IN ? 2 : 1);
 	if (f->mc[0].result == 0)
 		return 0;
 	/* The unpause did not run, or failed: once more, plainly (never
@@ -309,7 +316,7 @@ static int sample_2017(struct floor *f, uint64_t *last_state)
 static int usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s DOMID [-f HZ | -w] [-n SAMPLES] [-k FRAMES] [-g US] [--style floor|uniprof2017|fused]\n",
+		"usage: %s DOMID [-f HZ | -w] [-n SAMPLES] [-k FRAMES] [-g US] [--style floor|uniprof2017|fused] [--state in|after|none]\n",
 		argv0);
 	return 2;
 }
@@ -317,7 +324,8 @@ static int usage(const char *argv0)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "style", required_argument, NULL, 's' }, { 0 }
+		{ "style", required_argument, NULL, 's' },
+		{ "state", required_argument, NULL, 'S' }, { 0 }
 	};
 	struct floor f = { .frames = 12 };
 	double hz = 97;
@@ -325,6 +333,7 @@ int main(int argc, char **argv)
 	unsigned long n = 1000;
 	uint64_t *win, period, deadline, t_start, last_state = 0, total;
 	uint64_t cpu_start, cpu, gap_ns = 0;
+	enum state_read state = STATE_IN;
 	struct sched_param sp = { .sched_priority = 1 };
 	unsigned long done = 0;
 	int opt, rc = 0;
@@ -336,6 +345,16 @@ int main(int argc, char **argv)
 		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'k': f.frames = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'g': gap_ns = strtoull(optarg, NULL, 0) * 1000; break;
+		case 'S':
+			if (!strcmp(optarg, "in"))
+				state = STATE_IN;
+			else if (!strcmp(optarg, "after"))
+				state = STATE_AFTER;
+			else if (!strcmp(optarg, "none"))
+				state = STATE_NONE;
+			else
+				return usage(argv[0]);
+			break;
 		case 's':
 			if (!strcmp(optarg, "floor"))
 				f.style = FLOOR;
@@ -407,7 +426,7 @@ int main(int argc, char **argv)
 		}
 		t0 = mono_ns();
 		rc = f.style == FLOOR ? sample_floor(&f) :
-		     f.style == FUSED ? sample_fused(&f) :
+		     f.style == FUSED ? sample_fused(&f, state) :
 		     sample_2017(&f, &last_state);
 		if (rc < 0) {
 			fprintf(stderr, "uniprof-floor: sample %lu failed: %s\n",
@@ -415,6 +434,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		win[done++] = mono_ns() - t0;
+		if (f.style == FUSED && state == STATE_AFTER) {
+			f.dc2->u.getdomaininfo.domain = (domid_t)f.domid;
+			domctl(&f, f.dc2, XEN_DOMCTL_getdomaininfo);
+		}
 		for (uint64_t t1 = mono_ns(); gap_ns && mono_ns() - t1 < gap_ns;)
 			;
 	}
