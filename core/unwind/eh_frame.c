@@ -42,18 +42,6 @@ static uint64_t get(struct cursor *c, unsigned n)
 	return v;
 }
 
-/* A little-endian signed 32-bit field, as read on any host. */
-static int32_t le32(int32_t raw)
-{
-	uint32_t u;
-	uint8_t b[4];
-
-	memcpy(b, &raw, 4);
-	u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-	    (uint32_t)b[3] << 24;
-	return (int32_t)u;
-}
-
 static uint64_t uleb(struct cursor *c)
 {
 	uint64_t v = 0;
@@ -467,13 +455,8 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 	if (ci->fde_enc == (PE_PCREL | PE_SDATA4) && c.end - c.p >= 8 && !c.bad) {
 		/* What GCC and Clang write, read without the general decoder:
 		 * most of a large section's walk. The same values. */
-		int32_t begin, range;
-
-		memcpy(&begin, c.p, 4);
-		memcpy(&range, c.p + 4, 4);
-		f->pc_begin = field + (uint64_t)(int64_t)le32(begin);
-		pc_len = (uint64_t)(int64_t)le32(range);
-		c.p += 8;
+		f->pc_begin = field + (uint64_t)(int64_t)(int32_t)get(&c, 4);
+		pc_len = (uint64_t)(int64_t)(int32_t)get(&c, 4);
 		ok1 = ok2 = true;
 	} else {
 		f->pc_begin = encoded(&c, ci->fde_enc, field, &ok1);
@@ -526,11 +509,9 @@ static int parse_fde(const uint8_t *sec, uint64_t sec_addr, size_t off,
 	f->cie_offset = (uint32_t)ci->offset;
 	rows = s.rows + 1;
 	work = s.bytes + s.remembers * (s.max_reg + 1);
-	/* Each factor is under 2^61 (a section's bytes, its ops): the
-	 * product saturates rather than wraps. */
-	cost = rows && work > FDE_COST_MAX / rows ? FDE_COST_MAX : rows * work;
-	f->cost = (uint32_t)(cost > FDE_COST_MAX ? FDE_COST_MAX : cost) |
-		  (s.ops == ci->scan.ops && rows == 1 ? FDE_PLAIN : 0);
+	/* Saturated rather than wrapped (rows >= 1). */
+	cost = work > FDE_COST_MAX / rows ? FDE_COST_MAX : rows * work;
+	f->cost = (uint32_t)cost | (s.ops == ci->scan.ops && rows == 1 ? FDE_PLAIN : 0);
 	return f->len > 0;
 }
 
@@ -568,6 +549,14 @@ static void drop_overlaps(struct fde_list *l)
 
 /* The smallest FDE: its length, CIE pointer and two one-byte addresses. */
 #define FDE_MIN_BYTES 10
+
+/* A zero length at end, where the vetted part ends: libdw reads nothing
+ * after it. */
+static void terminate(uint8_t *sec, size_t len, size_t end)
+{
+	if (end < len && len - end >= 4)
+		memset(sec + end, 0, 4);
+}
 
 /* Hide one entry from libdw: it becomes a CIE of an unknown version,
  * which libdw skips. */
@@ -740,8 +729,8 @@ int eh_frame_stream_fdes(uint8_t *sec, size_t len, uint64_t sec_addr,
 	out->end = len;
 	rc = walk(sec, sec, len, sec_addr, true, &cies, &ncies, out, &met, take, arg);
 	free(cies);
-	if (rc == 0 && out->end < len && len - out->end >= 4)
-		memset(sec + out->end, 0, 4);   /* a terminator: nothing after */
+	if (rc == 0)
+		terminate(sec, len, out->end);
 	return rc == FDE_STOP ? 1 : rc;
 }
 
@@ -776,8 +765,7 @@ int eh_frame_sanitize(uint8_t *sec, size_t len, bool is_eh,
 	}
 	free(keep);
 terminate:
-	if (l->end < len && len - l->end >= 4)
-		memset(sec + l->end, 0, 4);     /* a terminator: nothing after */
+	terminate(sec, len, l->end);
 	return 0;
 }
 

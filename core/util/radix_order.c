@@ -72,9 +72,12 @@ uint32_t *radix_order_u64(const void *base, size_t n, size_t stride)
 	populate_filled_whole(a, n * sizeof(*a));
 	populate_filled_whole(b, n * sizeof(*b));
 	k = order(base, n, stride, a, b);
-	free(k == a ? b : a);
-	if (!k)
+	if (!k) {
+		free(a);
 		free(b);
+		return NULL;
+	}
+	free(k == a ? b : a);
 	return k;
 }
 
